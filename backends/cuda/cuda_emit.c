@@ -1,0 +1,1 @@
+#include <tlc/target.h>

@@ -1,0 +1,76 @@
+/* internal.h - libtlc's private declarations, grouped by file.
+ * Nothing here is part of the installed API. */
+#ifndef TLC_INTERNAL_H
+#define TLC_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tlc/diag.h>
+#include <tlc/ir.h>
+#include <tlc/pass.h>
+#include <tlc/plugin.h>
+#include <tlc/target.h>
+
+#define TLC_HIDDEN __attribute__((visibility("hidden")))
+#define TLC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- arena.c ---- */
+
+/* A bump allocator; blocks are freed together by tlc_arena_free. */
+tlc_arena *tlc_arena_new(void);
+void tlc_arena_free(tlc_arena *a);
+void *tlc_arena_alloc(tlc_arena *a, size_t n); /* zeroed, 8-byte aligned */
+char *tlc_arena_strdup(tlc_arena *a, const char *s);
+char *tlc_arena_strndup(tlc_arena *a, const char *s, size_t n);
+
+/* xmalloc and friends: abort with a message on out-of-memory. */
+void *tlc_xmalloc(size_t n);
+void *tlc_xcalloc(size_t n, size_t size);
+void *tlc_xrealloc(void *p, size_t n);
+char *tlc_xstrdup(const char *s);
+
+/* ---- context.c ---- */
+
+typedef struct tlc_source {
+	char *name;
+	char *text;
+	size_t len;
+} tlc_source;
+
+typedef struct tlc_loaded_plugin {
+	char *path;
+	void *handle; /* dlopen handle */
+	const tlc_plugin_desc *desc;
+} tlc_loaded_plugin;
+
+struct tlc_registry {
+	tlc_context *ctx;
+	const char *plugin_path; /* the plugin being initialised, for messages */
+};
+
+struct tlc_context {
+	/* sources for diagnostics; index 0 unused */
+	int nsources, cap_sources;
+	tlc_source *sources;
+	/* diagnostics */
+	int nerrors, nwarnings;
+	bool caret;
+	bool internal_error;
+	tlc_buf *diag_sink; /* NULL: stderr */
+	/* op table: builtins first */
+	int nops, cap_ops;
+	tlc_op_info *ops;
+	/* registry */
+	int npasses, cap_passes;
+	const tlc_pass_desc **passes;
+	const char **pass_plugin; /* which plugin registered each pass */
+	int ntargets, cap_targets;
+	const tlc_target_desc **targets;
+	int nplugins, cap_plugins;
+	tlc_loaded_plugin *plugins;
+	/* the pass currently running (for crash context and internal errors) */
+	const char *current_pass;
+};
+
+#endif

@@ -1,0 +1,29 @@
+# lit configuration for tlc's golden tests.  Never pipe a test file into
+# FileCheck as its own input: the RUN line must produce the checked text.
+import os
+import lit.formats
+
+config.name = "tlc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".tl", ".test", ".ini"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tlc_obj_root, "tests", "lit")
+
+config.environment["TLC_PLUGIN_PATH"] = config.tlc_plugin_dir
+config.environment["TLC_CONFIG"] = os.path.join(config.tlc_src_root, "etc", "tlc.ini")
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%tlc", config.tlc_bin))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%examples", os.path.join(config.tlc_src_root, "examples")))
+config.substitutions.append(("%nvcc", config.nvcc or "false"))
+if config.nvcc:
+    config.available_features.add("nvcc")
+if config.hipcc:
+    config.available_features.add("hipcc")
+# llvm's `not` (beside FileCheck): succeeds when the command exits non-zero, fails on a crash.
+llvm_bin = os.path.dirname(os.path.realpath(config.filecheck))
+config.environment["PATH"] = os.pathsep.join([llvm_bin, os.environ.get("PATH", "")])

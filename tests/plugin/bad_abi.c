@@ -1,0 +1,1 @@
+int tlc_dummy_bad_abi;
