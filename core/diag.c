@@ -1,1 +1,225 @@
+/* diag.c - growable strings and diagnostics in the GNU style:
+ *   file:line:col: error: message
+ *   <the source line>
+ *       ^
+ */
 #include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- tlc_buf ---- */
+
+void tlc_buf_init(tlc_buf *b)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
+
+void tlc_buf_free(tlc_buf *b)
+{
+	free(b->data);
+	tlc_buf_init(b);
+}
+
+static void buf_reserve(tlc_buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	b->data = tlc_xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+static void buf_putn(tlc_buf *b, const char *s, size_t n)
+{
+	buf_reserve(b, n);
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void tlc_buf_puts(tlc_buf *b, const char *s)
+{
+	buf_putn(b, s, strlen(s));
+}
+
+void tlc_buf_putc(tlc_buf *b, char c)
+{
+	buf_putn(b, &c, 1);
+}
+
+void tlc_buf_vprintf(tlc_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n <= 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void tlc_buf_printf(tlc_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tlc_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void tlc_buf_indent(tlc_buf *b, int n)
+{
+	if (n <= 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	memset(b->data + b->len, ' ', (size_t)n);
+	b->len += (size_t)n;
+	b->data[b->len] = '\0';
+}
+
+const char *tlc_buf_str(const tlc_buf *b)
+{
+	return b->data ? b->data : "";
+}
+
+/* ---- diagnostics ---- */
+
+static const char *severity_name(tlc_severity sev)
+{
+	switch (sev) {
+	case TLC_NOTE: return "note";
+	case TLC_WARNING: return "warning";
+	default: return "error";
+	}
+}
+
+static void emit(tlc_context *ctx, const tlc_buf *msg)
+{
+	if (ctx->diag_sink) {
+		tlc_buf_puts(ctx->diag_sink, tlc_buf_str(msg));
+	} else {
+		fputs(tlc_buf_str(msg), stderr);
+		fflush(stderr);
+	}
+}
+
+/* The source line holding `line` (1-based) of src, or NULL. */
+static const char *find_line(const tlc_source *src, uint32_t line, size_t *len)
+{
+	const char *p = src->text, *end = src->text + src->len;
+	for (uint32_t l = 1; l < line; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return NULL;
+		p = nl + 1;
+	}
+	if (p > end)
+		return NULL;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	*len = (size_t)((nl ? nl : end) - p);
+	if (*len && p[*len - 1] == '\r')
+		(*len)--;
+	return p;
+}
+
+/* The source line and a caret under column `col`; tabs before the column are
+ * copied so that the caret lines up in a terminal. */
+static void put_caret(tlc_buf *out, const tlc_source *src, tlc_loc loc)
+{
+	size_t len;
+	const char *line = find_line(src, loc.line, &len);
+	if (!line)
+		return;
+	buf_putn(out, line, len);
+	tlc_buf_putc(out, '\n');
+	size_t col = loc.col ? loc.col - 1 : 0;
+	for (size_t i = 0; i < col; i++)
+		tlc_buf_putc(out, i < len && line[i] == '\t' ? '\t' : ' ');
+	tlc_buf_puts(out, "^\n");
+}
+
+void tlc_vdiag(tlc_context *ctx, tlc_severity sev, tlc_loc loc, const char *fmt, va_list ap)
+{
+	tlc_buf msg;
+	tlc_buf_init(&msg);
+	const tlc_source *src = NULL;
+	if (loc.file > 0 && (int)loc.file < ctx->nsources)
+		src = &ctx->sources[loc.file];
+	if (src && loc.line > 0) {
+		tlc_buf_printf(&msg, "%s:%u:%u: ", src->name, (unsigned)loc.line,
+		               (unsigned)(loc.col ? loc.col : 1));
+	} else if (src) {
+		tlc_buf_printf(&msg, "%s: ", src->name);
+	} else {
+		tlc_buf_puts(&msg, "tlc: ");
+	}
+	tlc_buf_printf(&msg, "%s: ", severity_name(sev));
+	tlc_buf_vprintf(&msg, fmt, ap);
+	tlc_buf_putc(&msg, '\n');
+	if (src && loc.line > 0 && ctx->caret)
+		put_caret(&msg, src, loc);
+	emit(ctx, &msg);
+	tlc_buf_free(&msg);
+	if (sev == TLC_ERROR)
+		ctx->nerrors++;
+	else if (sev == TLC_WARNING)
+		ctx->nwarnings++;
+}
+
+void tlc_diag(tlc_context *ctx, tlc_severity sev, tlc_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tlc_vdiag(ctx, sev, loc, fmt, ap);
+	va_end(ap);
+}
+
+int tlc_error_count(const tlc_context *ctx)
+{
+	return ctx->nerrors;
+}
+
+void tlc_diag_capture(tlc_context *ctx, tlc_buf *sink)
+{
+	ctx->diag_sink = sink;
+}
+
+void tlc_diag_set_caret(tlc_context *ctx, bool enabled)
+{
+	ctx->caret = enabled;
+}
+
+void tlc_internal_error(tlc_context *ctx, const char *pass, const char *fmt, ...)
+{
+	tlc_buf msg;
+	tlc_buf_init(&msg);
+	if (!pass)
+		pass = ctx->current_pass;
+	if (pass)
+		tlc_buf_printf(&msg, "tlc: internal error in pass '%s': ", pass);
+	else
+		tlc_buf_puts(&msg, "tlc: internal error: ");
+	va_list ap;
+	va_start(ap, fmt);
+	tlc_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	tlc_buf_puts(&msg, "\ntlc: note: this is a bug in tlc or in one of its plugins; "
+	                   "please report it with the input that triggered it\n");
+	emit(ctx, &msg);
+	tlc_buf_free(&msg);
+	ctx->internal_error = true;
+	ctx->nerrors++;
+}
+
+bool tlc_had_internal_error(const tlc_context *ctx)
+{
+	return ctx->internal_error;
+}

@@ -73,4 +73,16 @@ struct tlc_context {
 	const char *current_pass;
 };
 
+/* Append an op to ctx's op table (the name is copied and owned by ctx);
+ * returns its id, or -1 when the name is empty or taken.  plugin.c's
+ * tlc_register_op is a thin wrapper. */
+tlc_op_id tlc_context_add_op(tlc_context *ctx, const char *name, int min_args, int max_args,
+                             unsigned flags);
+
+/* ---- expr.c ---- */
+
+/* A total order on expressions that depends only on their structure and on
+ * variable/buffer ids (never on addresses): the simplifier's canonical order. */
+int tlc_expr_compare(const tlc_expr *a, const tlc_expr *b);
+
 #endif

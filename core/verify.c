@@ -1,1 +1,356 @@
+/* verify.c - structural checks of the IR, run after every pass: variables
+ * bound before use, buffers declared, index counts, op arities, dtypes of
+ * loop bounds and conditions. */
 #include "internal.h"
+
+#include <stdlib.h>
+
+typedef struct verifier {
+	tlc_context *ctx;
+	const char *after;
+	tlc_loc loc; /* of the statement being checked */
+	int errors;
+	/* what is in scope: stacks popped at the end of each scope */
+	int nvars, cap_vars;
+	const tlc_var **vars;
+	int nbufs, cap_bufs;
+	const tlc_buffer **bufs;
+	/* objects already reported, so that one mistake gives one error */
+	int nrep, cap_rep;
+	const void **reported;
+} verifier;
+
+typedef struct mark {
+	int nvars, nbufs;
+} mark;
+
+static void grow(void *arr, int *cap, int n, size_t size)
+{
+	if (n < *cap)
+		return;
+	*cap = *cap ? *cap * 2 : 32;
+	*(void **)arr = tlc_xrealloc(*(void **)arr, (size_t)*cap * size);
+}
+
+static void error(verifier *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void error(verifier *v, const char *fmt, ...)
+{
+	tlc_buf msg;
+	tlc_buf_init(&msg);
+	va_list ap;
+	va_start(ap, fmt);
+	tlc_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (v->after)
+		tlc_error(v->ctx, v->loc, "IR verification failed after pass '%s': %s", v->after, tlc_buf_str(&msg));
+	else
+		tlc_error(v->ctx, v->loc, "IR verification failed: %s", tlc_buf_str(&msg));
+	tlc_buf_free(&msg);
+	v->errors++;
+}
+
+/* True the first time obj is reported. */
+static bool first_report(verifier *v, const void *obj)
+{
+	for (int i = 0; i < v->nrep; i++)
+		if (v->reported[i] == obj)
+			return false;
+	grow(&v->reported, &v->cap_rep, v->nrep, sizeof(*v->reported));
+	v->reported[v->nrep++] = obj;
+	return true;
+}
+
+static mark scope_mark(const verifier *v)
+{
+	return (mark){v->nvars, v->nbufs};
+}
+
+static void scope_pop(verifier *v, mark mk)
+{
+	v->nvars = mk.nvars;
+	v->nbufs = mk.nbufs;
+}
+
+static void bind_var(verifier *v, const tlc_var *var)
+{
+	if (!var)
+		return;
+	grow(&v->vars, &v->cap_vars, v->nvars, sizeof(*v->vars));
+	v->vars[v->nvars++] = var;
+}
+
+static void bind_buf(verifier *v, const tlc_buffer *b)
+{
+	if (!b)
+		return;
+	grow(&v->bufs, &v->cap_bufs, v->nbufs, sizeof(*v->bufs));
+	v->bufs[v->nbufs++] = b;
+}
+
+static bool var_bound(const verifier *v, const tlc_var *var)
+{
+	for (int i = v->nvars - 1; i >= 0; i--)
+		if (v->vars[i] == var)
+			return true;
+	return false;
+}
+
+static bool buf_declared(const verifier *v, const tlc_buffer *b)
+{
+	for (int i = v->nbufs - 1; i >= 0; i--)
+		if (v->bufs[i] == b)
+			return true;
+	return false;
+}
+
+/* ---- expressions ---- */
+
+static void check_expr(verifier *v, const tlc_expr *e);
+
+static void check_buf_use(verifier *v, const tlc_buffer *b, int nidx, bool indexed)
+{
+	if (!b) {
+		error(v, "buffer reference without a buffer");
+		return;
+	}
+	if (!buf_declared(v, b) && first_report(v, b))
+		error(v, "buffer '%s' is used but not declared (no parameter or T.alloc_* in scope)", b->name);
+	if (indexed && nidx != b->ndim)
+		error(v, "buffer '%s' has %d dimension%s but is indexed with %d", b->name, b->ndim,
+		      b->ndim == 1 ? "" : "s", nidx);
+}
+
+static void check_list(verifier *v, const tlc_expr *const *items, int n)
+{
+	if (n > 0 && !items) {
+		error(v, "missing expression list");
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		check_expr(v, items[i]);
+}
+
+static void check_call(verifier *v, const tlc_expr *e)
+{
+	const tlc_op_info *op = tlc_op_get(v->ctx, e->u.call.op);
+	if (!op) {
+		error(v, "call of unknown op #%d", (int)e->u.call.op);
+	} else {
+		int n = e->u.call.nargs;
+		if (n < op->min_args || (op->max_args >= 0 && n > op->max_args)) {
+			if (op->max_args < 0)
+				error(v, "T.%s takes at least %d positional argument%s, got %d", op->name,
+				      op->min_args, op->min_args == 1 ? "" : "s", n);
+			else if (op->min_args == op->max_args)
+				error(v, "T.%s takes %d positional argument%s, got %d", op->name, op->min_args,
+				      op->min_args == 1 ? "" : "s", n);
+			else
+				error(v, "T.%s takes %d to %d positional arguments, got %d", op->name, op->min_args,
+				      op->max_args, n);
+		}
+	}
+	check_list(v, e->u.call.args, e->u.call.nargs);
+	check_list(v, e->u.call.kw_values, e->u.call.nkw);
+}
+
+static void check_expr(verifier *v, const tlc_expr *e)
+{
+	if (!e) {
+		error(v, "missing expression");
+		return;
+	}
+	switch (e->kind) {
+	case TLC_EXPR_INT: case TLC_EXPR_FLOAT: case TLC_EXPR_STR: case TLC_EXPR_SYM:
+		return;
+	case TLC_EXPR_VAR:
+		if (!e->u.var)
+			error(v, "variable reference without a variable");
+		else if (!var_bound(v, e->u.var) && first_report(v, e->u.var))
+			error(v, "variable '%s' is used but not bound", e->u.var->name);
+		return;
+	case TLC_EXPR_BUF: check_buf_use(v, e->u.buf, 0, false); return;
+	case TLC_EXPR_LOAD:
+		check_buf_use(v, e->u.load.buf, e->u.load.n, true);
+		check_list(v, e->u.load.idx, e->u.load.n);
+		return;
+	case TLC_EXPR_REGION:
+		check_buf_use(v, e->u.region.buf, e->u.region.n, true);
+		for (int i = 0; i < e->u.region.n && e->u.region.dims; i++) {
+			check_expr(v, e->u.region.dims[i].begin);
+			if (!e->u.region.dims[i].is_point)
+				check_expr(v, e->u.region.dims[i].extent);
+		}
+		return;
+	case TLC_EXPR_TUPLE: check_list(v, e->u.tuple.items, e->u.tuple.n); return;
+	case TLC_EXPR_CALL: check_call(v, e); return;
+	case TLC_EXPR_LAMBDA: {
+		mark mk = scope_mark(v);
+		for (int i = 0; i < e->u.lambda.nparams; i++)
+			bind_var(v, e->u.lambda.params[i]);
+		check_expr(v, e->u.lambda.body);
+		scope_pop(v, mk);
+		return;
+	}
+	case TLC_EXPR_NOT: case TLC_EXPR_NEG: case TLC_EXPR_CAST:
+		check_expr(v, e->u.op.a);
+		return;
+	case TLC_EXPR_SELECT:
+		check_expr(v, e->u.op.a);
+		check_expr(v, e->u.op.b);
+		check_expr(v, e->u.op.c);
+		return;
+	default:
+		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_SHR) {
+			check_expr(v, e->u.op.a);
+			check_expr(v, e->u.op.b);
+		} else {
+			error(v, "expression of unknown kind %d", (int)e->kind);
+		}
+		return;
+	}
+}
+
+/* ---- statements ---- */
+
+static void check_stmt(verifier *v, const tlc_stmt *s);
+
+static void check_scoped(verifier *v, const tlc_stmt *s)
+{
+	mark mk = scope_mark(v);
+	check_stmt(v, s);
+	scope_pop(v, mk);
+}
+
+static void check_int_expr(verifier *v, const tlc_expr *e, const char *what)
+{
+	check_expr(v, e);
+	if (e && !tlc_dtype_is_int(e->dtype))
+		error(v, "%s must be an integer, not %s", what, tlc_dtype_name(e->dtype));
+}
+
+static void check_for(verifier *v, const tlc_stmt *s)
+{
+	check_int_expr(v, s->u.loop.min, "loop start");
+	check_int_expr(v, s->u.loop.extent, "loop extent");
+	if (!s->u.loop.var)
+		error(v, "loop without a variable");
+	const tlc_pipeline_info *pi = &s->u.loop.pipe;
+	if (pi->n_order && pi->n_stage && pi->n_order != pi->n_stage)
+		error(v, "T.Pipelined order has %d entries but stage has %d", pi->n_order, pi->n_stage);
+	mark mk = scope_mark(v);
+	bind_var(v, s->u.loop.var);
+	check_stmt(v, s->u.loop.body);
+	scope_pop(v, mk);
+}
+
+static void check_alloc(verifier *v, const tlc_buffer *b)
+{
+	if (!b) {
+		error(v, "allocation without a buffer");
+		return;
+	}
+	check_list(v, b->shape, b->ndim);
+	check_list(v, b->init, b->ninit);
+	bind_buf(v, b);
+}
+
+static void check_stmt(verifier *v, const tlc_stmt *s)
+{
+	if (!s) {
+		error(v, "missing statement");
+		return;
+	}
+	tlc_loc saved = v->loc;
+	if (s->loc.line)
+		v->loc = s->loc;
+	switch (s->kind) {
+	case TLC_STMT_SEQ: {
+		/* LET and ALLOC bind for the rest of the block */
+		mark mk = scope_mark(v);
+		for (int i = 0; i < s->u.seq.n; i++)
+			check_stmt(v, s->u.seq.items[i]);
+		scope_pop(v, mk);
+		break;
+	}
+	case TLC_STMT_FOR: check_for(v, s); break;
+	case TLC_STMT_IF:
+		check_expr(v, s->u.if_.cond);
+		if (s->u.if_.cond && s->u.if_.cond->dtype != TLC_DT_BOOL)
+			error(v, "if condition must be bool, not %s", tlc_dtype_name(s->u.if_.cond->dtype));
+		check_scoped(v, s->u.if_.then_s);
+		if (s->u.if_.else_s)
+			check_scoped(v, s->u.if_.else_s);
+		break;
+	case TLC_STMT_LET:
+		check_expr(v, s->u.let.value);
+		if (!s->u.let.var)
+			error(v, "assignment without a variable");
+		bind_var(v, s->u.let.var);
+		break;
+	case TLC_STMT_STORE:
+		check_buf_use(v, s->u.store.buf, s->u.store.n, true);
+		check_list(v, s->u.store.idx, s->u.store.n);
+		check_expr(v, s->u.store.value);
+		break;
+	case TLC_STMT_EVAL: check_expr(v, s->u.eval.call); break;
+	case TLC_STMT_ALLOC: check_alloc(v, s->u.alloc.buf); break;
+	case TLC_STMT_SCOPE: {
+		const tlc_expr *c = s->u.scope.call;
+		check_expr(v, c);
+		const tlc_op_info *op = c && c->kind == TLC_EXPR_CALL ? tlc_op_get(v->ctx, c->u.call.op) : NULL;
+		if (c && (!op || !(op->flags & TLC_OPF_SCOPE)))
+			error(v, "'with' statement needs a scope op such as T.ws");
+		check_scoped(v, s->u.scope.body);
+		break;
+	}
+	case TLC_STMT_ATTR:
+		check_expr(v, s->u.attr.value);
+		check_scoped(v, s->u.attr.body);
+		break;
+	default: error(v, "statement of unknown kind %d", (int)s->kind); break;
+	}
+	v->loc = saved;
+}
+
+static void check_func(verifier *v, const tlc_func *f)
+{
+	v->loc = f->loc;
+	v->nvars = v->nbufs = v->nrep = 0;
+	/* parameters first: tensor shapes may name scalar parameters given later */
+	for (int i = 0; i < f->nparams; i++) {
+		bind_var(v, f->params[i].var);
+		bind_buf(v, f->params[i].buf);
+		if (f->params[i].kind == TLC_PARAM_TENSOR ? !f->params[i].buf : !f->params[i].var)
+			error(v, "parameter %d of '%s' is empty", i, f->name);
+	}
+	for (int i = 0; i < f->nparams; i++)
+		if (f->params[i].buf)
+			check_list(v, f->params[i].buf->shape, f->params[i].buf->ndim);
+	for (int i = 0; i < f->nattrs; i++)
+		check_expr(v, f->attr_values[i]);
+	if (f->grid_ndim < 1 || f->grid_ndim > 3 || f->thread_ndim < 1 || f->thread_ndim > 3)
+		error(v, "kernel '%s' has a launch frame of %d grid and %d thread dimensions (1 to 3 each)",
+		      f->name, f->grid_ndim, f->thread_ndim);
+	for (int i = 0; i < f->grid_ndim && i < 3; i++)
+		check_int_expr(v, f->grid[i], "grid extent");
+	for (int i = 0; i < f->thread_ndim && i < 3; i++)
+		check_int_expr(v, f->threads[i], "thread count");
+	for (int i = 0; i < 3; i++) {
+		bind_var(v, f->block_vars[i]);
+		bind_var(v, f->thread_vars[i]);
+	}
+	check_stmt(v, f->body);
+}
+
+bool tlc_verify_module(tlc_context *ctx, const tlc_module *m, const char *after)
+{
+	verifier v = {.ctx = ctx, .after = after};
+	for (int i = 0; i < m->nfuncs; i++)
+		if (m->funcs[i])
+			check_func(&v, m->funcs[i]);
+	free(v.vars);
+	free(v.bufs);
+	free(v.reported);
+	return v.errors == 0;
+}
