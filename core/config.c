@@ -1,1 +1,546 @@
+/* config.c - the INI configuration (doc/pipeline.md) and pass options.
+ *
+ * Parsed with the system inih.  Debian's libinih gives the handler no line
+ * number, so the file is fed to ini_parse_stream through a reader that counts
+ * lines; the reader also checks every line's shape (section headers, indented
+ * keys, overlong lines) so that each error names its own line. */
 #include "internal.h"
+
+#include <tlc/config.h>
+
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* defined in plugin.c */
+TLC_HIDDEN void tlc_libtlc_dir(char *out, size_t size);
+
+/* inih r55 reads lines into a 200-byte buffer and silently splits longer ones. */
+#define INI_LINE_MAX 200
+/* inih copies section names into a 50-byte buffer. */
+#define INI_SECTION_MAX 50
+
+struct tlc_pass_options {
+	char *name; /* the pass or target */
+	int n, cap;
+	char **keys;
+	char **values;
+};
+
+typedef struct cfg_pipeline {
+	char *target;
+	int n, cap;
+	char **passes;
+	tlc_loc *locs;
+} cfg_pipeline;
+
+/* A name that must be registered once plugins are loaded. */
+typedef enum { REF_PASS, REF_TARGET, REF_PASS_OR_TARGET } ref_kind;
+typedef struct cfg_ref {
+	ref_kind kind;
+	char *name;
+	tlc_loc loc; /* file 0: from the command line */
+} cfg_ref;
+
+struct tlc_config {
+	char *path;
+	int nplugins, cap_plugins;
+	char **plugins;
+	char *default_target;
+	int npipes, cap_pipes;
+	cfg_pipeline *pipes;
+	int nopts, cap_opts;
+	tlc_pass_options **opts;
+	int nrefs, cap_refs;
+	cfg_ref *refs;
+};
+
+/* Grow an array of `size`-byte items so that index n fits. */
+static void *grow(void *p, int n, int *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 8;
+	return tlc_xrealloc(p, (size_t)*cap * size);
+}
+
+tlc_config *tlc_config_new(void)
+{
+	return tlc_xcalloc(1, sizeof(tlc_config));
+}
+
+static void options_free(tlc_pass_options *o)
+{
+	for (int i = 0; i < o->n; i++) {
+		free(o->keys[i]);
+		free(o->values[i]);
+	}
+	free(o->keys);
+	free(o->values);
+	free(o->name);
+	free(o);
+}
+
+void tlc_config_free(tlc_config *cfg)
+{
+	if (!cfg)
+		return;
+	for (int i = 0; i < cfg->nplugins; i++)
+		free(cfg->plugins[i]);
+	free(cfg->plugins);
+	for (int i = 0; i < cfg->npipes; i++) {
+		for (int j = 0; j < cfg->pipes[i].n; j++)
+			free(cfg->pipes[i].passes[j]);
+		free(cfg->pipes[i].passes);
+		free(cfg->pipes[i].locs);
+		free(cfg->pipes[i].target);
+	}
+	free(cfg->pipes);
+	for (int i = 0; i < cfg->nopts; i++)
+		options_free(cfg->opts[i]);
+	free(cfg->opts);
+	for (int i = 0; i < cfg->nrefs; i++)
+		free(cfg->refs[i].name);
+	free(cfg->refs);
+	free(cfg->default_target);
+	free(cfg->path);
+	free(cfg);
+}
+
+/* ---- building the configuration ---- */
+
+static cfg_pipeline *pipeline_get(tlc_config *cfg, const char *target, bool create)
+{
+	for (int i = 0; i < cfg->npipes; i++)
+		if (strcmp(cfg->pipes[i].target, target) == 0)
+			return &cfg->pipes[i];
+	if (!create)
+		return NULL;
+	cfg->pipes = grow(cfg->pipes, cfg->npipes, &cfg->cap_pipes, sizeof(*cfg->pipes));
+	cfg_pipeline *p = &cfg->pipes[cfg->npipes++];
+	memset(p, 0, sizeof(*p));
+	p->target = tlc_xstrdup(target);
+	return p;
+}
+
+static tlc_pass_options *options_get(tlc_config *cfg, const char *name, bool create)
+{
+	for (int i = 0; i < cfg->nopts; i++)
+		if (strcmp(cfg->opts[i]->name, name) == 0)
+			return cfg->opts[i];
+	if (!create)
+		return NULL;
+	cfg->opts = grow(cfg->opts, cfg->nopts, &cfg->cap_opts, sizeof(*cfg->opts));
+	tlc_pass_options *o = tlc_xcalloc(1, sizeof(*o));
+	o->name = tlc_xstrdup(name);
+	cfg->opts[cfg->nopts++] = o;
+	return o;
+}
+
+/* Set key to value; a later value replaces an earlier one. */
+static void options_set(tlc_pass_options *o, const char *key, const char *value)
+{
+	for (int i = 0; i < o->n; i++) {
+		if (strcmp(o->keys[i], key) == 0) {
+			free(o->values[i]);
+			o->values[i] = tlc_xstrdup(value);
+			return;
+		}
+	}
+	int cap = o->cap;
+	o->keys = grow(o->keys, o->n, &cap, sizeof(*o->keys));
+	cap = o->cap;
+	o->values = grow(o->values, o->n, &cap, sizeof(*o->values));
+	o->cap = cap;
+	o->keys[o->n] = tlc_xstrdup(key);
+	o->values[o->n] = tlc_xstrdup(value);
+	o->n++;
+}
+
+static void add_ref(tlc_config *cfg, ref_kind kind, const char *name, tlc_loc loc)
+{
+	cfg->refs = grow(cfg->refs, cfg->nrefs, &cfg->cap_refs, sizeof(*cfg->refs));
+	cfg->refs[cfg->nrefs++] = (cfg_ref){kind, tlc_xstrdup(name), loc};
+}
+
+/* ---- parsing ---- */
+
+typedef struct ini_state {
+	tlc_context *ctx;
+	tlc_config *cfg;
+	uint32_t file;
+	const char *text, *p, *end;
+	const char *line_start; /* of the line inih is working on */
+	uint32_t line;
+	bool section_bad; /* the current section was reported: ignore its keys */
+	bool after_key;   /* the previous non-blank line was a key (continuations) */
+	int nerrors;
+	uint32_t first_error_line;
+} ini_state;
+
+/* Column (1-based) of `needle` in the current line, or 1. */
+static uint32_t col_of(const ini_state *st, const char *needle)
+{
+	const char *nl = memchr(st->line_start, '\n', (size_t)(st->end - st->line_start));
+	size_t len = (size_t)((nl ? nl : st->end) - st->line_start);
+	size_t n = strlen(needle);
+	for (size_t i = 0; n && i + n <= len; i++)
+		if (memcmp(st->line_start + i, needle, n) == 0)
+			return (uint32_t)i + 1;
+	return 1;
+}
+
+static void ini_error(ini_state *st, uint32_t col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ini_error(ini_state *st, uint32_t col, const char *fmt, ...)
+{
+	tlc_loc loc = {st->file, st->line, col};
+	va_list ap;
+	va_start(ap, fmt);
+	tlc_vdiag(st->ctx, TLC_ERROR, loc, fmt, ap);
+	va_end(ap);
+	if (!st->nerrors++)
+		st->first_error_line = st->line;
+}
+
+/* Check a section header line ("[name]" after leading blanks). */
+static void check_section(ini_state *st, const char *s, size_t len)
+{
+	const char *close = memchr(s, ']', len);
+	st->section_bad = true;
+	if (!close) {
+		ini_error(st, 1, "expected ']' to close the section name");
+		return;
+	}
+	size_t n = (size_t)(close - s - 1);
+	char name[INI_SECTION_MAX + 1];
+	if (n >= INI_SECTION_MAX) {
+		ini_error(st, 2, "section name longer than %d characters", INI_SECTION_MAX - 1);
+		return;
+	}
+	memcpy(name, s + 1, n);
+	name[n] = '\0';
+	static const char *const prefixes[] = {"pipeline.", "pass.", "target."};
+	for (size_t i = 0; i < TLC_ARRAY_LEN(prefixes); i++) {
+		size_t pl = strlen(prefixes[i]);
+		if (strncmp(name, prefixes[i], pl) == 0 && name[pl]) {
+			st->section_bad = false;
+			if (i == 1 || i == 2) {
+				/* [pass.X] / [target.X]: X must exist; checked after loading */
+				tlc_loc loc = {st->file, st->line, 2 + (uint32_t)pl};
+				add_ref(st->cfg, i == 1 ? REF_PASS : REF_TARGET, name + pl, loc);
+				options_get(st->cfg, name + pl, true);
+			}
+			return;
+		}
+	}
+	if (strcmp(name, "plugins") == 0 || strcmp(name, "tlc") == 0) {
+		st->section_bad = false;
+		return;
+	}
+	ini_error(st, 2,
+	          "unknown section [%s] (expected [tlc], [plugins], [pipeline.TARGET], [pass.NAME] "
+	          "or [target.NAME])",
+	          name);
+}
+
+/* Look at one raw line before inih does: shape errors are reported here,
+ * where the line number is known. */
+static void check_line(ini_state *st, const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i == len || s[i] == '\n' || s[i] == '\r' || s[i] == ';' || s[i] == '#')
+		return;
+	bool indented = i > 0;
+	if (s[i] == '[') {
+		check_section(st, s + i, len - i);
+		st->after_key = false;
+		return;
+	}
+	bool has_sep = memchr(s + i, '=', len - i) || memchr(s + i, ':', len - i);
+	if (indented && st->after_key && memchr(s + i, '=', len - i)) {
+		/* inih would take it as a continuation of the previous value */
+		ini_error(st, (uint32_t)i + 1, "indented 'key = value' line (do not indent keys)");
+		return;
+	}
+	if (indented && st->after_key)
+		return; /* a continuation line: another value for the same key */
+	if (!has_sep)
+		ini_error(st, (uint32_t)i + 1, "expected 'key = value'");
+	st->after_key = has_sep;
+}
+
+/* fgets-like reader for ini_parse_stream over the text in memory. */
+static char *cfg_reader(char *str, int num, void *stream)
+{
+	ini_state *st = stream;
+	if (st->p >= st->end)
+		return NULL;
+	const char *nl = memchr(st->p, '\n', (size_t)(st->end - st->p));
+	size_t len = (size_t)((nl ? nl + 1 : st->end) - st->p);
+	st->line++;
+	st->line_start = st->p;
+	if (len > (size_t)num - 1 || len > INI_LINE_MAX - 1) {
+		ini_error(st, 1, "line longer than %d characters", INI_LINE_MAX - 2);
+		len = 0; /* hand inih an empty line instead of a split one */
+	} else {
+		check_line(st, st->p, len);
+	}
+	memcpy(str, st->p, len);
+	str[len] = '\0';
+	st->p = nl ? nl + 1 : st->end;
+	return str;
+}
+
+static int cfg_handler(void *user, const char *section, const char *key, const char *value)
+{
+	ini_state *st = user;
+	tlc_config *cfg = st->cfg;
+	if (st->section_bad)
+		return 1;
+	if (!*section) {
+		ini_error(st, col_of(st, key), "key '%s' outside of any section", key);
+		return 1;
+	}
+	bool takes_name = strcmp(section, "plugins") == 0 || strncmp(section, "pipeline.", 9) == 0;
+	if (takes_name && !*value) {
+		ini_error(st, col_of(st, key), "'%s' needs a value", key);
+		return 1;
+	}
+	if (strcmp(section, "plugins") == 0 && strcmp(key, "load") == 0) {
+		cfg->plugins = grow(cfg->plugins, cfg->nplugins, &cfg->cap_plugins, sizeof(char *));
+		cfg->plugins[cfg->nplugins++] = tlc_xstrdup(value);
+	} else if (strcmp(section, "tlc") == 0 && strcmp(key, "default_target") == 0) {
+		free(cfg->default_target);
+		cfg->default_target = tlc_xstrdup(value);
+		add_ref(cfg, REF_TARGET, value, (tlc_loc){st->file, st->line, col_of(st, value)});
+	} else if (strncmp(section, "pipeline.", 9) == 0 && strcmp(key, "pass") == 0) {
+		cfg_pipeline *p = pipeline_get(cfg, section + 9, true);
+		int cap = p->cap;
+		p->passes = grow(p->passes, p->n, &cap, sizeof(*p->passes));
+		cap = p->cap;
+		p->locs = grow(p->locs, p->n, &cap, sizeof(*p->locs));
+		p->cap = cap;
+		p->passes[p->n] = tlc_xstrdup(value);
+		p->locs[p->n] = (tlc_loc){st->file, st->line, col_of(st, value)};
+		p->n++;
+	} else if (strncmp(section, "pass.", 5) == 0) {
+		options_set(options_get(cfg, section + 5, true), key, value);
+	} else if (strncmp(section, "target.", 7) == 0) {
+		options_set(options_get(cfg, section + 7, true), key, value);
+	} else {
+		const char *expect = strcmp(section, "plugins") == 0 ? "load"
+		                     : strcmp(section, "tlc") == 0 ? "default_target"
+		                                                   : "pass";
+		ini_error(st, col_of(st, key), "unknown key '%s' in [%s] (expected '%s')", key, section,
+		          expect);
+	}
+	return 1;
+}
+
+int tlc_config_load_string(tlc_context *ctx, tlc_config *cfg, const char *name, const char *text)
+{
+	ini_state st = {0};
+	st.ctx = ctx;
+	st.cfg = cfg;
+	st.text = st.p = st.line_start = text;
+	st.end = text + strlen(text);
+	st.file = tlc_add_source(ctx, name, text, strlen(text));
+	free(cfg->path);
+	cfg->path = tlc_xstrdup(name);
+	int rc = ini_parse_stream(cfg_reader, &st, cfg_handler, &st);
+	if (rc < 0) {
+		tlc_error(ctx, (tlc_loc){0}, "cannot parse config file '%s'", name);
+		return -1;
+	}
+	if (rc > 0 && (!st.nerrors || (uint32_t)rc < st.first_error_line)) {
+		/* an error inih found that the line checks did not */
+		tlc_loc loc = {st.file, (uint32_t)rc, 1};
+		tlc_error(ctx, loc, "syntax error");
+		return -1;
+	}
+	return st.nerrors ? -1 : 0;
+}
+
+int tlc_config_load(tlc_context *ctx, tlc_config *cfg, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		tlc_error(ctx, (tlc_loc){0}, "cannot read config file '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	tlc_buf text;
+	tlc_buf_init(&text);
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk) - 1, f)) > 0) {
+		chunk[n] = '\0';
+		if (memchr(chunk, '\0', n)) {
+			fclose(f);
+			tlc_buf_free(&text);
+			tlc_error(ctx, (tlc_loc){0}, "config file '%s' is not a text file", path);
+			return -1;
+		}
+		tlc_buf_puts(&text, chunk);
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	int rc = -1;
+	if (bad)
+		tlc_error(ctx, (tlc_loc){0}, "cannot read config file '%s': %s", path, strerror(errno));
+	else
+		rc = tlc_config_load_string(ctx, cfg, path, tlc_buf_str(&text));
+	tlc_buf_free(&text);
+	return rc;
+}
+
+/* ---- queries ---- */
+
+static bool is_file(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+char *tlc_config_default_path(void)
+{
+	const char *env = getenv("TLC_CONFIG");
+	if (env && *env)
+		return tlc_xstrdup(env);
+	char lib[PATH_MAX], path[PATH_MAX + 32];
+	tlc_libtlc_dir(lib, sizeof(lib));
+	if (lib[0]) {
+		snprintf(path, sizeof(path), "%s/../share/tlc/tlc.ini", lib);
+		if (is_file(path)) {
+			char real[PATH_MAX];
+			return tlc_xstrdup(realpath(path, real) ? real : path);
+		}
+	}
+	if (is_file(TLC_SYSCONFDIR "/tlc.ini"))
+		return tlc_xstrdup(TLC_SYSCONFDIR "/tlc.ini");
+	return NULL;
+}
+
+const char *tlc_config_path(const tlc_config *cfg)
+{
+	return cfg->path;
+}
+
+const char *tlc_config_plugin_at(const tlc_config *cfg, int i)
+{
+	return i >= 0 && i < cfg->nplugins ? cfg->plugins[i] : NULL;
+}
+
+const char *tlc_config_default_target(const tlc_config *cfg)
+{
+	return cfg->default_target;
+}
+
+int tlc_config_pipeline(const tlc_config *cfg, const char *target, const char *const **names)
+{
+	cfg_pipeline *p = pipeline_get((tlc_config *)cfg, target, false);
+	if (!p)
+		return -1;
+	*names = (const char *const *)p->passes;
+	return p->n;
+}
+
+int tlc_config_check(tlc_context *ctx, const tlc_config *cfg)
+{
+	int rc = 0;
+	for (int i = 0; i < cfg->npipes; i++) {
+		const cfg_pipeline *p = &cfg->pipes[i];
+		for (int j = 0; j < p->n; j++) {
+			if (tlc_find_pass(ctx, p->passes[j]))
+				continue;
+			tlc_error(ctx, p->locs[j], "unknown pass '%s' in [pipeline.%s]", p->passes[j],
+			          p->target);
+			rc = -1;
+		}
+	}
+	for (int i = 0; i < cfg->nrefs; i++) {
+		const cfg_ref *r = &cfg->refs[i];
+		bool pass = tlc_find_pass(ctx, r->name) != NULL;
+		bool target = tlc_find_target(ctx, r->name) != NULL;
+		if (r->kind == REF_PASS && !pass)
+			tlc_error(ctx, r->loc, "unknown pass '%s'", r->name);
+		else if (r->kind == REF_TARGET && !target)
+			tlc_error(ctx, r->loc, "unknown target '%s'", r->name);
+		else if (r->kind == REF_PASS_OR_TARGET && !pass && !target)
+			tlc_error(ctx, r->loc, "--pass-arg: no pass or target named '%s'", r->name);
+		else
+			continue;
+		rc = -1;
+	}
+	return rc;
+}
+
+int tlc_config_set_pass_arg(tlc_context *ctx, tlc_config *cfg, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	const char *dot = NULL;
+	for (const char *s = arg; eq && s < eq; s++)
+		if (*s == '.')
+			dot = s;
+	if (!eq || !dot || dot == arg || dot + 1 == eq) {
+		tlc_error(ctx, (tlc_loc){0}, "--pass-arg expects PASS.KEY=VALUE, not '%s'", arg);
+		return -1;
+	}
+	char *name = tlc_xstrdup(arg);
+	name[dot - arg] = '\0';
+	name[eq - arg] = '\0';
+	const char *key = name + (dot - arg) + 1;
+	options_set(options_get(cfg, name, true), key, eq + 1);
+	add_ref(cfg, REF_PASS_OR_TARGET, name, (tlc_loc){0});
+	free(name);
+	return 0;
+}
+
+const tlc_pass_options *tlc_config_options(const tlc_config *cfg, const char *name)
+{
+	static const tlc_pass_options empty;
+	const tlc_pass_options *o = cfg ? options_get((tlc_config *)cfg, name, false) : NULL;
+	return o ? o : &empty;
+}
+
+/* ---- option values (pass.h) ---- */
+
+const char *tlc_opt_str(const tlc_pass_options *o, const char *key, const char *def)
+{
+	for (int i = 0; o && i < o->n; i++)
+		if (strcmp(o->keys[i], key) == 0)
+			return o->values[i];
+	return def;
+}
+
+long tlc_opt_int(const tlc_pass_options *o, const char *key, long def)
+{
+	const char *s = tlc_opt_str(o, key, NULL);
+	if (!s || !*s)
+		return def;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 0);
+	return *end || errno ? def : v;
+}
+
+bool tlc_opt_bool(const tlc_pass_options *o, const char *key, bool def)
+{
+	const char *s = tlc_opt_str(o, key, NULL);
+	if (!s)
+		return def;
+	static const char *const yes[] = {"1", "true", "yes", "on"};
+	static const char *const no[] = {"0", "false", "no", "off"};
+	for (size_t i = 0; i < TLC_ARRAY_LEN(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0)
+			return true;
+		if (strcasecmp(s, no[i]) == 0)
+			return false;
+	}
+	return def;
+}

@@ -1,1 +1,569 @@
-int main(void) { return 0; }
+/* tlc.c - the command-line driver: options in, libtlc calls out.
+ *
+ *   context -> config -> plugins -> read -> parse -> verify -> passes -> emit
+ *
+ * Exit codes: 0 ok, 1 compile errors, 2 usage errors, 70 internal errors. */
+#include "config.h"
+
+#include <tlc/config.h>
+#include <tlc/diag.h>
+#include <tlc/ir.h>
+#include <tlc/pass.h>
+#include <tlc/plugin.h>
+#include <tlc/target.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_TARGET "cuda-sm90"
+
+/* A growable list of strings pointing into argv (or owned, see below). */
+typedef struct str_list {
+	int n, cap;
+	const char **items;
+} str_list;
+
+typedef struct options {
+	const char *input;
+	const char *output; /* NULL or "-": stdout */
+	const char *target;
+	const char *entry;
+	const char *config;
+	const char *emit;
+	const char *passes; /* --passes value; NULL: the INI pipeline */
+	str_list define_names, define_values;
+	str_list pass_args, loads, plugin_dirs, print_before, print_after;
+	bool print_before_all, print_after_all, verify_each, time_passes;
+	bool verbose, list_passes, list_targets, print_plugin_path, no_caret;
+} options;
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fputs("tlc: error: out of memory\n", stderr);
+		exit(TLC_EXIT_INTERNAL);
+	}
+	return p;
+}
+
+static void list_add(str_list *l, const char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->items = xrealloc(l->items, (size_t)l->cap * sizeof(*l->items));
+	}
+	l->items[l->n++] = s;
+}
+
+static void options_free(options *o)
+{
+	str_list *lists[] = {&o->define_names, &o->define_values, &o->pass_args, &o->loads,
+	                     &o->plugin_dirs, &o->print_before, &o->print_after};
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		free(lists[i]->items);
+	/* define names were copied to cut them at '=' */
+	for (int i = 0; i < o->define_names.n; i++)
+		free((char *)o->define_names.items[i]);
+}
+
+/* ---- usage ---- */
+
+static const char help_text[] =
+	"usage: tlc [options] FILE\n"
+	"Compile a TileLang kernel file (FILE, or - for stdin) to CUDA source or tile IR.\n"
+	"\n"
+	"Input:\n"
+	"  --entry=CALL            the kernel to build: a factory call such as\n"
+	"                          'matmul(1024, 1024, 1024, 128, 128, 32)'\n"
+	"  -D NAME=VALUE           set a compile-time size or constant (repeatable)\n"
+	"\n"
+	"Output:\n"
+	"  -o FILE                 write the output to FILE (default, or -: stdout);\n"
+	"                          with --emit=cu the launcher header goes to FILE's stem + .h\n"
+	"  --emit=ir|cu            ir: the tile IR after the pipeline; cu: CUDA source (default)\n"
+	"                          (ptx, cubin and so are not implemented yet)\n"
+	"  --target=NAME           code generation target (default: [tlc] default_target in\n"
+	"                          the config, else " DEFAULT_TARGET "); see --list-targets\n"
+	"\n"
+	"Pipeline and plugins:\n"
+	"  --config=FILE           read FILE instead of the default tlc.ini\n"
+	"  --passes=A,B,...        run these passes instead of the target's INI pipeline\n"
+	"                          (--passes= runs none)\n"
+	"  --pass-arg=P.KEY=VALUE  set option KEY of pass (or target) P (repeatable)\n"
+	"  --load=PLUGIN           load a plugin: a path, or a name searched in the plugin\n"
+	"                          path (repeatable)\n"
+	"  --plugin-path=DIR       search DIR for plugins before the default dirs (repeatable)\n"
+	"  --list-passes           list the registered passes and exit\n"
+	"  --list-targets          list the registered targets and exit\n"
+	"  --print-plugin-path     print the plugin search directories and exit\n"
+	"\n"
+	"Debugging the pipeline (dumps go to stderr):\n"
+	"  --print-before=PASS     print the IR before PASS (repeatable)\n"
+	"  --print-after=PASS      print the IR after PASS (repeatable)\n"
+	"  --print-before-all      print the IR before every pass\n"
+	"  --print-after-all       print the IR after every pass\n"
+	"  --verify-each           verify the IR after every pass\n"
+	"  --time-passes           print the wall time of each pass\n"
+	"\n"
+	"Other:\n"
+	"  -fno-caret-diagnostics  do not show the source line and caret in diagnostics\n"
+	"  -v                      print the version, config file, plugin path, plugins,\n"
+	"                          target and pipeline on stderr\n"
+	"  --version               print the version and exit\n"
+	"  -h, --help              print this help and exit\n"
+	"\n"
+	"Environment: TLC_CONFIG (config file), TLC_PLUGIN_PATH (colon-separated plugin dirs).\n"
+	"Exit status: 0 success, 1 compile errors, 2 usage errors, 70 internal errors.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("tlc: error: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\ntry 'tlc --help' for more information\n", stderr);
+	return TLC_EXIT_USAGE;
+}
+
+/* ---- option parsing ---- */
+
+enum {
+	OPT_TARGET = 256, OPT_ENTRY, OPT_CONFIG, OPT_PASSES, OPT_PASS_ARG, OPT_LOAD,
+	OPT_PLUGIN_PATH, OPT_LIST_PASSES, OPT_LIST_TARGETS, OPT_PRINT_PLUGIN_PATH, OPT_EMIT,
+	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
+	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
+};
+
+static const struct option long_options[] = {
+	{"target", required_argument, NULL, OPT_TARGET},
+	{"entry", required_argument, NULL, OPT_ENTRY},
+	{"config", required_argument, NULL, OPT_CONFIG},
+	{"passes", required_argument, NULL, OPT_PASSES},
+	{"pass-arg", required_argument, NULL, OPT_PASS_ARG},
+	{"load", required_argument, NULL, OPT_LOAD},
+	{"plugin-path", required_argument, NULL, OPT_PLUGIN_PATH},
+	{"list-passes", no_argument, NULL, OPT_LIST_PASSES},
+	{"list-targets", no_argument, NULL, OPT_LIST_TARGETS},
+	{"print-plugin-path", no_argument, NULL, OPT_PRINT_PLUGIN_PATH},
+	{"emit", required_argument, NULL, OPT_EMIT},
+	{"print-before", required_argument, NULL, OPT_PRINT_BEFORE},
+	{"print-after", required_argument, NULL, OPT_PRINT_AFTER},
+	{"print-before-all", no_argument, NULL, OPT_PRINT_BEFORE_ALL},
+	{"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
+	{"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
+	{"time-passes", no_argument, NULL, OPT_TIME_PASSES},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+static bool is_identifier(const char *s, size_t n)
+{
+	if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* -D NAME=VALUE: NAME is copied (cut at '='), VALUE points into argv. */
+static int add_define(options *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || !is_identifier(arg, (size_t)(eq - arg)) || !eq[1])
+		return usage_error("-D expects NAME=VALUE, not '%s'", arg);
+	char *name = strndup(arg, (size_t)(eq - arg));
+	list_add(&o->define_names, name);
+	list_add(&o->define_values, eq + 1);
+	return 0;
+}
+
+static int check_emit(const char *emit)
+{
+	static const char *const known[] = {"ir", "cu"};
+	static const char *const later[] = {"ptx", "cubin", "so", "hip", "hsaco"};
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(emit, known[i]) == 0)
+			return 0;
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
+		if (strcmp(emit, later[i]) == 0) {
+			fprintf(stderr, "tlc: error: --emit=%s is not implemented yet\n", emit);
+			return TLC_EXIT_ERROR;
+		}
+	}
+	return usage_error("unknown --emit kind '%s' (expected ir or cu)", emit);
+}
+
+/* Returns -1 to go on compiling, or an exit code. */
+static int parse_options(options *o, int argc, char **argv)
+{
+	/* -fno-caret-diagnostics is a gcc-style single-dash long flag: take it out
+	 * before getopt sees it. */
+	int n = 1;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-fno-caret-diagnostics") == 0)
+			o->no_caret = true;
+		else
+			argv[n++] = argv[i];
+	}
+	argc = n;
+	argv[argc] = NULL;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":o:D:vh", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->output = optarg; break;
+		case 'D':
+			if (add_define(o, optarg))
+				return TLC_EXIT_USAGE;
+			break;
+		case 'v': o->verbose = true; break;
+		case 'h':
+		case OPT_HELP: fputs(help_text, stdout); return TLC_EXIT_OK;
+		case OPT_VERSION:
+			printf("tlc %s (plugin ABI %d)\n", PACKAGE_VERSION, TLC_PLUGIN_ABI_VERSION);
+			return TLC_EXIT_OK;
+		case OPT_TARGET: o->target = optarg; break;
+		case OPT_ENTRY: o->entry = optarg; break;
+		case OPT_CONFIG: o->config = optarg; break;
+		case OPT_PASSES: o->passes = optarg; break;
+		case OPT_PASS_ARG: list_add(&o->pass_args, optarg); break;
+		case OPT_LOAD: list_add(&o->loads, optarg); break;
+		case OPT_PLUGIN_PATH: list_add(&o->plugin_dirs, optarg); break;
+		case OPT_LIST_PASSES: o->list_passes = true; break;
+		case OPT_LIST_TARGETS: o->list_targets = true; break;
+		case OPT_PRINT_PLUGIN_PATH: o->print_plugin_path = true; break;
+		case OPT_EMIT: o->emit = optarg; break;
+		case OPT_PRINT_BEFORE: list_add(&o->print_before, optarg); break;
+		case OPT_PRINT_AFTER: list_add(&o->print_after, optarg); break;
+		case OPT_PRINT_BEFORE_ALL: o->print_before_all = true; break;
+		case OPT_PRINT_AFTER_ALL: o->print_after_all = true; break;
+		case OPT_VERIFY_EACH: o->verify_each = true; break;
+		case OPT_TIME_PASSES: o->time_passes = true; break;
+		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default: return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc)
+		return usage_error("more than one input file ('%s')", argv[optind]);
+	if (!o->emit)
+		o->emit = "cu";
+	int rc = check_emit(o->emit);
+	if (rc)
+		return rc;
+	bool query = o->list_passes || o->list_targets || o->print_plugin_path || o->verbose;
+	if (!o->input && !query)
+		return usage_error("%s", "no input file");
+	return -1;
+}
+
+/* ---- reading and writing files ---- */
+
+/* Read FILE (or stdin for "-") into a malloc'd, NUL-terminated buffer. */
+static char *read_input(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "tlc: error: cannot open '%s': %s\n", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 1 << 16, n = 0, got;
+	char *text = xrealloc(NULL, cap);
+	while ((got = fread(text + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n - 1 == 0)
+			text = xrealloc(text, cap *= 2);
+	}
+	bool bad = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (bad) {
+		fprintf(stderr, "tlc: error: cannot read '%s': %s\n", path, strerror(errno));
+		free(text);
+		return NULL;
+	}
+	text[n] = '\0';
+	*len = n;
+	return text;
+}
+
+static bool to_stdout(const char *path)
+{
+	return !path || strcmp(path, "-") == 0;
+}
+
+static int write_output(const char *path, const char *text)
+{
+	if (to_stdout(path)) {
+		fputs(text, stdout);
+		return fflush(stdout) == 0 ? 0 : -1;
+	}
+	FILE *f = fopen(path, "wb");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		fprintf(stderr, "tlc: error: cannot write '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* out.cu -> out.h (the stem of the output name, plus ".h"). */
+static char *header_path(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	const char *dot = strrchr(out, '.');
+	size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - out) : strlen(out);
+	char *h = xrealloc(NULL, stem + 3);
+	memcpy(h, out, stem);
+	memcpy(h + stem, ".h", 3);
+	return h;
+}
+
+/* ---- the compile session ---- */
+
+typedef struct session {
+	options *opt;
+	tlc_context *ctx;
+	tlc_config *cfg;
+	const tlc_target_desc *target;
+	const char *target_name;
+	str_list passes; /* point into passes_copy or the config */
+	char *passes_copy;
+} session;
+
+static int fail_code(const tlc_context *ctx)
+{
+	return tlc_had_internal_error(ctx) ? TLC_EXIT_INTERNAL : TLC_EXIT_ERROR;
+}
+
+static int load_config_and_plugins(session *s)
+{
+	options *o = s->opt;
+	char *path = o->config ? strdup(o->config) : tlc_config_default_path();
+	int rc = path ? tlc_config_load(s->ctx, s->cfg, path) : 0;
+	free(path);
+	if (rc)
+		return TLC_EXIT_ERROR;
+	const char *const *dirs = o->plugin_dirs.items;
+	const char *name;
+	for (int i = 0; (name = tlc_config_plugin_at(s->cfg, i)); i++)
+		rc |= tlc_plugin_load(s->ctx, name, o->plugin_dirs.n, dirs);
+	for (int i = 0; i < o->loads.n; i++)
+		rc |= tlc_plugin_load(s->ctx, o->loads.items[i], o->plugin_dirs.n, dirs);
+	if (rc)
+		return fail_code(s->ctx);
+	for (int i = 0; i < o->pass_args.n; i++)
+		if (tlc_config_set_pass_arg(s->ctx, s->cfg, o->pass_args.items[i]))
+			return TLC_EXIT_USAGE;
+	return tlc_config_check(s->ctx, s->cfg) ? TLC_EXIT_ERROR : -1;
+}
+
+static void list_registry(const session *s)
+{
+	const tlc_pass_desc *p;
+	const tlc_target_desc *t;
+	if (s->opt->list_passes)
+		for (int i = 0; (p = tlc_pass_at(s->ctx, i)); i++)
+			printf("%-24s %s [%s]\n", p->name, p->summary ? p->summary : "",
+			       tlc_pass_plugin_at(s->ctx, i));
+	if (s->opt->list_targets)
+		for (int i = 0; (t = tlc_target_at(s->ctx, i)); i++)
+			printf("%-24s %s\n", t->name, t->summary ? t->summary : "");
+}
+
+/* The target and the pass list: --passes, else the target's INI pipeline. */
+static int resolve_pipeline(session *s)
+{
+	options *o = s->opt;
+	s->target_name = o->target ? o->target
+	                 : tlc_config_default_target(s->cfg) ? tlc_config_default_target(s->cfg)
+	                                                      : DEFAULT_TARGET;
+	s->target = tlc_find_target(s->ctx, s->target_name);
+	bool need_target = strcmp(o->emit, "ir") != 0 || !o->passes;
+	if (!s->target && need_target) {
+		fprintf(stderr, "tlc: error: unknown target '%s' (see tlc --list-targets)\n",
+		        s->target_name);
+		return TLC_EXIT_ERROR;
+	}
+	if (o->passes) {
+		s->passes_copy = strdup(o->passes);
+		for (char *tok = strtok(s->passes_copy, ","); tok; tok = strtok(NULL, ","))
+			list_add(&s->passes, tok);
+		return -1;
+	}
+	const char *section = s->target->pipeline ? s->target->pipeline : s->target->name;
+	if (strncmp(section, "pipeline.", 9) == 0)
+		section += 9;
+	const char *const *names = NULL;
+	int n = tlc_config_pipeline(s->cfg, section, &names);
+	if (n < 0) {
+		const char *file = tlc_config_path(s->cfg);
+		fprintf(stderr, "tlc: error: no [pipeline.%s] section in %s%s%s (or give --passes=)\n",
+		        section, file ? "'" : "", file ? file : "any config file", file ? "'" : "");
+		return TLC_EXIT_ERROR;
+	}
+	for (int i = 0; i < n; i++)
+		list_add(&s->passes, names[i]);
+	return -1;
+}
+
+static void print_verbose(const session *s)
+{
+	const options *o = s->opt;
+	const char *path = tlc_config_path(s->cfg);
+	fprintf(stderr, "tlc %s (plugin ABI %d)\n", PACKAGE_VERSION, TLC_PLUGIN_ABI_VERSION);
+	fprintf(stderr, "config: %s\n", path ? path : "(none)");
+	tlc_buf dirs;
+	tlc_buf_init(&dirs);
+	tlc_plugin_search_path(&dirs, o->plugin_dirs.n, o->plugin_dirs.items);
+	fprintf(stderr, "plugin path:\n");
+	for (const char *d = tlc_buf_str(&dirs); *d;) {
+		const char *nl = strchr(d, '\n');
+		fprintf(stderr, "  %.*s\n", (int)(nl - d), d);
+		d = nl + 1;
+	}
+	tlc_buf_free(&dirs);
+	fprintf(stderr, "plugins:\n");
+	const tlc_plugin_desc *p;
+	const char *file;
+	for (int i = 0; (p = tlc_plugin_at(s->ctx, i, &file)); i++)
+		fprintf(stderr, "  %s %s (%s)\n", p->name, p->version ? p->version : "?", file);
+	fprintf(stderr, "target: %s\n", s->target_name ? s->target_name : "(none)");
+	fprintf(stderr, "pipeline:");
+	for (int i = 0; i < s->passes.n; i++)
+		fprintf(stderr, "%s%s", i ? ", " : " ", s->passes.items[i]);
+	fprintf(stderr, "%s\n", s->passes.n ? "" : " (no passes)");
+}
+
+static int emit_output(session *s, tlc_module *m)
+{
+	options *o = s->opt;
+	if (strcmp(o->emit, "ir") == 0) {
+		tlc_buf out;
+		tlc_buf_init(&out);
+		tlc_print_module(&out, m);
+		int rc = write_output(o->output, tlc_buf_str(&out));
+		tlc_buf_free(&out);
+		return rc ? TLC_EXIT_ERROR : TLC_EXIT_OK;
+	}
+	tlc_codegen_result res;
+	tlc_buf_init(&res.source);
+	tlc_buf_init(&res.header);
+	int rc = TLC_EXIT_OK;
+	const tlc_pass_options *topts = tlc_config_options(s->cfg, s->target->name);
+	if (s->target->emit(m, topts, &res) != 0 || tlc_error_count(s->ctx) > 0) {
+		rc = fail_code(s->ctx);
+	} else if (write_output(o->output, tlc_buf_str(&res.source))) {
+		rc = TLC_EXIT_ERROR;
+	} else if (!to_stdout(o->output) && res.header.len) {
+		char *h = header_path(o->output);
+		if (write_output(h, tlc_buf_str(&res.header)))
+			rc = TLC_EXIT_ERROR;
+		free(h);
+	}
+	tlc_buf_free(&res.source);
+	tlc_buf_free(&res.header);
+	return rc;
+}
+
+static int compile(session *s)
+{
+	options *o = s->opt;
+	size_t len = 0;
+	char *text = read_input(o->input, &len);
+	if (!text)
+		return TLC_EXIT_ERROR;
+	tlc_frontend_opts fe = {
+		.entry = o->entry,
+		.ndefines = o->define_names.n,
+		.define_names = o->define_names.items,
+		.define_values = o->define_values.items,
+	};
+	const char *name = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
+	tlc_module *m = tlc_parse(s->ctx, name, text, len, &fe);
+	free(text);
+	if (!m || tlc_error_count(s->ctx) > 0) {
+		tlc_module_free(m);
+		return fail_code(s->ctx);
+	}
+	int rc = TLC_EXIT_OK;
+	tlc_pipeline_opts po = {
+		.npasses = s->passes.n,
+		.passes = s->passes.items,
+		.config = s->cfg,
+		.nprint_before = o->print_before.n,
+		.print_before = o->print_before.items,
+		.nprint_after = o->print_after.n,
+		.print_after = o->print_after.items,
+		.print_before_all = o->print_before_all,
+		.print_after_all = o->print_after_all,
+		.verify_each = o->verify_each,
+		.time_passes = o->time_passes,
+	};
+	if (!tlc_verify_module(s->ctx, m, NULL) || tlc_run_passes(m, &po) != 0)
+		rc = fail_code(s->ctx);
+	else
+		rc = emit_output(s, m);
+	tlc_module_free(m);
+	return rc;
+}
+
+static int run(session *s)
+{
+	options *o = s->opt;
+	if (o->print_plugin_path) {
+		tlc_buf dirs;
+		tlc_buf_init(&dirs);
+		tlc_plugin_search_path(&dirs, o->plugin_dirs.n, o->plugin_dirs.items);
+		fputs(tlc_buf_str(&dirs), stdout);
+		tlc_buf_free(&dirs);
+		return TLC_EXIT_OK;
+	}
+	int rc = load_config_and_plugins(s);
+	if (rc >= 0)
+		return rc;
+	if (o->list_passes || o->list_targets) {
+		list_registry(s);
+		return TLC_EXIT_OK;
+	}
+	if ((rc = resolve_pipeline(s)) >= 0)
+		return rc;
+	tlc_pipeline_opts check = {
+		.npasses = s->passes.n, .passes = s->passes.items,
+		.nprint_before = o->print_before.n, .print_before = o->print_before.items,
+		.nprint_after = o->print_after.n, .print_after = o->print_after.items,
+	};
+	if (tlc_pipeline_check(s->ctx, &check))
+		return TLC_EXIT_ERROR;
+	if (o->verbose)
+		print_verbose(s);
+	if (!o->input)
+		return TLC_EXIT_OK;
+	return compile(s);
+}
+
+int main(int argc, char **argv)
+{
+	options opt = {0};
+	int rc = parse_options(&opt, argc, argv);
+	if (rc >= 0) {
+		options_free(&opt);
+		return rc;
+	}
+	session s = {.opt = &opt};
+	s.ctx = tlc_context_new();
+	s.cfg = tlc_config_new();
+	tlc_diag_set_caret(s.ctx, !opt.no_caret);
+	rc = run(&s);
+	free(s.passes.items);
+	free(s.passes_copy);
+	tlc_config_free(s.cfg);
+	tlc_context_free(s.ctx);
+	options_free(&opt);
+	return rc;
+}

@@ -69,6 +69,11 @@ TLC_API const tlc_target_desc *tlc_find_target(const tlc_context *ctx, const cha
 /* Enumerate registered passes/targets (i from 0; NULL past the end). */
 TLC_API const tlc_pass_desc *tlc_pass_at(const tlc_context *ctx, int i);
 TLC_API const tlc_target_desc *tlc_target_at(const tlc_context *ctx, int i);
+/* Enumerate loaded plugins (i from 0; NULL past the end); *path (if not NULL)
+ * is set to the file it was loaded from.  For -v. */
+TLC_API const tlc_plugin_desc *tlc_plugin_at(const tlc_context *ctx, int i, const char **path);
+/* Name of the plugin that registered the i-th pass (as tlc_pass_at), or NULL. */
+TLC_API const char *tlc_pass_plugin_at(const tlc_context *ctx, int i);
 
 /* Define a plugin's entry point:  TLC_DEFINE_PLUGIN(my_desc) */
 #define TLC_DEFINE_PLUGIN(desc)                                                                    \

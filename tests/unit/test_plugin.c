@@ -1,2 +1,470 @@
+/* test_plugin.c - the registry, the INI configuration, pass options and the
+ * pass manager, mostly without dlopen (passes registered from this file). */
+#include "internal.h"
 #include "tap.h"
-int main(void) { return 0; }
+
+#include <tlc/config.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static tlc_context *ctx;
+static tlc_buf diags;
+
+/* The diagnostics captured since the last call (returned as a static copy). */
+static const char *take_diags(void)
+{
+	static char last[4096];
+	snprintf(last, sizeof(last), "%s", tlc_buf_str(&diags));
+	tlc_buf_free(&diags);
+	return last;
+}
+
+static tlc_context *fresh_context(void)
+{
+	if (ctx)
+		tlc_context_free(ctx);
+	tlc_buf_free(&diags);
+	ctx = tlc_context_new();
+	tlc_diag_capture(ctx, &diags);
+	tlc_diag_set_caret(ctx, false);
+	return ctx;
+}
+
+/* ---- passes defined here ---- */
+
+static int nruns;
+static int run_count(tlc_module *m, tlc_func *f, const tlc_pass_options *o)
+{
+	(void)m, (void)f;
+	nruns += (int)tlc_opt_int(o, "step", 1);
+	return 0;
+}
+static int run_fail_silently(tlc_module *m, tlc_func *f, const tlc_pass_options *o)
+{
+	(void)m, (void)f, (void)o;
+	return 1;
+}
+static int run_user_error(tlc_module *m, tlc_func *f, const tlc_pass_options *o)
+{
+	(void)o;
+	tlc_error(m->ctx, f->loc, "kernel '%s' is not supported", f->name);
+	return 1;
+}
+static int run_crash(tlc_module *m, tlc_func *f, const tlc_pass_options *o)
+{
+	(void)m, (void)f, (void)o;
+	raise(SIGSEGV);
+	return 0;
+}
+/* Leave a use of a variable that nothing binds: IR that must not verify. */
+static int run_break_ir(tlc_module *m, tlc_func *f, const tlc_pass_options *o)
+{
+	(void)o;
+	tlc_var *unbound = tlc_var_new(m, "ghost", TLC_DT_INT32);
+	tlc_var *v = tlc_var_new(m, "x", TLC_DT_INT32);
+	tlc_seq_append(m, f->body, tlc_let_new(m, f->loc, v, tlc_var_ref(m, unbound)));
+	return 0;
+}
+static const tlc_pass_desc crash_pass = {.name = "crash", .run = run_crash};
+static const tlc_pass_desc break_pass = {.name = "break-ir", .run = run_break_ir};
+static const tlc_pass_desc count_pass = {.name = "count", .summary = "counts", .run = run_count};
+static const tlc_pass_desc count2_pass = {.name = "count", .summary = "again", .run = run_count};
+static const tlc_pass_desc silent_pass = {.name = "silent", .run = run_fail_silently};
+static const tlc_pass_desc user_pass = {.name = "user", .run = run_user_error};
+static const tlc_pass_desc noname_pass = {.name = "", .run = run_count};
+
+static int emit_nothing(tlc_module *m, const tlc_pass_options *o, tlc_codegen_result *r)
+{
+	(void)m, (void)o, (void)r;
+	return 0;
+}
+static const tlc_target_desc fake_target = {.name = "fake", .emit = emit_nothing};
+
+static void test_registry(void)
+{
+	fresh_context();
+	tlc_registry a = {ctx, "/p/a.so"}, b = {ctx, "/p/b.so"};
+	is_int(tlc_register_pass(&a, &count_pass), 0, "register a pass");
+	ok(tlc_find_pass(ctx, "count") == &count_pass, "find it by name");
+	ok(tlc_pass_at(ctx, 0) == &count_pass && !tlc_pass_at(ctx, 1), "enumerate passes");
+	ok(!tlc_find_pass(ctx, "nope"), "unknown pass is NULL");
+	is_int(tlc_register_pass(&b, &count2_pass), -1, "a second pass with the same name fails");
+	is_str(take_diags(),
+	       "tlc: error: plugin '/p/b.so': pass 'count' is already registered by plugin 'tlc'\n",
+	       "duplicate pass message names the file and the owner");
+	ok(tlc_find_pass(ctx, "count") == &count_pass, "the first registration stays");
+	is_int(tlc_register_pass(&a, &noname_pass), -1, "a pass without a name is refused");
+	take_diags();
+	is_int(tlc_register_target(&a, &fake_target), 0, "register a target");
+	is_int(tlc_register_target(&b, &fake_target), -1, "duplicate target fails");
+	ok(strstr(take_diags(), "target 'fake' is already registered") != NULL,
+	   "duplicate target message");
+	ok(tlc_find_target(ctx, "fake") == &fake_target && !tlc_target_at(ctx, 1), "find target");
+	tlc_op_id id = tlc_register_op(&a, "my_op", 1, 2, TLC_OPF_PURE);
+	ok(id >= TLC_OP_BUILTIN_COUNT && tlc_op_lookup(ctx, "my_op") == id, "register a new op");
+	is_int(tlc_register_op(&b, "my_op", 1, 2, 0), -1, "an op name is taken once");
+	is_str(take_diags(), "tlc: error: plugin '/p/b.so': op 'T.my_op' is already defined\n",
+	       "duplicate op message");
+	ok(!tlc_plugin_at(ctx, 0, NULL), "no plugin loaded");
+}
+
+static void test_plugin_files(void)
+{
+	fresh_context();
+	const char *dirs[] = {"/nonexistent/x"};
+	is_int(tlc_plugin_load(ctx, "no-such-plugin", 1, dirs), -1, "unknown plugin name fails");
+	const char *d = take_diags();
+	ok(strncmp(d, "tlc: error: plugin 'no-such-plugin' not found (looked for no-such-plugin.so "
+	              "in: /nonexistent/x, ", 84) == 0 && !strchr(d, '\n')[1],
+	   "not found: one line listing the dirs, --plugin-path first");
+	is_int(tlc_plugin_load(ctx, "/nonexistent/y.so", 0, NULL), -1, "a missing path fails");
+	d = take_diags();
+	ok(strncmp(d, "tlc: error: plugin '/nonexistent/y.so': cannot load: ", 53) == 0,
+	   "cannot load message");
+	/* the real simplify plugin, found through TLC_PLUGIN_PATH (make check sets it) */
+	if (getenv("TLC_PLUGIN_PATH")) {
+		is_int(tlc_plugin_load(ctx, "simplify", 0, NULL), 0, "load simplify by name");
+		const char *path = NULL;
+		const tlc_plugin_desc *p = tlc_plugin_at(ctx, 0, &path);
+		ok(p && strcmp(p->name, "simplify") == 0 && strstr(path, "/simplify.so"),
+		   "simplify is the loaded plugin");
+		ok(tlc_find_pass(ctx, "simplify") != NULL, "it registered the simplify pass");
+		is_str(tlc_pass_plugin_at(ctx, 0), "simplify", "the pass's owner is recorded");
+		is_int(tlc_plugin_load(ctx, path, 0, NULL), 0, "the same file again is a no-op");
+		ok(!tlc_plugin_at(ctx, 1, NULL), "still one plugin");
+	}
+}
+
+static void test_search_path(void)
+{
+	setenv("TLC_PLUGIN_PATH", "/env/a::/env/b/", 1);
+	const char *dirs[] = {"/cli/1", "/cli/2/", "/env/a"};
+	tlc_buf out;
+	tlc_buf_init(&out);
+	tlc_plugin_search_path(&out, 3, dirs);
+	const char *s = tlc_buf_str(&out);
+	ok(strncmp(s, "/cli/1\n/cli/2\n/env/a\n/env/b\n", 28) == 0,
+	   "--plugin-path dirs, then TLC_PLUGIN_PATH, duplicates and empty elements dropped");
+	size_t len = strlen(s), pl = strlen(TLC_PLUGINDIR);
+	ok(len > pl + 1 && strcmp(s + len - pl - 1, TLC_PLUGINDIR "\n") == 0,
+	   "the compiled-in plugin dir comes last");
+	ok(strstr(s, "/tlc/plugins\n") != NULL, "a dir beside libtlc is listed");
+	tlc_buf_free(&out);
+}
+
+static const char good_ini[] =
+	"; a comment\n"
+	"[tlc]\n"
+	"default_target = fake\n"
+	"[plugins]\n"
+	"load = a\n"
+	"load = b\n"
+	"[pipeline.fake]\n"
+	"pass = count\n"
+	"pass = count\n"
+	"[pass.count]\n"
+	"step = 10\n"
+	"flag = yes\n";
+
+static void test_config(void)
+{
+	fresh_context();
+	tlc_registry r = {ctx, NULL};
+	tlc_register_pass(&r, &count_pass);
+	tlc_register_target(&r, &fake_target);
+	tlc_config *cfg = tlc_config_new();
+	is_int(tlc_config_load_string(ctx, cfg, "good.ini", good_ini), 0, "a good INI loads");
+	is_str(take_diags(), "", "without messages");
+	is_str(tlc_config_plugin_at(cfg, 0), "a", "first plugin");
+	is_str(tlc_config_plugin_at(cfg, 1), "b", "second plugin");
+	ok(!tlc_config_plugin_at(cfg, 2), "two plugins");
+	is_str(tlc_config_default_target(cfg), "fake", "default target");
+	const char *const *names;
+	is_int(tlc_config_pipeline(cfg, "fake", &names), 2, "pipeline has two passes");
+	is_str(names[1], "count", "in order");
+	is_int(tlc_config_pipeline(cfg, "other", &names), -1, "no pipeline for another target");
+	const tlc_pass_options *o = tlc_config_options(cfg, "count");
+	is_int(tlc_opt_int(o, "step", 1), 10, "int option");
+	ok(tlc_opt_bool(o, "flag", false), "bool option 'yes'");
+	is_str(tlc_opt_str(o, "missing", "dflt"), "dflt", "default for a missing option");
+	is_int(tlc_opt_int(tlc_config_options(cfg, "nobody"), "step", 7), 7, "empty options");
+	is_int(tlc_config_set_pass_arg(ctx, cfg, "count.step=3"), 0, "--pass-arg");
+	is_int(tlc_opt_int(o, "step", 1), 3, "--pass-arg overrides the INI");
+	is_int(tlc_config_set_pass_arg(ctx, cfg, "count.flag=off"), 0, "--pass-arg bool");
+	ok(!tlc_opt_bool(o, "flag", true), "bool option 'off'");
+	is_int(tlc_config_set_pass_arg(ctx, cfg, "countstep=3"), -1, "--pass-arg without a dot");
+	is_str(take_diags(), "tlc: error: --pass-arg expects PASS.KEY=VALUE, not 'countstep=3'\n",
+	       "malformed --pass-arg message");
+	is_int(tlc_config_set_pass_arg(ctx, cfg, "count.step"), -1, "--pass-arg without '='");
+	take_diags();
+	is_int(tlc_config_check(ctx, cfg), 0, "every name is registered");
+	is_int(tlc_config_set_pass_arg(ctx, cfg, "ghost.k=1"), 0, "--pass-arg for an unknown pass");
+	is_int(tlc_config_check(ctx, cfg), -1, "is caught by the check");
+	is_str(take_diags(), "tlc: error: --pass-arg: no pass or target named 'ghost'\n",
+	       "unknown --pass-arg name message");
+	tlc_config_free(cfg);
+}
+
+/* Load `text` and return the first line of the diagnostics. */
+static const char *config_error(const char *text, bool check)
+{
+	fresh_context();
+	tlc_registry r = {ctx, NULL};
+	tlc_register_pass(&r, &count_pass);
+	tlc_config *cfg = tlc_config_new();
+	int rc = tlc_config_load_string(ctx, cfg, "t.ini", text);
+	if (check && rc == 0)
+		rc = tlc_config_check(ctx, cfg);
+	tlc_config_free(cfg);
+	static char line[512];
+	snprintf(line, sizeof(line), "%s", take_diags());
+	char *nl = strchr(line, '\n');
+	if (nl)
+		*nl = '\0';
+	return rc ? line : "(no error)";
+}
+
+static void test_config_errors(void)
+{
+	is_str(config_error("[plugins]\nload = a\n[bogus]\n", false),
+	       "t.ini:3:2: error: unknown section [bogus] (expected [tlc], [plugins], "
+	       "[pipeline.TARGET], [pass.NAME] or [target.NAME])",
+	       "unknown section, even an empty one");
+	is_str(config_error("[plugins]\n\nlod = a\n", false),
+	       "t.ini:3:1: error: unknown key 'lod' in [plugins] (expected 'load')", "unknown key");
+	is_str(config_error("[pipeline.x]\npass = count\npasses = count\n", false),
+	       "t.ini:3:1: error: unknown key 'passes' in [pipeline.x] (expected 'pass')",
+	       "unknown key in a pipeline");
+	is_str(config_error("load = a\n", false), "t.ini:1:1: error: key 'load' outside of any section",
+	       "key before any section");
+	is_str(config_error("[plugins]\nload a\n", false), "t.ini:2:1: error: expected 'key = value'",
+	       "line without '='");
+	is_str(config_error("[plugins\n", false),
+	       "t.ini:1:1: error: expected ']' to close the section name", "unclosed section");
+	is_str(config_error("[pipeline.x]\npass = count\n  pass = count\n", false),
+	       "t.ini:3:3: error: indented 'key = value' line (do not indent keys)",
+	       "indented key (inih would take it as a continuation)");
+	char long_line[400];
+	snprintf(long_line, sizeof(long_line), "[pass.count]\nk = %0300d\n", 0);
+	is_str(config_error(long_line, false), "t.ini:2:1: error: line longer than 198 characters",
+	       "overlong line");
+	is_str(config_error("[pipeline.x]\npass = count\npass   = nope\n", true),
+	       "t.ini:3:10: error: unknown pass 'nope' in [pipeline.x]",
+	       "unknown pass: file:line:col of the name");
+	is_str(config_error("\n[pass.nope]\nk = 1\n", true), "t.ini:2:7: error: unknown pass 'nope'",
+	       "options section of an unknown pass");
+	is_str(config_error("[tlc]\ndefault_target = nowhere\n", true),
+	       "t.ini:2:18: error: unknown target 'nowhere'", "unknown default target");
+	is_str(config_error("[tlc]\ndefault_target = \n[pipeline.x]\npass =\n", false),
+	       "t.ini:4:1: error: 'pass' needs a value", "empty pass name");
+}
+
+static void test_config_files(void)
+{
+	fresh_context();
+	tlc_config *cfg = tlc_config_new();
+	is_int(tlc_config_load(ctx, cfg, "/nonexistent/tlc.ini"), -1, "missing file fails");
+	is_str(take_diags(),
+	       "tlc: error: cannot read config file '/nonexistent/tlc.ini': No such file or directory\n",
+	       "missing config file message");
+	tlc_config_free(cfg);
+	setenv("TLC_CONFIG", "/some/where.ini", 1);
+	char *p = tlc_config_default_path();
+	is_str(p, "/some/where.ini", "TLC_CONFIG wins");
+	free(p);
+}
+
+/* A module with `n` empty kernels. */
+static tlc_module *make_module(int n)
+{
+	tlc_module *m = tlc_module_new(ctx);
+	for (int i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "k%d", i);
+		tlc_func *f = tlc_func_new(m, name, (tlc_loc){0, 0, 0});
+		f->grid_ndim = 1;
+		f->grid[0] = tlc_i32(m, 1);
+		f->thread_ndim = 1;
+		f->threads[0] = tlc_i32(m, 128);
+		f->body = tlc_seq_new(m, (tlc_loc){0, 0, 0});
+		tlc_module_add_func(m, f);
+	}
+	return m;
+}
+
+static void test_pass_manager(void)
+{
+	fresh_context();
+	tlc_registry r = {ctx, NULL};
+	tlc_register_pass(&r, &count_pass);
+	tlc_register_pass(&r, &silent_pass);
+	tlc_register_pass(&r, &user_pass);
+	tlc_module *m = make_module(3);
+	const char *two[] = {"count", "count"};
+	tlc_pipeline_opts po = {.npasses = 2, .passes = two};
+	nruns = 0;
+	is_int(tlc_run_passes(m, &po), 0, "a pipeline of two passes runs");
+	is_int(nruns, 6, "each pass ran once per function");
+	tlc_config *cfg = tlc_config_new();
+	tlc_config_set_pass_arg(ctx, cfg, "count.step=5");
+	po.config = cfg;
+	nruns = 0;
+	tlc_run_passes(m, &po);
+	is_int(nruns, 30, "passes see their options");
+	tlc_config_free(cfg);
+
+	const char *bad[] = {"count", "silent", "count"};
+	po = (tlc_pipeline_opts){.npasses = 3, .passes = bad};
+	nruns = 0;
+	is_int(tlc_run_passes(m, &po), -1, "a failing pass fails the pipeline");
+	is_int(nruns, 3, "and stops it");
+	ok(tlc_had_internal_error(ctx), "failing without a message is an internal error");
+	ok(strstr(take_diags(), "internal error in pass 'silent': the pass failed on function 'k0'"),
+	   "the internal error names the pass and the function");
+
+	fresh_context();
+	tlc_register_pass(&(tlc_registry){ctx, NULL}, &user_pass);
+	tlc_module_free(m);
+	m = make_module(2);
+	const char *user[] = {"user"};
+	po = (tlc_pipeline_opts){.npasses = 1, .passes = user};
+	is_int(tlc_run_passes(m, &po), -1, "a user error fails the pipeline");
+	ok(!tlc_had_internal_error(ctx), "a reported error is not an internal error");
+	is_int(tlc_error_count(ctx), 1, "the pass stopped at the first function");
+	take_diags();
+
+	const char *unknown[] = {"user", "nope"};
+	po = (tlc_pipeline_opts){.npasses = 2, .passes = unknown};
+	is_int(tlc_run_passes(m, &po), -1, "an unknown pass fails before anything runs");
+	is_str(take_diags(), "tlc: error: unknown pass 'nope' in the pipeline (see tlc --list-passes)\n",
+	       "unknown pass message");
+	const char *after[] = {"nope2"};
+	po = (tlc_pipeline_opts){.nprint_after = 1, .print_after = after};
+	is_int(tlc_pipeline_check(ctx, &po), -1, "--print-after names are checked too");
+	take_diags();
+	tlc_module_free(m);
+}
+
+/* Run a pipeline with stderr redirected to a file; returns what was written. */
+static char *run_capturing_stderr(tlc_module *m, const tlc_pipeline_opts *po, int *rc)
+{
+	char path[] = "/tmp/test_plugin_XXXXXX";
+	int fd = mkstemp(path);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	*rc = tlc_run_passes(m, po);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	FILE *f = fopen(path, "rb");
+	char *text = calloc(1, 1 << 16);
+	size_t n = fread(text, 1, (1 << 16) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	close(fd);
+	unlink(path);
+	return text;
+}
+
+static void test_dumps(void)
+{
+	fresh_context();
+	tlc_registry r = {ctx, NULL};
+	tlc_register_pass(&r, &count_pass);
+	tlc_module *m = make_module(1);
+	const char *one[] = {"count"};
+	tlc_pipeline_opts po = {.npasses = 1, .passes = one, .print_before_all = true,
+	                        .print_after = one, .nprint_after = 1, .time_passes = true};
+	int rc;
+	char *err = run_capturing_stderr(m, &po, &rc);
+	is_int(rc, 0, "pipeline with dumps runs");
+	const char *before = strstr(err, "# *** IR Dump Before count ***\n");
+	const char *after = strstr(err, "# *** IR Dump After count ***\n");
+	ok(before && after && before < after, "banners before and after, in order");
+	ok(after && strstr(after, "def k0"), "the dump after holds the kernel");
+	ok(strstr(err, "tlc: pass timing") && strstr(err, "%  count\n"), "--time-passes table");
+	if (!before || !after)
+		tap_diag_text("stderr", err);
+	free(err);
+	tlc_module_free(m);
+}
+
+/* The crash handler: the child runs a crashing pass; its exit code and stderr. */
+static void test_crash(void)
+{
+	fresh_context();
+	tlc_register_pass(&(tlc_registry){ctx, NULL}, &crash_pass);
+	tlc_module *m = make_module(1);
+	int fds[2];
+	if (pipe(fds) != 0)
+		return;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		const char *names[] = {"crash"};
+		tlc_pipeline_opts po = {.npasses = 1, .passes = names};
+		tlc_run_passes(m, &po);
+		_exit(0);
+	}
+	close(fds[1]);
+	char buf[1024] = {0};
+	size_t n = 0;
+	ssize_t r;
+	while (n < sizeof(buf) - 1 && (r = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += (size_t)r;
+	close(fds[0]);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 70, "a crash in a pass exits with 70");
+	ok(strncmp(buf, "tlc: internal error: crash in pass 'crash' (signal 11)\n", 55) == 0,
+	   "the crash message names the pass and the signal");
+	ok(strstr(buf, "function 'k0'") && strstr(buf, "please report"),
+	   "and the function, and asks for a report");
+	struct sigaction sa;
+	sigaction(SIGSEGV, NULL, &sa);
+	ok(sa.sa_handler == SIG_DFL, "the parent's handlers are untouched");
+	tlc_module_free(m);
+}
+
+static void test_verify_each(void)
+{
+	fresh_context();
+	tlc_registry r = {ctx, NULL};
+	tlc_register_pass(&r, &count_pass);
+	tlc_register_pass(&r, &break_pass);
+	tlc_module *m = make_module(1);
+	const char *names[] = {"count", "break-ir", "count"};
+	tlc_pipeline_opts po = {.npasses = 3, .passes = names, .verify_each = true};
+	nruns = 0;
+	is_int(tlc_run_passes(m, &po), -1, "--verify-each catches IR broken by a pass");
+	is_int(nruns, 1, "and stops the pipeline there");
+	ok(tlc_had_internal_error(ctx), "as an internal error");
+	const char *d = take_diags();
+	ok(strstr(d, "internal error in pass 'break-ir': the IR does not verify after this pass") != NULL,
+	   "naming the pass");
+	if (!strstr(d, "break-ir"))
+		tap_diag_text("diagnostics", d);
+	tlc_module_free(m);
+}
+
+int main(void)
+{
+	test_registry();
+	test_plugin_files();
+	test_search_path();
+	test_config();
+	test_config_errors();
+	test_config_files();
+	test_pass_manager();
+	test_dumps();
+	test_crash();
+	test_verify_each();
+	tlc_context_free(ctx);
+	tlc_buf_free(&diags);
+	return done_testing();
+}
