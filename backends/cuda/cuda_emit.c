@@ -1,1 +1,355 @@
-#include <tlc/target.h>
+/* cuda_emit.c - a module as one self-contained .cu plus a C header.
+ *
+ * Layout of the .cu: the CUDA toolkit includes, the device helpers the
+ * kernels use, then per kernel the __global__ function and its extern "C"
+ * host launcher
+ *     int NAME(<tensor pointers>, <runtime sizes>, void *stream)
+ * which sets the dynamic shared-memory limit once, launches, and returns
+ * cudaGetLastError() as an int. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_emit.h"
+
+#define SMEM_ALIGN 128          /* arena offsets; storage planning comes later */
+#define DEFAULT_SMEM_LIMIT 49152 /* above this the kernel must opt in */
+
+void cuda_error(cuda_emitter *e, tlc_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tlc_vdiag(e->ctx, TLC_ERROR, loc, fmt, ap);
+	va_end(ap);
+	e->errors++;
+}
+
+/* ---- shared memory ---- */
+
+static void collect_smem(cuda_emitter *e, const tlc_stmt *s)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TLC_STMT_SEQ:
+		for (int i = 0; i < s->u.seq.n; i++)
+			collect_smem(e, s->u.seq.items[i]);
+		return;
+	case TLC_STMT_FOR: collect_smem(e, s->u.loop.body); return;
+	case TLC_STMT_IF:
+		collect_smem(e, s->u.if_.then_s);
+		collect_smem(e, s->u.if_.else_s);
+		return;
+	case TLC_STMT_SCOPE: collect_smem(e, s->u.scope.body); return;
+	case TLC_STMT_ATTR: collect_smem(e, s->u.attr.body); return;
+	case TLC_STMT_ALLOC: break;
+	default: return;
+	}
+	const tlc_buffer *b = s->u.alloc.buf;
+	int64_t numel;
+	if ((b->scope != TLC_SCOPE_SHARED_DYN && b->scope != TLC_SCOPE_SHARED) || !cuda_buffer_numel(b, &numel))
+		return; /* emit_alloc reports non-constant shapes */
+	int64_t bytes = numel * (tlc_dtype_bits(b->dtype) / 8);
+	if (b->scope == TLC_SCOPE_SHARED) {
+		e->static_smem += (bytes + 15) / 16 * 16;
+		return;
+	}
+	e->smem_bufs = realloc(e->smem_bufs, (size_t)(e->nsmem + 1) * sizeof(*e->smem_bufs));
+	e->smem_offsets = realloc(e->smem_offsets, (size_t)(e->nsmem + 1) * sizeof(*e->smem_offsets));
+	if (!e->smem_bufs || !e->smem_offsets)
+		abort();
+	int64_t off = (e->dyn_smem + SMEM_ALIGN - 1) / SMEM_ALIGN * SMEM_ALIGN;
+	e->smem_bufs[e->nsmem] = b;
+	e->smem_offsets[e->nsmem++] = off;
+	e->dyn_smem = off + bytes;
+}
+
+static int check_smem(cuda_emitter *e)
+{
+	if (e->static_smem > DEFAULT_SMEM_LIMIT)
+		cuda_error(e, e->f->loc,
+		           "kernel '%s' uses %lld bytes of static shared memory (scope=\"shared\"); the limit is %d: "
+		           "use the default dynamic shared memory instead",
+		           e->f->name, (long long)e->static_smem, DEFAULT_SMEM_LIMIT);
+	else if (e->dyn_smem + e->static_smem > e->arch->max_dyn_smem)
+		cuda_error(e, e->f->loc, "kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld per block",
+		           e->f->name, (long long)(e->dyn_smem + e->static_smem), e->arch->target,
+		           (long long)e->arch->max_dyn_smem);
+	return e->errors;
+}
+
+/* ---- signature ---- */
+
+static int check_params(cuda_emitter *e)
+{
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		tlc_dtype t = p->kind == TLC_PARAM_TENSOR ? p->buf->dtype : p->var->dtype;
+		if (!cuda_ctype(t) || (p->kind == TLC_PARAM_SCALAR && !tlc_dtype_is_int(t) && !tlc_dtype_is_float(t)))
+			cuda_error(e, p->kind == TLC_PARAM_TENSOR ? p->buf->loc : e->f->loc,
+			           "parameter dtype %s is not supported by target %s yet", tlc_dtype_name(t), e->arch->target);
+	}
+	return e->errors;
+}
+
+/* Parameters in order: tensors as pointers, scalars by value. */
+static void emit_params(cuda_emitter *e, tlc_buf *out, bool restrict_ptrs)
+{
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		if (i)
+			tlc_buf_puts(out, ", ");
+		if (p->kind == TLC_PARAM_TENSOR)
+			tlc_buf_printf(out, "%s *%s%s", cuda_ctype(p->buf->dtype), restrict_ptrs ? "__restrict__ " : "",
+			               cuda_name(e, p->buf->name));
+		else
+			tlc_buf_printf(out, "%s %s", cuda_ctype(p->var->dtype), cuda_name(e, p->var->name));
+	}
+}
+
+static int compute_threads(cuda_emitter *e, int64_t dims[3])
+{
+	e->threads = 1;
+	for (int d = 0; d < 3; d++) {
+		dims[d] = 1;
+		if (d < e->f->thread_ndim && (!tlc_expr_as_int(e->f->threads[d], &dims[d]) || dims[d] <= 0)) {
+			cuda_error(e, e->f->loc, "the thread counts of T.Kernel must be positive compile-time constants");
+			return -1;
+		}
+		e->threads *= dims[d];
+	}
+	if (e->threads > 1024) {
+		cuda_error(e, e->f->loc, "T.Kernel asks for %lld threads per block; CUDA allows at most 1024",
+		           (long long)e->threads);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the kernel ---- */
+
+static void emit_kernel(cuda_emitter *e, tlc_buf *out, const int64_t tdims[3])
+{
+	tlc_buf body;
+	tlc_buf_init(&body);
+	e->out = &body;
+	for (int d = 0; d < 3; d++)
+		if (e->f->block_vars[d] && d < e->f->grid_ndim) {
+			int64_t lo = 0, hi = 0;
+			if (cuda_expr_bounds(&e->ranges, e->f->grid[d], &lo, &hi) && hi >= 1)
+				cuda_ranges_push(&e->ranges, e->f->block_vars[d], 0, hi - 1);
+		}
+	for (int d = 0; d < 3; d++)
+		if (e->f->thread_vars[d])
+			cuda_ranges_push(&e->ranges, e->f->thread_vars[d], 0, tdims[d] - 1);
+	cuda_emit_stmt(e, e->f->body, 1);
+
+	tlc_buf_printf(out, "extern \"C\" __global__ void __launch_bounds__(%lld) %s_kernel(", (long long)e->threads,
+	               e->f->name);
+	emit_params(e, out, true);
+	tlc_buf_puts(out, ")\n{\n");
+	if (e->nsmem)
+		tlc_buf_puts(out, "\textern __shared__ __align__(128) unsigned char tlc_smem[];\n");
+	if (e->used_frame & (1u << 6)) {
+		tlc_buf_puts(out, "\tconst int tlc_tid = (int)threadIdx.x");
+		if (tdims[1] > 1 || tdims[2] > 1)
+			tlc_buf_printf(out, " + %lld * (int)threadIdx.y + %lld * (int)threadIdx.z", (long long)tdims[0],
+			               (long long)(tdims[0] * tdims[1]));
+		tlc_buf_puts(out, ";\n");
+	}
+	for (int d = 0; d < 3; d++) {
+		if ((e->used_frame & (1u << d)) && e->f->block_vars[d])
+			tlc_buf_printf(out, "\tconst int %s = (int)blockIdx.%c;\n", cuda_name(e, e->f->block_vars[d]->name),
+			               "xyz"[d]);
+		if ((e->used_frame & (1u << (3 + d))) && e->f->thread_vars[d])
+			tlc_buf_printf(out, "\tconst int %s = (int)threadIdx.%c;\n", cuda_name(e, e->f->thread_vars[d]->name),
+			               "xyz"[d]);
+	}
+	tlc_buf_puts(out, tlc_buf_str(&body));
+	tlc_buf_puts(out, "}\n\n");
+	tlc_buf_free(&body);
+}
+
+/* ---- the host launcher ---- */
+
+/* The launcher's symbol: the kernel's name, except that TileLang's habit of
+ * calling the inner prim_func `main` must not define C's main(). */
+static const char *launcher_name(const tlc_func *f)
+{
+	return strcmp(f->name, "main") == 0 ? "main_launch" : f->name;
+}
+
+static void emit_launcher(cuda_emitter *e, tlc_buf *out, const int64_t tdims[3])
+{
+	const char *name = e->f->name;
+	const char *launcher = launcher_name(e->f);
+	bool opt_in = e->dyn_smem > DEFAULT_SMEM_LIMIT;
+	tlc_buf_printf(out, "extern \"C\" int %s(", launcher);
+	emit_params(e, out, false);
+	tlc_buf_printf(out, "%svoid *stream)\n{\n", e->f->nparams ? ", " : "");
+	if (opt_in) {
+		/* once per process: the attribute belongs to the function, not the launch */
+		tlc_buf_printf(out, "\tstatic bool tlc_smem_limit_set = false;\n"
+		                    "\tif (!tlc_smem_limit_set) {\n"
+		                    "\t\tcudaError_t err = cudaFuncSetAttribute(%s_kernel, "
+		                    "cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
+		                    "\t\tif (err != cudaSuccess)\n\t\t\treturn (int)err;\n"
+		                    "\t\ttlc_smem_limit_set = true;\n\t}\n",
+		               name, (long long)e->dyn_smem);
+	}
+	tlc_buf *saved = e->out;
+	e->out = out;
+	e->host = true;
+	for (int d = 0; d < 3; d++) {
+		tlc_buf_printf(out, "\tconst long long tlc_grid%d = ", d);
+		if (d < e->f->grid_ndim)
+			cuda_emit_expr(e, e->f->grid[d]);
+		else
+			tlc_buf_puts(out, "1");
+		tlc_buf_puts(out, ";\n");
+	}
+	e->host = false;
+	e->out = saved;
+	tlc_buf_puts(out, "\tif (tlc_grid0 < 0 || tlc_grid1 < 0 || tlc_grid2 < 0 || tlc_grid0 > 2147483647LL || "
+	                  "tlc_grid1 > 65535 || tlc_grid2 > 65535)\n"
+	                  "\t\treturn (int)cudaErrorInvalidValue;\n"
+	                  "\tif (tlc_grid0 == 0 || tlc_grid1 == 0 || tlc_grid2 == 0)\n"
+	                  "\t\treturn 0; /* empty problem: nothing to launch */\n");
+	tlc_buf_printf(out, "\tconst dim3 tlc_grid((unsigned)tlc_grid0, (unsigned)tlc_grid1, (unsigned)tlc_grid2);\n"
+	                    "\tconst dim3 tlc_block(%lld, %lld, %lld);\n",
+	               (long long)tdims[0], (long long)tdims[1], (long long)tdims[2]);
+	tlc_buf_printf(out, "\t%s_kernel<<<tlc_grid, tlc_block, %lld, (cudaStream_t)stream>>>(", name,
+	               (long long)e->dyn_smem);
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		tlc_buf_printf(out, "%s%s", i ? ", " : "",
+		               cuda_name(e, p->kind == TLC_PARAM_TENSOR ? p->buf->name : p->var->name));
+	}
+	tlc_buf_puts(out, ");\n\treturn (int)cudaGetLastError();\n}\n\n");
+}
+
+/* ---- the C header ---- */
+
+static const char *c_type(tlc_dtype t)
+{
+	switch (t) {
+	case TLC_DT_BOOL: return "uint8_t";
+	case TLC_DT_INT8: return "int8_t";
+	case TLC_DT_INT16: return "int16_t";
+	case TLC_DT_INT32: return "int32_t";
+	case TLC_DT_INT64: return "int64_t";
+	case TLC_DT_UINT8: return "uint8_t";
+	case TLC_DT_UINT16: return "uint16_t";
+	case TLC_DT_UINT32: return "uint32_t";
+	case TLC_DT_UINT64: return "uint64_t";
+	case TLC_DT_FLOAT16: /* raw 16-bit values: C callers need no CUDA headers */
+	case TLC_DT_BFLOAT16: return "uint16_t";
+	case TLC_DT_FLOAT32: return "float";
+	case TLC_DT_FLOAT64: return "double";
+	default: return "void";
+	}
+}
+
+static void emit_header_decl(cuda_emitter *e, tlc_buf *h)
+{
+	tlc_buf_printf(h, "/* %s: launch kernel %s_kernel on `stream` (a cudaStream_t; NULL for the default stream).\n",
+	               launcher_name(e->f), e->f->name);
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		if (p->kind == TLC_PARAM_TENSOR) {
+			tlc_buf_printf(h, " *   %s: device pointer to %s[", p->buf->name, tlc_dtype_name(p->buf->dtype));
+			for (int d = 0; d < p->buf->ndim; d++) {
+				if (d)
+					tlc_buf_puts(h, ", ");
+				tlc_print_expr(h, e->m, p->buf->shape[d]);
+			}
+			tlc_buf_printf(h, "], row-major%s\n", p->is_output ? " (output)" : "");
+		} else {
+			tlc_buf_printf(h, " *   %s: %s\n", p->var->name, tlc_dtype_name(p->var->dtype));
+		}
+	}
+	tlc_buf_printf(h, " * Returns a cudaError_t value: 0 on success. */\nint %s(", launcher_name(e->f));
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		if (p->kind == TLC_PARAM_TENSOR)
+			tlc_buf_printf(h, "%s *%s, ", c_type(p->buf->dtype), cuda_name(e, p->buf->name));
+		else
+			tlc_buf_printf(h, "%s %s, ", c_type(p->var->dtype), cuda_name(e, p->var->name));
+	}
+	tlc_buf_puts(h, "void *stream);\n\n");
+}
+
+/* ---- the module ---- */
+
+static int emit_func(tlc_module *m, const cuda_arch *arch, tlc_func *f, tlc_buf *kernels, tlc_buf *launchers,
+                     tlc_buf *header, unsigned *helpers)
+{
+	cuda_emitter e = {.m = m, .ctx = m->ctx, .arch = arch, .f = f};
+	int64_t tdims[3];
+	if (cuda_lower_tile_ops(m, f, arch))
+		return 1;
+	/* after lowering, so that the loop variables it made get unique names too */
+	tlc_func_uniquify_names(m, f);
+	if (check_params(&e) || compute_threads(&e, tdims))
+		return 1;
+	collect_smem(&e, f->body);
+	if (!check_smem(&e)) {
+		emit_kernel(&e, kernels, tdims);
+		if (!e.errors)
+			emit_launcher(&e, launchers, tdims);
+		if (!e.errors)
+			emit_header_decl(&e, header);
+	}
+	*helpers |= e.helpers;
+	cuda_ranges_free(&e.ranges);
+	free(e.smem_bufs);
+	free(e.smem_offsets);
+	return e.errors;
+}
+
+static void header_guard(tlc_buf *h, const tlc_module *m)
+{
+	tlc_buf_puts(h, "TLC_");
+	const char *n = m->nfuncs ? m->funcs[0]->name : "MODULE";
+	for (const char *p = n; *p; p++) {
+		char c = *p;
+		tlc_buf_putc(h, (c >= 'a' && c <= 'z') ? (char)(c - 32) : ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c : '_');
+	}
+	tlc_buf_puts(h, "_H");
+}
+
+int cuda_emit_module(tlc_module *m, const cuda_arch *arch, tlc_codegen_result *out)
+{
+	tlc_buf kernels, launchers, header;
+	unsigned helpers = 0;
+	int errors = 0;
+	tlc_buf_init(&kernels);
+	tlc_buf_init(&launchers);
+	tlc_buf_init(&header);
+	for (int i = 0; i < m->nfuncs; i++)
+		errors += emit_func(m, arch, m->funcs[i], &kernels, &launchers, &header, &helpers);
+	if (!errors) {
+		tlc_buf_printf(&out->source,
+		               "// Generated by tlc for target %s (%s). Self-contained: compile with\n"
+		               "//   nvcc -gencode=arch=compute_%s,code=%s -c <this file>\n"
+		               "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+		               "#include <stdint.h>\n\n",
+		               arch->target, arch->sm, arch->sm + 3, arch->sm);
+		cuda_emit_helpers(&out->source, helpers);
+		tlc_buf_puts(&out->source, tlc_buf_str(&kernels));
+		tlc_buf_puts(&out->source, tlc_buf_str(&launchers));
+		tlc_buf_puts(&out->header, "/* Generated by tlc: host launchers of the kernels in the matching .cu.\n"
+		                           " * Plain C; float16 and bfloat16 tensors are passed as uint16_t pointers. */\n"
+		                           "#ifndef ");
+		header_guard(&out->header, m);
+		tlc_buf_puts(&out->header, "\n#define ");
+		header_guard(&out->header, m);
+		tlc_buf_puts(&out->header, "\n\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+		tlc_buf_puts(&out->header, tlc_buf_str(&header));
+		tlc_buf_puts(&out->header, "#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+	}
+	tlc_buf_free(&kernels);
+	tlc_buf_free(&launchers);
+	tlc_buf_free(&header);
+	return errors;
+}

@@ -1,0 +1,142 @@
+/* cuda_emit.h - private declarations of the cuda target plugin.
+ *
+ * The plugin turns a module into one self-contained .cu (device kernels, the
+ * inline helpers they use, extern "C" host launchers) plus a C header.
+ *
+ * For now the target also lowers the SIMT subset of tile ops itself
+ * (cuda_lower.c: T.copy / T.fill / T.clear -> T.Parallel loops; cuda_stmt.c:
+ * the simple thread partition of T.Parallel loops and fragments).  Both are
+ * written as separate steps over the IR so that they can move into the
+ * `lower-tile-ops` and `layout-inference` pass plugins in the next issue. */
+#ifndef TLC_CUDA_EMIT_H
+#define TLC_CUDA_EMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tlc/diag.h>
+#include <tlc/ir.h>
+#include <tlc/pass.h>
+#include <tlc/target.h>
+
+/* What differs between the CUDA targets. */
+typedef struct cuda_arch {
+	const char *target;  /* "cuda-sm90": used in messages */
+	const char *sm;      /* "sm_90a" */
+	int64_t max_dyn_smem; /* opt-in dynamic shared memory per block, bytes */
+} cuda_arch;
+
+/* Device helpers emitted into the .cu only when some expression uses them. */
+enum {
+	CUDA_HELPER_FLOORDIV_I32 = 1 << 0,
+	CUDA_HELPER_FLOORMOD_I32 = 1 << 1,
+	CUDA_HELPER_FLOORDIV_I64 = 1 << 2,
+	CUDA_HELPER_FLOORMOD_I64 = 1 << 3,
+};
+
+/* An integer interval [lo, hi] known for a variable; used to drop boundary
+ * predicates and to print floordiv/floormod as plain C division. */
+typedef struct cuda_range {
+	const tlc_var *var;
+	int64_t lo, hi;
+} cuda_range;
+
+/* Ranges of the variables in scope (a stack). */
+typedef struct cuda_ranges {
+	int n, cap;
+	cuda_range *items;
+} cuda_ranges;
+
+void cuda_ranges_push(cuda_ranges *r, const tlc_var *v, int64_t lo, int64_t hi);
+void cuda_ranges_free(cuda_ranges *r);
+/* Bounds of an integer expression under r; false when unknown. */
+bool cuda_expr_bounds(const cuda_ranges *r, const tlc_expr *e, int64_t *lo, int64_t *hi);
+
+/* A fragment access inside a partitioned T.Parallel nest: the loop variables
+ * (outermost first) and the register slot variable that indexes fragments. */
+typedef struct cuda_par_frame {
+	int n;
+	tlc_var *vars[8];
+	int64_t extents[8];
+	const char *slot; /* C name of the register-slot loop counter */
+} cuda_par_frame;
+
+/* A small set of shared buffers (for barrier placement). */
+#define CUDA_SMEM_SET_MAX 32
+typedef struct cuda_smem_set {
+	int n;
+	bool overflow; /* more buffers than fit: means "all" */
+	const tlc_buffer *bufs[CUDA_SMEM_SET_MAX];
+} cuda_smem_set;
+
+/* State of emitting one kernel. */
+typedef struct cuda_emitter {
+	tlc_module *m;
+	tlc_context *ctx;
+	const cuda_arch *arch;
+	tlc_func *f;
+	tlc_buf *out;        /* where the kernel body goes */
+	unsigned helpers;    /* CUDA_HELPER_* used (module-wide) */
+	int64_t threads;     /* threads per block */
+	int64_t dyn_smem;    /* bytes of the dynamic shared arena */
+	int64_t static_smem; /* bytes of static __shared__ arrays */
+	int nsmem;           /* shared.dyn buffers and their arena offsets */
+	const tlc_buffer **smem_bufs;
+	int64_t *smem_offsets;
+	cuda_ranges ranges;  /* variables in scope with known ranges */
+	cuda_par_frame *par; /* the enclosing partitioned T.Parallel nest, or NULL */
+	int counter;         /* for fresh C names */
+	bool host;           /* printing host (launcher) code: no thread/block ids */
+	tlc_loc loc;         /* the statement being emitted, for expression errors */
+	cuda_smem_set pend_reads;  /* shared buffers read since the last __syncthreads */
+	cuda_smem_set pend_writes; /* ... and written */
+	unsigned used_frame; /* bits 0-2: block vars used, 3-5: thread vars used, 6: tlc_tid */
+	int errors;
+} cuda_emitter;
+
+/* ---- cuda_emit.c: module, kernel signature, launcher, header ---- */
+
+/* Emit the whole module for arch; 0 or nonzero after reporting errors. */
+int cuda_emit_module(tlc_module *m, const cuda_arch *arch, tlc_codegen_result *out);
+/* Report an error at loc and count it. */
+void cuda_error(cuda_emitter *e, tlc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- cuda_expr.c: expressions and types ---- */
+
+/* The C type of a dtype in device code ("half", "__nv_bfloat16", "float"...);
+ * NULL for dtypes the target cannot emit yet. */
+const char *cuda_ctype(tlc_dtype t);
+/* Print e as a C expression of e's dtype. */
+void cuda_emit_expr(cuda_emitter *e, const tlc_expr *x);
+/* Print the row-major flat offset of buffer b at idx. */
+void cuda_emit_flat_index(cuda_emitter *e, const tlc_buffer *b, int n, const tlc_expr *const *idx);
+/* Print the element of buffer b at idx as an lvalue (fragments: the thread's slot). */
+void cuda_emit_access(cuda_emitter *e, tlc_loc loc, const tlc_buffer *b, int n, const tlc_expr *const *idx);
+/* Print the helper functions recorded in `helpers`. */
+void cuda_emit_helpers(tlc_buf *out, unsigned helpers);
+/* C-safe spelling of an IR name (keywords and reserved prefixes get a suffix). */
+const char *cuda_name(cuda_emitter *e, const char *name);
+/* Product of a buffer's extents, when all are constants. */
+bool cuda_buffer_numel(const tlc_buffer *b, int64_t *numel);
+/* The printed name of a call's op ("gemm"). */
+const char *cuda_op_name(cuda_emitter *e, const tlc_expr *call);
+
+/* ---- cuda_stmt.c: statements, T.Parallel partition, syncs ---- */
+
+/* Print a statement at indentation depth `ind` (tabs). */
+void cuda_emit_stmt(cuda_emitter *e, const tlc_stmt *s, int ind);
+
+/* ---- cuda_sync.c: shared-memory accesses, for __syncthreads placement ---- */
+
+/* Add the shared buffers s reads / writes to the sets. */
+void cuda_collect_shared(const tlc_stmt *s, cuda_smem_set *reads, cuda_smem_set *writes);
+void cuda_smem_set_add(cuda_smem_set *s, const tlc_buffer *b);
+void cuda_smem_set_union(cuda_smem_set *s, const cuda_smem_set *t);
+bool cuda_smem_set_intersects(const cuda_smem_set *a, const cuda_smem_set *b);
+
+/* ---- cuda_lower.c: SIMT lowering of T.copy / T.fill / T.clear ----
+ * Rewrites f's body in place: each op becomes a T.Parallel loop nest of
+ * stores over the tile, with boundary predicates where the global extent is
+ * not provably a multiple of the tile.  Future home: lower-tile-ops. */
+int cuda_lower_tile_ops(tlc_module *m, tlc_func *f, const cuda_arch *arch);
+
+#endif

@@ -1,1 +1,58 @@
+/* cuda_target.c - the cuda target plugin: registers cuda-sm90 and cuda-sm80.
+ *
+ * Both targets share one emitter (cuda_emit.c); they differ in the arch
+ * string and the shared-memory limit.  Hopper-only features (WGMMA, TMA)
+ * arrive with later issues and will branch on cuda_arch. */
+#include <tlc/plugin.h>
 #include <tlc/target.h>
+
+#include "cuda_emit.h"
+
+static const cuda_arch sm90 = {"cuda-sm90", "sm_90a", 232448}; /* 227 KiB opt-in per block */
+static const cuda_arch sm80 = {"cuda-sm80", "sm_80", 166912};  /* 163 KiB opt-in per block */
+
+static int emit_sm90(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
+{
+	(void)opts;
+	return cuda_emit_module(m, &sm90, out);
+}
+
+static int emit_sm80(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
+{
+	(void)opts;
+	return cuda_emit_module(m, &sm80, out);
+}
+
+static const tlc_target_desc cuda_sm90_target = {
+	.name = "cuda-sm90",
+	.summary = "NVIDIA Hopper (sm_90a): CUDA C++ with extern \"C\" launchers",
+	.pipeline = "pipeline.cuda-sm90",
+	.source_ext = "cu",
+	.emit = emit_sm90,
+};
+
+static const tlc_target_desc cuda_sm80_target = {
+	.name = "cuda-sm80",
+	.summary = "NVIDIA Ampere (sm_80): CUDA C++ with extern \"C\" launchers",
+	.pipeline = "pipeline.cuda-sm80",
+	.source_ext = "cu",
+	.emit = emit_sm80,
+};
+
+static int cuda_plugin_init(tlc_registry *reg)
+{
+	if (tlc_register_target(reg, &cuda_sm90_target) || tlc_register_target(reg, &cuda_sm80_target))
+		return -1;
+	return 0;
+}
+
+static const tlc_plugin_desc cuda_plugin = {
+	.abi_version = TLC_PLUGIN_ABI_VERSION,
+	.struct_size = sizeof(tlc_plugin_desc),
+	.name = "cuda",
+	.version = "0.1.0",
+	.description = "CUDA targets cuda-sm90 and cuda-sm80",
+	.init = cuda_plugin_init,
+};
+
+TLC_DEFINE_PLUGIN(cuda_plugin)
