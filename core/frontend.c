@@ -1,1 +1,495 @@
-#include "internal.h"
+/* frontend.c - tlc_parse: run the module's Python at compile time, pick the
+ * kernels (--entry, @T.prim_func defs, factories, eager @tilelang.jit) and
+ * instantiate each into a tlc_func.  -D NAME=VALUE values override module
+ * constants, entry-function parameters and T.const/T.dynamic sizes. */
+#include "frontend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- -D values ---- */
+
+static fe_val *parse_define(fe *F, const char *s)
+{
+	char *end;
+	if (!strcmp(s, "True") || !strcmp(s, "False"))
+		return fe_bool(F, s[0] == 'T');
+	if (!strcmp(s, "None"))
+		return F->none;
+	long long i = strtoll(s, &end, 0);
+	if (*s && !*end)
+		return fe_int(F, i);
+	double d = strtod(s, &end);
+	if (*s && !*end)
+		return fe_float(F, d);
+	size_t n = strlen(s);
+	if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
+		return fe_str(F, tlc_arena_strndup(F->arena, s + 1, n - 2));
+	return fe_str(F, s);
+}
+
+fe_val *fe_define(fe *F, const char *name)
+{
+	for (int i = 0; i < F->nsizes; i++)
+		if (strcmp(F->size_names[i], name) == 0)
+			return F->size_vals[i];
+	if (!F->opts)
+		return NULL;
+	for (int i = F->opts->ndefines - 1; i >= 0; i--)
+		if (F->opts->define_names[i] && strcmp(F->opts->define_names[i], name) == 0) {
+			F->define_used[i] = true;
+			return parse_define(F, F->opts->define_values[i] ? F->opts->define_values[i] : "");
+		}
+	return NULL;
+}
+
+/* ---- kernel instantiation ---- */
+
+static bool in_params(fe_kernel *K, tlc_var *v)
+{
+	for (int i = 0; i < K->nparams; i++)
+		if (K->params[i].var == v)
+			return true;
+	return false;
+}
+
+/* out_idx from T.func_attr or @tilelang.jit marks outputs (negative counts
+ * from the end); the printer writes it back from the flags. */
+static bool apply_out_idx(fe *F, fe_kernel *K, const tlc_expr *e, tlc_loc loc)
+{
+	int n = e->kind == TLC_EXPR_TUPLE ? e->u.tuple.n : 1;
+	const tlc_expr *const *items = e->kind == TLC_EXPR_TUPLE ? e->u.tuple.items : &e;
+	for (int i = 0; i < n; i++) {
+		int64_t x;
+		if (!tlc_expr_as_int(items[i], &x) || x < -K->nparams || x >= K->nparams) {
+			tlc_error(F->ctx, loc, "out_idx entry '%s' is not a parameter index (kernel has %d)",
+			          fe_show_expr(F, items[i]), K->nparams);
+			return false;
+		}
+		K->params[x < 0 ? x + K->nparams : x].is_output = true;
+	}
+	return true;
+}
+
+static const char *const known_configs[] = {
+	"tl.disable_warp_specialized", "tl.disable_tma_lower", "tl.enable_fast_math",
+	"tl.disable_fast_math", "tl.disable_wgmma", "tl.disable_shared_memory_reuse",
+	"tl.enable_aggressive_shared_memory_merge", "tl.disable_safe_memory_legalize",
+	"tl.disable_vectorize_256", "tl.disable_thread_storage_sync",
+};
+
+static bool apply_configs(fe *F, fe_val *cfg, tlc_loc loc)
+{
+	if (cfg->kind != FV_DICT) {
+		tlc_error(F->ctx, loc, "pass_configs must be a dict");
+		return false;
+	}
+	for (int i = 0; i < cfg->u.dict.n; i++) {
+		fe_val *k = cfg->u.dict.keys[i];
+		if (k->kind != FV_STR) {
+			tlc_error(F->ctx, loc, "pass_configs keys must be strings");
+			return false;
+		}
+		bool known = false;
+		for (size_t j = 0; j < TLC_ARRAY_LEN(known_configs) && !known; j++)
+			known = strcmp(known_configs[j], k->u.s) == 0;
+		if (!known) {
+			tlc_warning(F->ctx, loc, "unknown pass config '%s' ignored", k->u.s);
+			continue;
+		}
+		const tlc_expr *v = fe_to_expr(F, cfg->u.dict.vals[i], loc);
+		if (!v)
+			return false;
+		fe_kernel_add_attr(F, k->u.s, v);
+	}
+	return true;
+}
+
+/* Move the finished kernel into the module. */
+static bool finish_kernel(fe *F, fe_kernel *K, fe_val *out_idx, fe_val *configs, tlc_loc loc)
+{
+	tlc_func *f = K->func;
+	if (!K->has_frame) {
+		tlc_error(F->ctx, loc, "kernel '%s' has no 'with T.Kernel(...)' frame", f->name);
+		return false;
+	}
+	for (int i = K->first_dyn; i < F->ndyn; i++)
+		if (!in_params(K, F->dyn[i]))
+			fe_kernel_add_param(F, (tlc_param){.kind = TLC_PARAM_SCALAR, .var = F->dyn[i]});
+	if (out_idx) {
+		const tlc_expr *e = fe_to_expr(F, out_idx, loc);
+		if (!e || !apply_out_idx(F, K, e, loc))
+			return false;
+	}
+	if (configs && !apply_configs(F, configs, loc))
+		return false;
+	/* an out_idx attribute (printed IR) only sets the flags */
+	int na = 0;
+	for (int i = 0; i < K->nattrs; i++) {
+		if (strcmp(K->attr_keys[i], "out_idx") == 0) {
+			if (!apply_out_idx(F, K, K->attr_values[i], loc))
+				return false;
+			continue;
+		}
+		K->attr_keys[na] = K->attr_keys[i];
+		K->attr_values[na++] = K->attr_values[i];
+	}
+	f->nparams = K->nparams;
+	f->params = K->params;
+	f->nattrs = na;
+	f->attr_keys = K->attr_keys;
+	f->attr_values = K->attr_values;
+	tlc_module_add_func(F->m, f);
+	return true;
+}
+
+static bool is_scalar_annotation(py_node *a)
+{
+	return a && (a->kind == PY_ATTR || a->kind == PY_NAME || a->kind == PY_STR);
+}
+
+/* Instantiate a @T.prim_func: parameters from annotations, then the body. */
+static bool instantiate(fe *F, fe_val *pf, const char *name, int first_dyn)
+{
+	py_node *def = pf->u.pf.def;
+	fe_kernel K = {.func = tlc_func_new(F->m, name, def->loc), .first_dyn = first_dyn};
+	fe_kernel *saved = F->kernel;
+	F->kernel = &K;
+	fe_env *env = fe_env_new(F, pf->u.pf.env);
+	bool ok = true;
+	tlc_param *ps = tlc_arena_alloc(F->arena, sizeof(tlc_param) * (size_t)(def->nparams + 1));
+	/* scalars first: tensor shapes may name them (A: T.Tensor((n,), ...), n: T.int32) */
+	for (int pass = 0; pass < 2 && ok; pass++)
+		for (int i = 0; i < def->nparams && ok; i++) {
+			py_param *p = &def->params[i];
+			if (is_scalar_annotation(p->annotation) != (pass == 0))
+				continue;
+			if (!p->annotation || p->star) {
+				tlc_error(F->ctx, def->loc, "parameter '%s' of T.prim_func '%s' needs a "
+				          "T.Tensor or dtype annotation", p->name, def->str);
+				ok = false;
+				break;
+			}
+			fe_val *a = fe_eval(F, env, p->annotation);
+			if (!a) {
+				ok = false;
+			} else if (a->kind == FV_TENSORTYPE) {
+				tlc_buffer *b = fe_make_tensor(F, p->name, a, p->annotation->loc);
+				ps[i] = (tlc_param){.kind = TLC_PARAM_TENSOR, .buf = b};
+				ok = b != NULL;
+				if (ok)
+					fe_env_set(F, env, p->name, fe_buf(F, b));
+			} else if (a->kind == FV_DTYPE || a->kind == FV_STR) {
+				tlc_dtype t;
+				ok = fe_to_dtype(F, a, p->annotation->loc, &t);
+				if (ok && !tlc_dtype_is_int(t)) {
+					tlc_error(F->ctx, p->annotation->loc, "scalar parameter '%s' must have an "
+					          "integer dtype, got %s", p->name, tlc_dtype_name(t));
+					ok = false;
+				}
+				if (ok) {
+					tlc_var *v = tlc_var_new(F->m, p->name, t);
+					ps[i] = (tlc_param){.kind = TLC_PARAM_SCALAR, .var = v};
+					fe_env_set(F, env, p->name, fe_expr(F, tlc_var_ref(F->m, v)));
+				}
+			} else {
+				tlc_error(F->ctx, p->annotation->loc, "parameter '%s' needs a T.Tensor or dtype "
+				          "annotation, got %s", p->name, fe_kind_name(a));
+				ok = false;
+			}
+		}
+	for (int i = 0; ok && i < def->nparams; i++)
+		fe_kernel_add_param(F, ps[i]);
+	if (ok) {
+		fe_frame frame = {.caller = F->frame, .name = def->str, .kernel_mode = true};
+		F->frame = &frame;
+		fe_flow fl = fe_exec_body(F, env, def->nbody, def->body);
+		F->frame = frame.caller;
+		ok = fl == FL_NORMAL || fl == FL_RETURN;
+	}
+	if (ok)
+		ok = finish_kernel(F, &K, pf->u.pf.out_idx, pf->u.pf.configs, def->loc);
+	F->kernel = saved;
+	return ok;
+}
+
+/* Call a factory or eager jit function as the entry; instantiate what it
+ * returns, or the eager kernel its body built. */
+static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **args, int nkw,
+                      const char **kwn, fe_val **kwv, tlc_loc loc)
+{
+	py_node *def = fn->u.fn.def;
+	/* -D NAME=V gives parameters not passed explicitly */
+	const char **kn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)(nkw + def->nparams + 1));
+	fe_val **kv = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(nkw + def->nparams + 1));
+	int nk = 0;
+	for (int k = 0; k < nkw; k++) {
+		kn[nk] = kwn[k];
+		kv[nk++] = kwv[k];
+	}
+	for (int i = nargs; i < def->nparams; i++) {
+		py_param *p = &def->params[i];
+		bool given = false;
+		for (int k = 0; k < nkw; k++)
+			given |= strcmp(kwn[k], p->name) == 0;
+		fe_val *d = p->star || given ? NULL : fe_define(F, p->name);
+		if (d) {
+			kn[nk] = p->name;
+			kv[nk++] = d;
+		}
+	}
+	int first_dyn = F->ndyn;
+	fe_kernel K = {.func = tlc_func_new(F->m, name, def->loc), .eager = true, .first_dyn = first_dyn};
+	fe_kernel *saved = F->kernel;
+	F->kernel = &K;
+	F->entry_missing_ok = true;
+	fe_val *r = fe_call_function(F, fn, nargs, args, nk, kn, kv, loc);
+	F->entry_missing_ok = false;
+	F->kernel = saved;
+	if (!r)
+		return false;
+	if (K.has_frame) {
+		F->kernel = &K;
+		bool ok = finish_kernel(F, &K, fn->u.fn.jit_out_idx, fn->u.fn.jit_configs, def->loc);
+		F->kernel = saved;
+		return ok;
+	}
+	if (r->kind == FV_PRIMFUNC) {
+		fe_val *pf = r;
+		if (fn->u.fn.flags & FF_JIT) {
+			pf = fe_new(F, FV_PRIMFUNC);
+			*pf = *r;
+			pf->u.pf.out_idx = fn->u.fn.jit_out_idx;
+			pf->u.pf.configs = fn->u.fn.jit_configs;
+		}
+		return instantiate(F, pf, name, first_dyn);
+	}
+	tlc_error(F->ctx, loc, "'%s' neither returns a T.prim_func nor builds a T.Kernel (returned %s)",
+	          name, fe_kind_name(r));
+	return false;
+}
+
+/* ---- kernel selection ---- */
+
+/* Does a function's body syntactically hold a kernel (a nested
+ * @T.prim_func def or a `with ...Kernel(...)`)? */
+static bool holds_kernel(py_node **body, int n, int depth)
+{
+	if (depth > 50)
+		return false;
+	for (int i = 0; i < n; i++) {
+		py_node *s = body[i];
+		if (!s)
+			continue;
+		if (s->kind == PY_DEF) {
+			for (int d = 0; d < s->n; d++) {
+				py_node *dec = s->list[d];
+				if (dec->kind == PY_ATTR && strcmp(dec->str, "prim_func") == 0)
+					return true;
+			}
+			continue;
+		}
+		if (s->kind == PY_WITH)
+			for (int k = 0; k < s->n; k++) {
+				py_node *c = s->list[k];
+				if (c->kind == PY_CALL && c->a->kind == PY_ATTR && strcmp(c->a->str, "Kernel") == 0)
+					return true;
+			}
+		if (holds_kernel(s->body, s->nbody, depth + 1) ||
+		    holds_kernel(s->orelse, s->norelse, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+static bool select_without_entry(fe *F, py_node *mod)
+{
+	fe_env *g = F->globals;
+	int found = 0;
+	/* 1. module-level @T.prim_func defs (printed IR), in source order */
+	for (int i = 0; i < g->n; i++) {
+		fe_val *v = g->vals[i];
+		if (v->kind == FV_PRIMFUNC && !v->u.pf.factory && strcmp(g->names[i], v->u.pf.def->str) == 0) {
+			if (!instantiate(F, v, v->u.pf.def->str, F->ndyn))
+				return false;
+			found++;
+		}
+	}
+	if (found)
+		return true;
+	/* 2. module-level names bound to prim_funcs (kernel = matmul(...)) */
+	for (int i = 0; i < g->n; i++) {
+		fe_val *v = g->vals[i];
+		if (v->kind == FV_PRIMFUNC) {
+			const char *name = v->u.pf.factory ? v->u.pf.factory : v->u.pf.def->str;
+			if (!instantiate(F, v, name, F->ndyn))
+				return false;
+			found++;
+		}
+	}
+	if (found)
+		return true;
+	/* 3. the one factory / jit function, called with its defaults */
+	fe_val *cand = NULL;
+	const char *cname = NULL;
+	tlc_buf names;
+	tlc_buf_init(&names);
+	int ncand = 0;
+	for (int i = 0; i < g->n; i++) {
+		fe_val *v = g->vals[i];
+		if (v->kind != FV_FUNC || v->u.fn.def->kind != PY_DEF || v->u.fn.env != g)
+			continue;
+		if (!(v->u.fn.flags & FF_JIT) && !holds_kernel(v->u.fn.def->body, v->u.fn.def->nbody, 0))
+			continue;
+		tlc_buf_printf(&names, "%s'%s'", ncand ? ", " : "", g->names[i]);
+		cand = v;
+		cname = g->names[i];
+		ncand++;
+	}
+	tlc_loc loc = {F->file, 1, 1};
+	if (ncand > 1) {
+		tlc_error(F->ctx, loc, "several kernels in file (%s): pick one with --entry '%s(...)'",
+		          tlc_buf_str(&names), cname);
+		tlc_buf_free(&names);
+		return false;
+	}
+	tlc_buf_free(&names);
+	if (ncand == 0) {
+		(void)mod;
+		tlc_error(F->ctx, loc, "no kernel found in file: expected a @T.prim_func, a function "
+		                       "returning one, or a @tilelang.jit kernel");
+		return false;
+	}
+	return run_entry(F, cand, cname, 0, NULL, 0, NULL, NULL, cand->u.fn.def->loc);
+}
+
+static bool select_entry(fe *F, const char *entry)
+{
+	uint32_t efile = tlc_add_source(F->ctx, "<entry>", entry, strlen(entry));
+	tlc_loc eloc = {efile, 1, 1};
+	py_node *m = py_parse(F->ctx, F->arena, efile, entry, strlen(entry));
+	if (!m)
+		return false;
+	py_node *e = m->nbody == 1 && m->body[0]->kind == PY_EXPR_STMT ? m->body[0]->a : NULL;
+	py_node *callee = e && e->kind == PY_CALL ? e->a : e;
+	if (!callee || callee->kind != PY_NAME) {
+		tlc_error(F->ctx, eloc, "bad --entry text: expected NAME or NAME(args...), e.g. "
+		                        "--entry 'matmul(1024, 1024, 1024)'");
+		return false;
+	}
+	fe_val *fn = fe_env_get_local(F->globals, callee->str);
+	if (!fn || (fn->kind != FV_FUNC && fn->kind != FV_PRIMFUNC)) {
+		tlc_error(F->ctx, callee->loc, "--entry: no kernel function '%s' in the file", callee->str);
+		return false;
+	}
+	if (fn->kind == FV_PRIMFUNC) {
+		if (e->kind == PY_CALL) {
+			tlc_error(F->ctx, e->loc, "--entry: '%s' is a T.prim_func and takes no arguments",
+			          callee->str);
+			return false;
+		}
+		return instantiate(F, fn, fn->u.pf.factory ? fn->u.pf.factory : callee->str, F->ndyn);
+	}
+	int nargs = 0, nkw = 0;
+	fe_val **args = NULL, **kwv = NULL;
+	const char **kwn = NULL;
+	if (e->kind == PY_CALL) {
+		args = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(e->n + 1));
+		kwv = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(e->n2 + 1));
+		kwn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)(e->n2 + 1));
+		F->size_names = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)(e->n2 + 1));
+		F->size_vals = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(e->n2 + 1));
+		for (int i = 0; i < e->n; i++)
+			if (e->list[i]->kind == PY_STARRED || !(args[nargs++] = fe_eval(F, F->globals, e->list[i])))
+				return e->list[i]->kind == PY_STARRED
+				           ? (tlc_error(F->ctx, e->list[i]->loc, "--entry: * arguments are not supported"), false)
+				           : false;
+		for (int i = 0; i < e->n2; i++) {
+			if (!e->kw_names[i]) {
+				tlc_error(F->ctx, e->kw_values[i]->loc, "--entry: ** arguments are not supported");
+				return false;
+			}
+			fe_val *v = fe_eval(F, F->globals, e->kw_values[i]);
+			if (!v)
+				return false;
+			/* keywords that are not parameters name T.const sizes (eager style) */
+			bool is_param = false;
+			for (int p = 0; p < fn->u.fn.def->nparams; p++)
+				is_param |= strcmp(fn->u.fn.def->params[p].name, e->kw_names[i]) == 0;
+			if (!is_param && !(fn->u.fn.flags & FF_JIT)) {
+				tlc_error(F->ctx, e->kw_values[i]->loc, "--entry: %s() has no parameter '%s'",
+				          callee->str, e->kw_names[i]);
+				return false;
+			}
+			if (!is_param) { /* a T.const size of an eager kernel */
+				F->size_names[F->nsizes] = e->kw_names[i];
+				F->size_vals[F->nsizes++] = v;
+				continue;
+			}
+			kwn[nkw] = e->kw_names[i];
+			kwv[nkw++] = v;
+		}
+	}
+	return run_entry(F, fn, callee->str, nargs, args, nkw, kwn, kwv, callee->loc);
+}
+
+/* Module statements; a module-level `NAME = ...` with a -D NAME takes the
+ * -D value instead. */
+static bool run_module(fe *F, py_node *mod)
+{
+	for (int i = 0; i < mod->nbody; i++) {
+		py_node *s = mod->body[i];
+		if (s->kind == PY_ASSIGN && s->n == 1 && s->list[0]->kind == PY_NAME) {
+			fe_val *d = fe_define(F, s->list[0]->str);
+			if (d) {
+				fe_env_set(F, F->globals, s->list[0]->str, d);
+				continue;
+			}
+		}
+		if (fe_exec_body(F, F->globals, 1, &s) != FL_NORMAL)
+			return false;
+	}
+	return true;
+}
+
+tlc_module *tlc_parse(tlc_context *ctx, const char *filename, const char *text, size_t len,
+                      const tlc_frontend_opts *opts)
+{
+	int errors0 = tlc_error_count(ctx);
+	fe F = {.ctx = ctx, .opts = opts};
+	F.arena = tlc_arena_new();
+	F.file = tlc_add_source(ctx, filename ? filename : "<input>", text ? text : "", text ? len : 0);
+	F.m = tlc_module_new(ctx);
+	F.none = fe_new(&F, FV_NONE);
+	F.vtrue = fe_new(&F, FV_BOOL);
+	F.vtrue->u.b = true;
+	F.vfalse = fe_new(&F, FV_BOOL);
+	int nd = opts ? opts->ndefines : 0;
+	F.define_used = tlc_arena_alloc(F.arena, sizeof(bool) * (size_t)(nd + 1));
+	fe_frame top = {.name = NULL};
+	F.frame = &top;
+	F.globals = fe_env_new(&F, NULL);
+	fe_env_set(&F, F.globals, "__name__", fe_str(&F, "__tlc__"));
+	fe_env_set(&F, F.globals, "__file__", fe_str(&F, filename ? filename : "<input>"));
+	bool ok = false;
+	py_node *mod = py_parse(ctx, F.arena, F.file, text ? text : "", text ? len : 0);
+	if (mod && run_module(&F, mod)) {
+		if (opts && opts->entry && *opts->entry)
+			ok = select_entry(&F, opts->entry);
+		else
+			ok = select_without_entry(&F, mod);
+	}
+	for (int i = 0; ok && i < nd; i++)
+		if (!F.define_used[i])
+			tlc_warning(ctx, FE_NOLOC, "-D %s was not used", opts->define_names[i]);
+	ok = ok && tlc_error_count(ctx) == errors0;
+	tlc_arena_free(F.arena);
+	if (!ok) {
+		if (tlc_error_count(ctx) == errors0)
+			tlc_error(ctx, fe_file_loc(F.file), "could not read the kernel");
+		tlc_module_free(F.m);
+		return NULL;
+	}
+	return F.m;
+}

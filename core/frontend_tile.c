@@ -1,1 +1,667 @@
-#include "internal.h"
+/* frontend_tile.c - the T.* surface that is not a plain op call: the kernel
+ * frame, tensors and allocations, loops, scopes, symbolic sizes and the
+ * scalar helpers (ceildiv, min/max, if_then_else, cast, infinity). */
+#include "frontend.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Builtins of T that the frontend implements itself (the rest are ops). */
+static const char *const t_builtins[] = {
+	"prim_func", "macro", "Kernel", "Tensor", "Buffer", "alloc_shared", "alloc_fragment",
+	"alloc_local", "alloc_var", "alloc_barrier", "Parallel", "Pipelined", "serial", "Serial",
+	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
+	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
+	"const", "dynamic", "symbolic", "empty", "ws", "view",
+};
+
+fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
+{
+	if (strcmp(name, "GemmWarpPolicy") == 0) {
+		fe_val *v = fe_new(F, FV_NAMESPACE);
+		v->u.s = "T.GemmWarpPolicy";
+		return v;
+	}
+	if (fe_dtype_unsupported(name)) {
+		tlc_error(F->ctx, loc, "%s is not supported yet", name);
+		return NULL;
+	}
+	tlc_dtype t = tlc_dtype_from_name(name);
+	if (t != TLC_DT_VOID)
+		return fe_dtype(F, t);
+	char buf[128];
+	snprintf(buf, sizeof buf, "T.%s", name);
+	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
+		if (strcmp(t_builtins[i], name) == 0)
+			return fe_builtin(F, tlc_arena_strdup(F->arena, buf));
+	if (tlc_op_lookup(F->ctx, name) >= 0)
+		return fe_builtin(F, tlc_arena_strdup(F->arena, buf));
+	tlc_error(F->ctx, loc, "unknown T.* function 'T.%s'", name);
+	return NULL;
+}
+
+fe_val *fe_tilelang_attr(fe *F, int mod, const char *name, tlc_loc loc)
+{
+	if (mod == FM_LAYOUT) {
+		if (strcmp(name, "make_swizzled_layout") == 0)
+			return fe_builtin(F, "T.make_swizzled_layout");
+		tlc_error(F->ctx, loc, "unsupported function 'tilelang.layout.%s'", name);
+		return NULL;
+	}
+	if (strcmp(name, "language") == 0) {
+		fe_val *v = fe_new(F, FV_MODULE);
+		v->u.s = "tilelang.language";
+		v->mod = FM_T;
+		return v;
+	}
+	if (strcmp(name, "layout") == 0) {
+		fe_val *v = fe_new(F, FV_MODULE);
+		v->u.s = "tilelang.layout";
+		v->mod = FM_LAYOUT;
+		return v;
+	}
+	if (strcmp(name, "PassConfigKey") == 0) {
+		fe_val *v = fe_new(F, FV_NAMESPACE);
+		v->u.s = "tilelang.PassConfigKey";
+		return v;
+	}
+	if (!strcmp(name, "jit") || !strcmp(name, "compile") || !strcmp(name, "autotune"))
+		return fe_builtin(F, !strcmp(name, "jit") ? "tilelang.jit"
+		                     : !strcmp(name, "compile") ? "tilelang.compile" : "tilelang.autotune");
+	char buf[128];
+	snprintf(buf, sizeof buf, "tilelang.%s", name);
+	fe_val *v = fe_new(F, FV_HOST); /* host-side tilelang API: opaque */
+	v->u.s = tlc_arena_strdup(F->arena, buf);
+	return v;
+}
+
+/* ---- argument binding for T.* builtins ---- */
+
+bool fe_bind_args(fe *F, const char *fname, const char *const *names, int nnames, int nreq,
+                 int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv, fe_val **out,
+                 tlc_loc loc)
+{
+	for (int i = 0; i < nnames; i++)
+		out[i] = NULL;
+	if (nargs > nnames) {
+		if (nreq == nnames)
+			tlc_error(F->ctx, loc, "%s expects %d argument%s, got %d", fname, nnames,
+			          nnames == 1 ? "" : "s", nargs);
+		else
+			tlc_error(F->ctx, loc, "%s expects %d to %d arguments, got %d", fname, nreq, nnames,
+			          nargs);
+		return false;
+	}
+	for (int i = 0; i < nargs; i++)
+		out[i] = args[i];
+	for (int k = 0; k < nkw; k++) {
+		int i;
+		for (i = 0; i < nnames; i++)
+			if (strcmp(names[i], kwn[k]) == 0)
+				break;
+		if (i == nnames) {
+			tlc_error(F->ctx, loc, "unknown keyword argument '%s' for %s", kwn[k], fname);
+			return false;
+		}
+		if (out[i]) {
+			tlc_error(F->ctx, loc, "%s got multiple values for argument '%s'", fname, kwn[k]);
+			return false;
+		}
+		out[i] = kwv[k];
+	}
+	for (int i = 0; i < nreq; i++)
+		if (!out[i]) {
+			tlc_error(F->ctx, loc, "%s is missing argument '%s'", fname, names[i]);
+			return false;
+		}
+	return true;
+}
+
+bool fe_const_int(fe *F, fe_val *v, const char *what, tlc_loc loc, int64_t *out)
+{
+	if (fe_as_int(v, out))
+		return true;
+	if (v->kind == FV_MISSING || v->kind == FV_HOST)
+		fe_err_not_kernel(F, v, loc);
+	else
+		tlc_error(F->ctx, loc, "%s must be a compile-time constant, got '%s'", what, fe_show(F, v));
+	return false;
+}
+
+/* A shape: an int/expression or a tuple/list of them. */
+static bool shape_of(fe *F, fe_val *v, const char *what, bool need_const, tlc_loc loc, int *ndim,
+                     const tlc_expr ***dims)
+{
+	int n = v->kind == FV_TUPLE || v->kind == FV_LIST ? v->u.seq.n : 1;
+	fe_val **items = v->kind == FV_TUPLE || v->kind == FV_LIST ? v->u.seq.items : &v;
+	if (n < 1 || n > 8) {
+		tlc_error(F->ctx, loc, "%s must have 1 to 8 dimensions, got %d", what, n);
+		return false;
+	}
+	const tlc_expr **d = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		int64_t x;
+		if (need_const) {
+			if (!fe_const_int(F, items[i], "block size", loc, &x))
+				return false;
+		}
+		if (fe_as_int(items[i], &x) && x <= 0) {
+			tlc_error(F->ctx, loc, "%s has a non-positive extent %lld", what, (long long)x);
+			return false;
+		}
+		if (!(d[i] = fe_to_scalar(F, items[i], loc)))
+			return false;
+		if (!tlc_dtype_is_int(d[i]->dtype)) {
+			tlc_error(F->ctx, loc, "%s extent '%s' is not an integer", what, fe_show(F, items[i]));
+			return false;
+		}
+	}
+	*ndim = n;
+	*dims = d;
+	return true;
+}
+
+tlc_buffer *fe_make_tensor(fe *F, const char *name, fe_val *tt, tlc_loc loc)
+{
+	int n;
+	const tlc_expr **dims;
+	if (!shape_of(F, tt->u.tensor.shape, "tensor shape", false, loc, &n, &dims))
+		return NULL;
+	return tlc_buffer_new(F->m, name, tt->u.tensor.dt, TLC_SCOPE_GLOBAL, n, dims, loc);
+}
+
+tlc_var *fe_new_dyn(fe *F, const char *name, tlc_dtype t)
+{
+	tlc_var *v = tlc_var_new(F->m, name, t);
+	if (F->ndyn == F->cap_dyn) {
+		int cap = F->cap_dyn ? F->cap_dyn * 2 : 8;
+		tlc_var **d = tlc_arena_alloc(F->arena, sizeof(tlc_var *) * (size_t)cap);
+		if (F->ndyn)
+			memcpy(d, F->dyn, sizeof(tlc_var *) * (size_t)F->ndyn);
+		F->dyn = d;
+		F->cap_dyn = cap;
+	}
+	F->dyn[F->ndyn++] = v;
+	return v;
+}
+
+void fe_kernel_add_param(fe *F, tlc_param p)
+{
+	fe_kernel *K = F->kernel;
+	if (K->nparams == K->cap_params) {
+		int cap = K->cap_params ? K->cap_params * 2 : 8;
+		tlc_param *ps = tlc_alloc(F->m, sizeof(tlc_param) * (size_t)cap);
+		if (K->nparams)
+			memcpy(ps, K->params, sizeof(tlc_param) * (size_t)K->nparams);
+		K->params = ps;
+		K->cap_params = cap;
+	}
+	K->params[K->nparams++] = p;
+}
+
+void fe_kernel_add_attr(fe *F, const char *key, const tlc_expr *v)
+{
+	fe_kernel *K = F->kernel;
+	key = tlc_intern(F->m, key);
+	for (int i = 0; i < K->nattrs; i++)
+		if (K->attr_keys[i] == key) {
+			K->attr_values[i] = v;
+			return;
+		}
+	if (K->nattrs == K->cap_attrs) {
+		int cap = K->cap_attrs ? K->cap_attrs * 2 : 8;
+		const char **ks = tlc_alloc(F->m, sizeof(char *) * (size_t)cap);
+		const tlc_expr **vs = tlc_alloc(F->m, sizeof(tlc_expr *) * (size_t)cap);
+		if (K->nattrs) {
+			memcpy(ks, K->attr_keys, sizeof(char *) * (size_t)K->nattrs);
+			memcpy(vs, K->attr_values, sizeof(tlc_expr *) * (size_t)K->nattrs);
+		}
+		K->attr_keys = ks;
+		K->attr_values = vs;
+		K->cap_attrs = cap;
+	}
+	K->attr_keys[K->nattrs] = key;
+	K->attr_values[K->nattrs++] = v;
+}
+
+bool fe_need_kernel(fe *F, const char *what, bool need_block, tlc_loc loc)
+{
+	if (!F->kernel || (need_block && !F->kernel->block)) {
+		tlc_error(F->ctx, loc, "%s must be inside %s", what,
+		          need_block ? "'with T.Kernel(...)'" : "a T.prim_func or @tilelang.jit kernel");
+		return false;
+	}
+	return true;
+}
+
+const char *fe_hint(fe *F, const char *def)
+{
+	return F->name_hint ? F->name_hint : def;
+}
+
+/* ---- allocations ---- */
+
+static fe_val *alloc_buffer(fe *F, const char *fname, tlc_scope scope, int nargs, fe_val **args,
+                            int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
+{
+	static const char *const names[] = {"shape", "dtype", "scope"};
+	fe_val *a[3];
+	if (!fe_bind_args(F, fname, names, 3, 2, nargs, args, nkw, kwn, kwv, a, loc) ||
+	    !fe_need_kernel(F, fname, true, loc))
+		return NULL;
+	int n;
+	const tlc_expr **dims;
+	tlc_dtype dt;
+	if (!shape_of(F, a[0], "buffer shape", true, loc, &n, &dims) || !fe_to_dtype(F, a[1], loc, &dt))
+		return NULL;
+	if (a[2]) {
+		const char *s = a[2]->kind == FV_STR ? a[2]->u.s : "";
+		if (scope == TLC_SCOPE_SHARED_DYN && strcmp(s, "shared") == 0)
+			scope = TLC_SCOPE_SHARED;
+		else if (strcmp(s, tlc_scope_name(scope)) != 0) {
+			tlc_error(F->ctx, loc, "unsupported scope '%s' for %s", s, fname);
+			return NULL;
+		}
+	}
+	tlc_buffer *b = tlc_buffer_new(F->m, fe_hint(F, "buf"), dt, scope, n, dims, loc);
+	fe_emit(F, tlc_alloc_new(F->m, loc, b));
+	return fe_buf(F, b);
+}
+
+static fe_val *alloc_var(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                         tlc_loc loc)
+{
+	static const char *const names[] = {"dtype", "init", "scope"};
+	fe_val *a[3];
+	tlc_dtype dt;
+	if (!fe_bind_args(F, "T.alloc_var", names, 3, 1, nargs, args, nkw, kwn, kwv, a, loc) ||
+	    !fe_need_kernel(F, "T.alloc_var", true, loc) || !fe_to_dtype(F, a[0], loc, &dt))
+		return NULL;
+	const tlc_expr *one = tlc_i32(F->m, 1);
+	tlc_buffer *b = tlc_buffer_new(F->m, fe_hint(F, "var"), dt, TLC_SCOPE_VAR, 1, &one, loc);
+	if (a[1] && a[1]->kind != FV_NONE) {
+		const tlc_expr *init = fe_to_scalar(F, a[1], loc);
+		if (!init)
+			return NULL;
+		b->init = tlc_alloc(F->m, sizeof(tlc_expr *));
+		b->init[0] = init;
+		b->ninit = 1;
+	}
+	fe_emit(F, tlc_alloc_new(F->m, loc, b));
+	return fe_buf(F, b);
+}
+
+static fe_val *alloc_barrier(fe *F, int nargs, fe_val **args, int nkw, const char **kwn,
+                             fe_val **kwv, tlc_loc loc)
+{
+	static const char *const names[] = {"arrive_count"};
+	fe_val *a[1];
+	if (!fe_bind_args(F, "T.alloc_barrier", names, 1, 1, nargs, args, nkw, kwn, kwv, a, loc) ||
+	    !fe_need_kernel(F, "T.alloc_barrier", true, loc))
+		return NULL;
+	int n = a[0]->kind == FV_LIST || a[0]->kind == FV_TUPLE ? a[0]->u.seq.n : 1;
+	fe_val **items = a[0]->kind == FV_LIST || a[0]->kind == FV_TUPLE ? a[0]->u.seq.items : a;
+	if (n < 1) {
+		tlc_error(F->ctx, loc, "T.alloc_barrier needs at least one arrive count");
+		return NULL;
+	}
+	const tlc_expr **counts = tlc_alloc(F->m, sizeof(tlc_expr *) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		int64_t c;
+		if (!fe_const_int(F, items[i], "barrier arrive count", loc, &c))
+			return NULL;
+		counts[i] = tlc_i32(F->m, c);
+	}
+	const tlc_expr *ext = tlc_i32(F->m, n);
+	tlc_buffer *b = tlc_buffer_new(F->m, fe_hint(F, "bar"), TLC_DT_UINT64, TLC_SCOPE_BARRIER, 1, &ext, loc);
+	b->init = counts;
+	b->ninit = n;
+	fe_emit(F, tlc_alloc_new(F->m, loc, b));
+	return fe_buf(F, b);
+}
+
+/* ---- symbolic sizes and tensors ---- */
+
+static fe_val *size_symbol(fe *F, const char *name, tlc_dtype t, tlc_loc loc)
+{
+	fe_val *d = fe_define(F, name);
+	if (d)
+		return d;
+	if (!F->kernel) {
+		tlc_error(F->ctx, loc, "symbolic size '%s' outside a kernel", name);
+		return NULL;
+	}
+	return fe_expr(F, tlc_var_ref(F->m, fe_new_dyn(F, name, t)));
+}
+
+static fe_val *t_const(fe *F, int nargs, fe_val **args, bool split, tlc_loc loc)
+{
+	if (nargs < 1 || nargs > 2 || args[0]->kind != FV_STR) {
+		tlc_error(F->ctx, loc, "expected a string of size names, e.g. T.const(\"M, N\")");
+		return NULL;
+	}
+	tlc_dtype t = TLC_DT_INT32;
+	if (nargs == 2 && !fe_to_dtype(F, args[1], loc, &t))
+		return NULL;
+	fe_val *r = fe_seq(F, FV_TUPLE, 0);
+	const char *p = args[0]->u.s;
+	while (*p) {
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		size_t n = split ? strcspn(p, " ,\t") : strlen(p);
+		if (!n)
+			break;
+		fe_val *v = size_symbol(F, tlc_intern(F->m, tlc_arena_strndup(F->arena, p, n)), t, loc);
+		if (!v)
+			return NULL;
+		fe_seq_push(F, r, v);
+		p += n;
+	}
+	if (r->u.seq.n == 0) {
+		tlc_error(F->ctx, loc, "no size names given");
+		return NULL;
+	}
+	return r->u.seq.n == 1 ? r->u.seq.items[0] : r;
+}
+
+static fe_val *tensor_type(fe *F, const char *fname, int nargs, fe_val **args, int nkw,
+                           const char **kwn, fe_val **kwv, tlc_loc loc)
+{
+	static const char *const names[] = {"shape", "dtype"};
+	fe_val *a[2];
+	if (!fe_bind_args(F, fname, names, 2, 1, nargs, args, nkw, kwn, kwv, a, loc))
+		return NULL;
+	fe_val *v = fe_new(F, FV_TENSORTYPE);
+	v->u.tensor.shape = a[0];
+	v->u.tensor.dt = TLC_DT_FLOAT32;
+	if (a[1] && !fe_to_dtype(F, a[1], loc, &v->u.tensor.dt))
+		return NULL;
+	return v;
+}
+
+static fe_val *t_empty(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                       tlc_loc loc)
+{
+	fe_val *tt = tensor_type(F, "T.empty", nargs, args, nkw, kwn, kwv, loc);
+	if (!tt)
+		return NULL;
+	if (!F->kernel || !F->kernel->eager || F->kernel->block) {
+		tlc_error(F->ctx, loc, "T.empty declares an output of an eager @tilelang.jit kernel, "
+		                       "before its T.Kernel");
+		return NULL;
+	}
+	tlc_buffer *b = fe_make_tensor(F, fe_hint(F, "out"), tt, loc);
+	if (!b)
+		return NULL;
+	fe_kernel_add_param(F, (tlc_param){.kind = TLC_PARAM_TENSOR, .buf = b, .is_output = true});
+	return fe_buf(F, b);
+}
+
+/* ---- scalar helpers ---- */
+
+static fe_val *ceildiv(fe *F, int nargs, fe_val **args, tlc_loc loc)
+{
+	if (nargs != 2) {
+		tlc_error(F->ctx, loc, "T.ceildiv expects 2 arguments, got %d", nargs);
+		return NULL;
+	}
+	int64_t a, b;
+	if (fe_as_int(args[0], &a) && fe_as_int(args[1], &b) && !fe_is_symbolic(args[0])) {
+		if (b == 0) {
+			tlc_error(F->ctx, loc, "T.ceildiv by zero");
+			return NULL;
+		}
+		return fe_binop(F, PY_OP_FLOORDIV, fe_int(F, a + b - 1), fe_int(F, b), loc);
+	}
+	/* (a + b - 1) // b, with b - 1 folded when b is a constant */
+	fe_val *num;
+	if (fe_as_int(args[1], &b) && !fe_is_symbolic(args[1])) {
+		num = fe_binop(F, PY_OP_ADD, args[0], fe_int(F, b - 1), loc);
+	} else {
+		num = fe_binop(F, PY_OP_ADD, args[0], args[1], loc);
+		num = num ? fe_binop(F, PY_OP_SUB, num, fe_int(F, 1), loc) : NULL;
+	}
+	return num ? fe_binop(F, PY_OP_FLOORDIV, num, args[1], loc) : NULL;
+}
+
+static fe_val *if_then_else(fe *F, int nargs, fe_val **args, tlc_loc loc)
+{
+	if (nargs != 3) {
+		tlc_error(F->ctx, loc, "T.if_then_else expects 3 arguments, got %d", nargs);
+		return NULL;
+	}
+	if (!fe_is_symbolic(args[0])) {
+		bool t;
+		return fe_truthy(F, args[0], loc, &t) ? args[t ? 1 : 2] : NULL;
+	}
+	const tlc_expr *c = fe_to_scalar(F, args[0], loc);
+	const tlc_expr *x = c ? fe_to_scalar(F, args[1], loc) : NULL;
+	const tlc_expr *y = x ? fe_to_scalar(F, args[2], loc) : NULL;
+	return y ? fe_expr(F, tlc_select(F->m, c, x, y)) : NULL;
+}
+
+static fe_val *cast(fe *F, fe_val *x, fe_val *dt, tlc_loc loc)
+{
+	tlc_dtype t;
+	if (!fe_to_dtype(F, dt, loc, &t))
+		return NULL;
+	const tlc_expr *e = fe_to_scalar(F, x, loc);
+	return e ? fe_expr(F, tlc_cast(F->m, t, e)) : NULL;
+}
+
+static fe_val *thread_binding_var(fe *F, int nargs, fe_val **args, tlc_loc loc)
+{
+	int64_t d = 0;
+	if (nargs > 1) {
+		tlc_error(F->ctx, loc, "T.get_thread_binding expects 0 to 1 arguments, got %d", nargs);
+		return NULL;
+	}
+	if (nargs == 1 && !fe_const_int(F, args[0], "thread dimension", loc, &d))
+		return NULL;
+	if (!fe_need_kernel(F, "T.get_thread_binding", true, loc))
+		return NULL;
+	if (d < 0 || d > 2) {
+		tlc_error(F->ctx, loc, "thread dimension must be 0, 1 or 2, got %lld", (long long)d);
+		return NULL;
+	}
+	tlc_func *f = F->kernel->func;
+	if (!f->thread_vars[d])
+		f->thread_vars[d] = tlc_var_new(F->m, fe_hint(F, "tx"), TLC_DT_INT32);
+	return fe_expr(F, tlc_var_ref(F->m, f->thread_vars[d]));
+}
+
+static fe_val *func_attr(fe *F, int nargs, fe_val **args, tlc_loc loc)
+{
+	if (nargs != 1 || args[0]->kind != FV_DICT) {
+		tlc_error(F->ctx, loc, "T.func_attr expects one dict");
+		return NULL;
+	}
+	if (!fe_need_kernel(F, "T.func_attr", false, loc))
+		return NULL;
+	fe_val *d = args[0];
+	for (int i = 0; i < d->u.dict.n; i++) {
+		if (d->u.dict.keys[i]->kind != FV_STR) {
+			tlc_error(F->ctx, loc, "T.func_attr keys must be strings");
+			return NULL;
+		}
+		const tlc_expr *e = fe_to_expr(F, d->u.dict.vals[i], loc);
+		if (!e)
+			return NULL;
+		fe_kernel_add_attr(F, d->u.dict.keys[i]->u.s, e);
+	}
+	return F->none;
+}
+
+static fe_val *jit_decorator(fe *F, const char *kind, int nkw, const char **kwn, fe_val **kwv,
+                             tlc_loc loc)
+{
+	static const char *const known[] = {"out_idx", "pass_configs", "target", "execution_backend",
+	                                    "verbose", "compile_flags", "debug_root_path"};
+	fe_val *opts = fe_dict(F);
+	fe_dict_set(F, opts, fe_str(F, "kind"), fe_str(F, kind));
+	for (int k = 0; k < nkw; k++) {
+		bool ok = strcmp(kind, "jit") != 0;
+		for (size_t i = 0; i < TLC_ARRAY_LEN(known) && !ok; i++)
+			ok = strcmp(known[i], kwn[k]) == 0;
+		if (!ok) {
+			tlc_error(F->ctx, loc, "unknown keyword argument '%s' for tilelang.jit", kwn[k]);
+			return NULL;
+		}
+		fe_dict_set(F, opts, fe_str(F, kwn[k]), kwv[k]);
+	}
+	fe_val *d = fe_new(F, FV_BOUND);
+	d->u.bound.name = "decorator";
+	d->u.bound.self = opts;
+	return d;
+}
+
+static fe_val *decorate(fe *F, const char *name, int nargs, fe_val **args, int nkw,
+                        const char **kwn, fe_val **kwv, tlc_loc loc)
+{
+	bool jit = strcmp(name, "tilelang.jit") == 0;
+	if (nargs == 0)
+		return jit_decorator(F, jit ? "jit" : "identity", nkw, kwn, kwv, loc);
+	if (strcmp(name, "tilelang.compile") == 0) {
+		if (args[0]->kind != FV_PRIMFUNC) {
+			tlc_error(F->ctx, loc, "tilelang.compile needs a T.prim_func");
+			return NULL;
+		}
+		fe_val *r = fe_new(F, FV_PRIMFUNC);
+		*r = *args[0];
+		for (int k = 0; k < nkw; k++)
+			if (strcmp(kwn[k], "out_idx") == 0)
+				r->u.pf.out_idx = kwv[k];
+			else if (strcmp(kwn[k], "pass_configs") == 0)
+				r->u.pf.configs = kwv[k];
+		return r;
+	}
+	fe_val *dec = jit_decorator(F, jit ? "jit" : "identity", nkw, kwn, kwv, loc);
+	return dec ? fe_call(F, dec, nargs, args, 0, NULL, NULL, loc) : NULL;
+}
+
+fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+                  fe_val **kwv, tlc_loc loc)
+{
+	if (strncmp(name, "tilelang.", 9) == 0)
+		return decorate(F, name, nargs, args, nkw, kwn, kwv, loc);
+	const char *n = name + 2;
+	if (strcmp(n, "prim_func") == 0 || strcmp(n, "macro") == 0) {
+		if (nargs != 1 || args[0]->kind != FV_FUNC || args[0]->u.fn.def->kind != PY_DEF) {
+			tlc_error(F->ctx, loc, "@T.%s applies to a function definition", n);
+			return NULL;
+		}
+		fe_val *r;
+		if (n[0] == 'm') {
+			r = fe_new(F, FV_FUNC);
+			*r = *args[0];
+			r->u.fn.flags |= FF_MACRO;
+			return r;
+		}
+		r = fe_new(F, FV_PRIMFUNC);
+		r->u.pf.def = args[0]->u.fn.def;
+		r->u.pf.env = args[0]->u.fn.env;
+		r->u.pf.factory = F->frame ? F->frame->name : NULL;
+		return r;
+	}
+	if (strcmp(n, "Kernel") == 0)
+		return fe_kernel_frame(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "Tensor") == 0 || strcmp(n, "Buffer") == 0)
+		return tensor_type(F, name, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "alloc_shared") == 0)
+		return alloc_buffer(F, name, TLC_SCOPE_SHARED_DYN, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "alloc_fragment") == 0)
+		return alloc_buffer(F, name, TLC_SCOPE_FRAGMENT, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "alloc_local") == 0)
+		return alloc_buffer(F, name, TLC_SCOPE_LOCAL, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "alloc_var") == 0)
+		return alloc_var(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "alloc_barrier") == 0)
+		return alloc_barrier(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "Parallel") == 0)
+		return fe_parallel(F, nargs, args, nkw, kwn, loc);
+	if (strcmp(n, "Pipelined") == 0)
+		return fe_pipelined(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "serial") == 0 || strcmp(n, "Serial") == 0)
+		return fe_simple_loop(F, name, TLC_FOR_SERIAL, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "unroll") == 0 || strcmp(n, "Unroll") == 0)
+		return fe_simple_loop(F, name, TLC_FOR_UNROLLED, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "vectorized") == 0 || strcmp(n, "Vectorized") == 0)
+		return fe_simple_loop(F, name, TLC_FOR_VECTORIZED, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "thread_binding") == 0)
+		return fe_simple_loop(F, name, TLC_FOR_THREAD, nargs, args, nkw, kwn, kwv, loc);
+	if (nkw && strcmp(n, "ws") && strcmp(n, "empty") && tlc_op_lookup(F->ctx, n) < 0) {
+		tlc_error(F->ctx, loc, "unknown keyword argument '%s' for %s", kwn[0], name);
+		return NULL;
+	}
+	if (strcmp(n, "ceildiv") == 0)
+		return ceildiv(F, nargs, args, loc);
+	if (strcmp(n, "max") == 0 || strcmp(n, "min") == 0) {
+		if (nargs != 2) {
+			tlc_error(F->ctx, loc, "%s expects 2 arguments, got %d", name, nargs);
+			return NULL;
+		}
+		return fe_minmax(F, n[1] == 'a', nargs, args, loc);
+	}
+	if (strcmp(n, "if_then_else") == 0)
+		return if_then_else(F, nargs, args, loc);
+	if (strcmp(n, "cast") == 0 || strcmp(n, "Cast") == 0) {
+		if (nargs != 2) {
+			tlc_error(F->ctx, loc, "%s expects 2 arguments, got %d", name, nargs);
+			return NULL;
+		}
+		return n[0] == 'c' ? cast(F, args[0], args[1], loc) : cast(F, args[1], args[0], loc);
+	}
+	if (strcmp(n, "infinity") == 0) {
+		tlc_dtype t;
+		if (nargs != 1) {
+			tlc_error(F->ctx, loc, "T.infinity expects 1 argument, got %d", nargs);
+			return NULL;
+		}
+		if (!fe_to_dtype(F, args[0], loc, &t))
+			return NULL;
+		if (!tlc_dtype_is_float(t)) {
+			tlc_error(F->ctx, loc, "T.infinity needs a float dtype, got %s", tlc_dtype_name(t));
+			return NULL;
+		}
+		return fe_expr(F, tlc_float(F->m, t, INFINITY));
+	}
+	if (strcmp(n, "get_thread_binding") == 0)
+		return thread_binding_var(F, nargs, args, loc);
+	if (strcmp(n, "func_attr") == 0)
+		return func_attr(F, nargs, args, loc);
+	if (strcmp(n, "attr") == 0) {
+		if (nargs != 2 || args[0]->kind != FV_STR) {
+			tlc_error(F->ctx, loc, "T.attr expects a string key and a value");
+			return NULL;
+		}
+		fe_val *v = fe_new(F, FV_SCOPEOP);
+		v->attr_key = args[0]->u.s;
+		v->attr_value = fe_to_expr(F, args[1], loc);
+		return v->attr_value ? v : NULL;
+	}
+	if (strcmp(n, "const") == 0)
+		return t_const(F, nargs, args, true, loc);
+	if (strcmp(n, "dynamic") == 0 || strcmp(n, "symbolic") == 0)
+		return t_const(F, nargs, args, false, loc);
+	if (strcmp(n, "empty") == 0)
+		return t_empty(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "view") == 0) {
+		tlc_error(F->ctx, loc, "T.view is not supported yet");
+		return NULL;
+	}
+	if (strcmp(n, "ws") == 0) {
+		fe_val *call = fe_call_op(F, TLC_OP_WS, "ws", nargs, args, nkw, kwn, kwv, loc);
+		if (!call)
+			return NULL;
+		fe_val *v = fe_new(F, FV_SCOPEOP);
+		v->u.scope_call = call->u.e;
+		return v;
+	}
+	tlc_op_id op = tlc_op_lookup(F->ctx, n);
+	if (op < 0) {
+		tlc_error(F->ctx, loc, "unknown T.* function '%s'", name);
+		return NULL;
+	}
+	return fe_call_op(F, op, n, nargs, args, nkw, kwn, kwv, loc);
+}

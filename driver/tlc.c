@@ -64,11 +64,11 @@ static void options_free(options *o)
 {
 	str_list *lists[] = {&o->define_names, &o->define_values, &o->pass_args, &o->loads,
 	                     &o->plugin_dirs, &o->print_before, &o->print_after};
-	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
-		free(lists[i]->items);
-	/* define names were copied to cut them at '=' */
+	/* define names were copied to cut them at '=': free them before their array */
 	for (int i = 0; i < o->define_names.n; i++)
 		free((char *)o->define_names.items[i]);
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		free(lists[i]->items);
 }
 
 /* ---- usage ---- */

@@ -1,0 +1,636 @@
+/* frontend_exec.c - statements: compile-time execution of Python, and inside
+ * a T.Kernel frame the translation of assignments, stores, `if` and `for`
+ * into IR statements. */
+#include "frontend.h"
+
+#include <string.h>
+
+static bool in_block(fe *F)
+{
+	return F->kernel && F->kernel->block;
+}
+
+void fe_emit(fe *F, tlc_stmt *s)
+{
+	if (!in_block(F)) {
+		tlc_error(F->ctx, s->loc, "kernel statement outside 'with T.Kernel(...)'");
+		return;
+	}
+	tlc_seq_append(F->m, F->kernel->block, s);
+}
+
+tlc_stmt *fe_build_block(fe *F, fe_env *env, int n, py_node **body, tlc_loc loc, fe_flow *flow)
+{
+	tlc_stmt *saved = F->kernel->block;
+	tlc_stmt *seq = tlc_seq_new(F->m, loc);
+	F->kernel->block = seq;
+	*flow = fe_exec_body(F, env, n, body);
+	F->kernel->block = saved;
+	if (*flow == FL_BREAK || *flow == FL_CONTINUE || *flow == FL_RETURN) {
+		tlc_error(F->ctx, loc, "unsupported Python construct in kernel: %s inside a kernel %s",
+		          *flow == FL_BREAK ? "break" : *flow == FL_CONTINUE ? "continue" : "return",
+		          "loop or symbolic if");
+		*flow = FL_ERROR;
+	}
+	return *flow == FL_ERROR ? NULL : seq;
+}
+
+fe_val *fe_make_function(fe *F, fe_env *env, py_node *def)
+{
+	fe_val *fn = fe_new(F, FV_FUNC);
+	fn->u.fn.def = def;
+	fn->u.fn.env = env;
+	fn->u.fn.defaults = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(def->nparams + 1));
+	for (int i = 0; i < def->nparams; i++)
+		if (def->params[i].def) {
+			fn->u.fn.defaults[i] = fe_eval(F, env, def->params[i].def);
+			if (!fn->u.fn.defaults[i])
+				return NULL;
+		}
+	return fn;
+}
+
+static const char *fn_name(fe_val *fn)
+{
+	return fn->u.fn.def->kind == PY_LAMBDA ? "<lambda>" : fn->u.fn.def->str;
+}
+
+/* Bind arguments to the parameters of fn in a new environment. */
+static fe_env *bind_params(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw,
+                           const char **kw_names, fe_val **kw_vals, tlc_loc loc)
+{
+	py_node *def = fn->u.fn.def;
+	bool missing_ok = F->entry_missing_ok;
+	F->entry_missing_ok = false;
+	fe_env *env = fe_env_new(F, fn->u.fn.env);
+	int np = def->nparams, pos = 0;
+	fe_val **vals = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(np + 1));
+	fe_val *star = NULL, *kwstar = NULL;
+	for (int i = 0; i < np; i++) {
+		py_param *p = &def->params[i];
+		if (p->star == 1) {
+			star = fe_seq(F, FV_TUPLE, 0);
+			while (pos < nargs)
+				fe_seq_push(F, star, args[pos++]);
+			vals[i] = star;
+		} else if (p->star == 2) {
+			kwstar = vals[i] = fe_dict(F);
+		} else if (!p->kwonly && pos < nargs) {
+			vals[i] = args[pos++];
+		}
+	}
+	if (pos < nargs) {
+		tlc_error(F->ctx, loc, "%s() takes %d positional argument%s but %d were given",
+		          fn_name(fn), pos, pos == 1 ? "" : "s", nargs);
+		return NULL;
+	}
+	for (int k = 0; k < nkw; k++) {
+		int i;
+		for (i = 0; i < np; i++)
+			if (def->params[i].star == 0 && strcmp(def->params[i].name, kw_names[k]) == 0)
+				break;
+		if (i == np) {
+			if (kwstar) {
+				fe_dict_set(F, kwstar, fe_str(F, kw_names[k]), kw_vals[k]);
+				continue;
+			}
+			tlc_error(F->ctx, loc, "%s() got an unexpected keyword argument '%s'", fn_name(fn),
+			          kw_names[k]);
+			return NULL;
+		}
+		if (vals[i]) {
+			tlc_error(F->ctx, loc, "%s() got multiple values for argument '%s'", fn_name(fn),
+			          kw_names[k]);
+			return NULL;
+		}
+		vals[i] = kw_vals[k];
+	}
+	for (int i = 0; i < np; i++) {
+		if (!vals[i])
+			vals[i] = fn->u.fn.defaults[i];
+		if (!vals[i]) {
+			if (!missing_ok) {
+				tlc_error(F->ctx, loc, "%s() missing required argument '%s'", fn_name(fn),
+				          def->params[i].name);
+				return NULL;
+			}
+			vals[i] = fe_new(F, FV_MISSING);
+			vals[i]->u.s = def->params[i].name;
+		}
+		fe_env_set(F, env, def->params[i].name, vals[i]);
+	}
+	return env;
+}
+
+fe_val *fe_call_function(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw,
+                         const char **kw_names, fe_val **kw_vals, tlc_loc loc)
+{
+	if (!fe_enter(F, loc))
+		return NULL;
+	F->name_hint = NULL;
+	fe_val *result = NULL;
+	fe_env *env = bind_params(F, fn, nargs, args, nkw, kw_names, kw_vals, loc);
+	if (!env)
+		goto out;
+	py_node *def = fn->u.fn.def;
+	if (def->kind == PY_LAMBDA) {
+		result = fe_eval(F, env, def->a);
+		goto out;
+	}
+	fe_frame frame = {.caller = F->frame, .name = def->str,
+	                  .kernel_mode = (fn->u.fn.flags & (FF_MACRO | FF_JIT)) != 0};
+	F->frame = &frame;
+	fe_flow fl = fe_exec_body(F, env, def->nbody, def->body);
+	F->frame = frame.caller;
+	if (fl == FL_RETURN)
+		result = frame.retval;
+	else if (fl == FL_NORMAL)
+		result = F->none;
+	else if (fl != FL_ERROR)
+		tlc_error(F->ctx, loc, "'break' or 'continue' outside a loop in %s()", fn_name(fn));
+out:
+	fe_leave(F);
+	return result;
+}
+
+bool fe_bind_target(fe *F, fe_env *env, py_node *t, fe_val *v)
+{
+	if (t->kind == PY_NAME) {
+		fe_env_set(F, env, t->str, v);
+		return true;
+	}
+	if (t->kind == PY_TUPLE || t->kind == PY_LIST) {
+		fe_val *it = fe_iterate(F, v, t->loc);
+		if (!it)
+			return false;
+		if (it->u.seq.n != t->n) {
+			tlc_error(F->ctx, t->loc, "cannot unpack %d values into %d targets", it->u.seq.n, t->n);
+			return false;
+		}
+		for (int i = 0; i < t->n; i++)
+			if (!fe_bind_target(F, env, t->list[i], it->u.seq.items[i]))
+				return false;
+		return true;
+	}
+	tlc_error(F->ctx, t->loc, "unsupported loop target");
+	return false;
+}
+
+/* Does an IR value deserve a LET (a scalar computed in the kernel)? */
+static bool is_scalar_expr(const tlc_expr *e)
+{
+	return e->dtype != TLC_DT_VOID && e->kind != TLC_EXPR_VAR && e->kind != TLC_EXPR_REGION && e->kind != TLC_EXPR_TUPLE &&
+	       e->kind != TLC_EXPR_LAMBDA && e->kind != TLC_EXPR_SYM && e->kind != TLC_EXPR_STR;
+}
+
+static bool store(fe *F, fe_env *env, py_node *sub, fe_val *v, py_op aug, tlc_loc loc);
+
+static bool assign_name(fe *F, fe_env *env, const char *name, fe_val *v, tlc_loc loc)
+{
+	if (in_block(F) && v->kind != FV_BUF) {
+		fe_val *cur = fe_env_get(env, name);
+		if (cur && cur->kind == FV_BUF && cur->u.buf->scope == TLC_SCOPE_VAR) {
+			/* acc = expr on a T.alloc_var buffer stores acc[0] */
+			const tlc_expr *e = fe_to_scalar(F, v, loc), *zero = tlc_i32(F->m, 0);
+			if (!e)
+				return false;
+			fe_emit(F, tlc_store_new(F->m, loc, cur->u.buf, 1, &zero, e));
+			return true;
+		}
+		if (F->frame->kernel_mode && v->kind == FV_EXPR && is_scalar_expr(v->u.e)) {
+			tlc_var *var = tlc_var_new(F->m, name, v->u.e->dtype);
+			fe_emit(F, tlc_let_new(F->m, loc, var, v->u.e));
+			v = fe_expr(F, tlc_var_ref(F->m, var));
+		}
+	}
+	fe_env_set(F, env, name, v);
+	return true;
+}
+
+static bool assign_target(fe *F, fe_env *env, py_node *t, fe_val *v, tlc_loc loc)
+{
+	switch (t->kind) {
+	case PY_NAME:
+		return assign_name(F, env, t->str, v, loc);
+	case PY_TUPLE:
+	case PY_LIST: {
+		fe_val *it = fe_iterate(F, v, t->loc);
+		if (!it)
+			return false;
+		if (it->u.seq.n != t->n) {
+			tlc_error(F->ctx, t->loc, "cannot unpack %d values into %d targets", it->u.seq.n, t->n);
+			return false;
+		}
+		for (int i = 0; i < t->n; i++)
+			if (!assign_target(F, env, t->list[i], it->u.seq.items[i], loc))
+				return false;
+		return true;
+	}
+	case PY_SUBSCRIPT:
+		return store(F, env, t, v, PY_OP_NONE, loc);
+	case PY_ATTR: {
+		fe_val *obj = fe_eval(F, env, t->a);
+		if (obj && obj->kind == FV_HOST)
+			return true;
+		if (obj)
+			tlc_error(F->ctx, t->loc, "assignment to attribute '%s' is not supported", t->str);
+		return false;
+	}
+	default:
+		tlc_error(F->ctx, t->loc, "unsupported assignment target");
+		return false;
+	}
+}
+
+/* buf[idx] = v (aug: buf[idx] op= v), list[i] = v, dict[k] = v. */
+static bool store(fe *F, fe_env *env, py_node *sub, fe_val *v, py_op aug, tlc_loc loc)
+{
+	fe_val *c = fe_eval(F, env, sub->a);
+	if (!c)
+		return false;
+	if (c->kind == FV_BUF) {
+		tlc_buffer *b = c->u.buf;
+		py_node *idx = sub->b;
+		int n = idx->kind == PY_TUPLE ? idx->n : 1;
+		py_node **items = idx->kind == PY_TUPLE ? idx->list : &idx;
+		if (n != b->ndim) {
+			tlc_error(F->ctx, sub->loc, "buffer '%s' has %d dimension%s, indexed with %d",
+			          b->name, b->ndim, b->ndim == 1 ? "" : "s", n);
+			return false;
+		}
+		const tlc_expr **ix = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)n);
+		for (int d = 0; d < n; d++) {
+			if (items[d]->kind == PY_SLICE) {
+				tlc_error(F->ctx, items[d]->loc,
+				          "assignment to a slice of '%s' is not supported: use T.copy or T.fill",
+				          b->name);
+				return false;
+			}
+			fe_val *x = fe_eval(F, env, items[d]);
+			if (!x || !(ix[d] = fe_to_scalar(F, x, items[d]->loc)))
+				return false;
+		}
+		if (aug != PY_OP_NONE) {
+			v = fe_binop(F, aug, fe_expr(F, tlc_load(F->m, b, n, ix)), v, loc);
+			if (!v)
+				return false;
+		}
+		const tlc_expr *e = fe_to_scalar(F, v, loc);
+		if (!e)
+			return false;
+		fe_emit(F, tlc_store_new(F->m, loc, b, n, ix, e));
+		return true;
+	}
+	fe_val *k = fe_eval(F, env, sub->b);
+	if (!k)
+		return false;
+	if (aug != PY_OP_NONE) {
+		fe_val *old = fe_subscript(F, c, k, loc);
+		if (!old || !(v = fe_binop(F, aug, old, v, loc)))
+			return false;
+	}
+	if (c->kind == FV_LIST) {
+		int64_t i;
+		if (!fe_as_int(k, &i) || (i < 0 && (i += c->u.seq.n) < 0) || i >= c->u.seq.n) {
+			tlc_error(F->ctx, sub->loc, "list index out of range");
+			return false;
+		}
+		c->u.seq.items[i] = v;
+		return true;
+	}
+	if (c->kind == FV_DICT) {
+		fe_dict_set(F, c, k, v);
+		return true;
+	}
+	if (c->kind == FV_HOST)
+		return true;
+	tlc_error(F->ctx, sub->loc, "a %s does not support item assignment", fe_kind_name(c));
+	return false;
+}
+
+static fe_flow exec_augassign(fe *F, fe_env *env, py_node *s)
+{
+	fe_val *v = fe_eval(F, env, s->b);
+	if (!v)
+		return FL_ERROR;
+	if (s->a->kind == PY_SUBSCRIPT)
+		return store(F, env, s->a, v, s->op, s->loc) ? FL_NORMAL : FL_ERROR;
+	if (s->a->kind != PY_NAME) {
+		tlc_error(F->ctx, s->a->loc, "unsupported augmented assignment target");
+		return FL_ERROR;
+	}
+	fe_val *cur = fe_eval(F, env, s->a);
+	if (!cur)
+		return FL_ERROR;
+	if (cur->kind == FV_LIST && s->op == PY_OP_ADD) { /* in place, like Python */
+		fe_val *it = fe_iterate(F, v, s->loc);
+		if (!it)
+			return FL_ERROR;
+		for (int i = 0; i < it->u.seq.n; i++)
+			fe_seq_push(F, cur, it->u.seq.items[i]);
+		return FL_NORMAL;
+	}
+	fe_val *r = fe_binop(F, s->op, cur, v, s->loc);
+	return r && assign_name(F, env, s->a->str, r, s->loc) ? FL_NORMAL : FL_ERROR;
+}
+
+static fe_flow exec_annassign(fe *F, fe_env *env, py_node *s)
+{
+	if (s->a->kind == PY_NAME) {
+		fe_val *cur = fe_env_get_local(env, s->a->str);
+		if (cur && cur->kind == FV_MISSING && !s->c) {
+			/* eager style: `A: T.Tensor((M, K), dtype)` declares a tensor parameter */
+			fe_val *tt = fe_eval(F, env, s->b);
+			if (!tt)
+				return FL_ERROR;
+			if (tt->kind != FV_TENSORTYPE) {
+				tlc_error(F->ctx, s->b->loc, "parameter '%s' needs a T.Tensor annotation",
+				          s->a->str);
+				return FL_ERROR;
+			}
+			tlc_buffer *b = fe_make_tensor(F, s->a->str, tt, s->loc);
+			if (!b)
+				return FL_ERROR;
+			fe_kernel_add_param(F, (tlc_param){.kind = TLC_PARAM_TENSOR, .buf = b});
+			fe_env_set(F, env, s->a->str, fe_buf(F, b));
+			return FL_NORMAL;
+		}
+	}
+	if (!s->c)
+		return FL_NORMAL;
+	F->name_hint = s->a->kind == PY_NAME ? s->a->str : NULL;
+	fe_val *v = fe_eval(F, env, s->c);
+	F->name_hint = NULL;
+	return v && assign_target(F, env, s->a, v, s->loc) ? FL_NORMAL : FL_ERROR;
+}
+
+static fe_flow exec_if(fe *F, fe_env *env, py_node *s)
+{
+	fe_val *c = fe_eval(F, env, s->a);
+	if (!c)
+		return FL_ERROR;
+	if (fe_is_symbolic(c) && in_block(F)) {
+		const tlc_expr *cond = fe_to_scalar(F, c, s->a->loc);
+		int64_t k;
+		if (!cond)
+			return FL_ERROR;
+		if (!tlc_expr_as_int(cond, &k)) {
+			fe_flow fl;
+			tlc_stmt *then_s = fe_build_block(F, env, s->nbody, s->body, s->loc, &fl);
+			if (!then_s)
+				return FL_ERROR;
+			tlc_stmt *else_s = NULL;
+			if (s->norelse && !(else_s = fe_build_block(F, env, s->norelse, s->orelse, s->loc, &fl)))
+				return FL_ERROR;
+			fe_emit(F, tlc_if_new(F->m, s->loc, cond, then_s, else_s));
+			return FL_NORMAL;
+		}
+	}
+	bool t;
+	if (!fe_truthy(F, c, s->a->loc, &t))
+		return FL_ERROR;
+	return t ? fe_exec_body(F, env, s->nbody, s->body) : fe_exec_body(F, env, s->norelse, s->orelse);
+}
+
+static fe_flow exec_for(fe *F, fe_env *env, py_node *s)
+{
+	fe_val *it = fe_eval(F, env, s->b);
+	if (!it)
+		return FL_ERROR;
+	if (it->kind == FV_LOOP)
+		return fe_exec_kernel_for(F, env, s, it);
+	if (!(it = fe_iterate(F, it, s->b->loc)))
+		return FL_ERROR;
+	for (int i = 0; i < it->u.seq.n; i++) {
+		if (!fe_bind_target(F, env, s->a, it->u.seq.items[i]))
+			return FL_ERROR;
+		fe_flow fl = fe_exec_body(F, env, s->nbody, s->body);
+		if (fl == FL_BREAK)
+			return FL_NORMAL;
+		if (fl == FL_RETURN || fl == FL_ERROR)
+			return fl;
+	}
+	return fe_exec_body(F, env, s->norelse, s->orelse);
+}
+
+static fe_flow exec_while(fe *F, fe_env *env, py_node *s)
+{
+	if (in_block(F)) {
+		tlc_error(F->ctx, s->loc, "unsupported Python construct in kernel: while loop");
+		return FL_ERROR;
+	}
+	for (;;) {
+		fe_val *c = fe_eval(F, env, s->a);
+		bool t;
+		if (!c || !fe_truthy(F, c, s->a->loc, &t))
+			return FL_ERROR;
+		if (!t)
+			break;
+		if (++F->steps > FE_MAX_STEPS) {
+			tlc_error(F->ctx, s->loc, "compile-time evaluation takes too many steps");
+			return FL_ERROR;
+		}
+		fe_flow fl = fe_exec_body(F, env, s->nbody, s->body);
+		if (fl == FL_BREAK)
+			return FL_NORMAL;
+		if (fl == FL_RETURN || fl == FL_ERROR)
+			return fl;
+	}
+	return fe_exec_body(F, env, s->norelse, s->orelse);
+}
+
+static fe_flow exec_def(fe *F, fe_env *env, py_node *s)
+{
+	fe_val *fn = fe_make_function(F, env, s);
+	for (int i = s->n - 1; fn && i >= 0; i--) {
+		fe_val *dec = fe_eval(F, env, s->list[i]);
+		fn = dec ? fe_call(F, dec, 1, &fn, 0, NULL, NULL, s->list[i]->loc) : NULL;
+	}
+	if (!fn)
+		return FL_ERROR;
+	fe_env_set(F, env, s->str, fn);
+	return FL_NORMAL;
+}
+
+/* Bind imported names: tilelang and its language module are understood,
+ * math is evaluated, everything else is an opaque host module. */
+static fe_val *module_value(fe *F, const char *dotted)
+{
+	fe_val *v = fe_new(F, FV_MODULE);
+	v->u.s = tlc_arena_strdup(F->arena, dotted);
+	if (strcmp(dotted, "tilelang.language") == 0)
+		v->mod = FM_T;
+	else if (strcmp(dotted, "tilelang") == 0)
+		v->mod = FM_TILELANG;
+	else if (strcmp(dotted, "tilelang.layout") == 0)
+		v->mod = FM_LAYOUT;
+	else if (strcmp(dotted, "math") == 0)
+		v->mod = FM_MATH;
+	else
+		v->kind = FV_HOST;
+	return v;
+}
+
+static fe_flow exec_import(fe *F, fe_env *env, py_node *s)
+{
+	for (int i = 0; i < s->nnames; i++) {
+		const char *full = s->names[i];
+		if (s->kind == PY_IMPORT) {
+			if (s->asnames[i]) {
+				fe_env_set(F, env, s->asnames[i], module_value(F, full));
+			} else {
+				/* `import a.b.c` binds `a` */
+				const char *dot = strchr(full, '.');
+				const char *top = dot ? tlc_arena_strndup(F->arena, full, (size_t)(dot - full)) : full;
+				fe_env_set(F, env, top, module_value(F, top));
+			}
+			continue;
+		}
+		const char *name = s->asnames[i] ? s->asnames[i] : full;
+		if (strcmp(full, "*") == 0) {
+			tlc_error(F->ctx, s->loc, "'from %s import *' is not supported", s->str);
+			return FL_ERROR;
+		}
+		fe_val *mod = module_value(F, s->str ? s->str : "");
+		fe_val *v;
+		if (mod->kind == FV_HOST) {
+			v = fe_getattr(F, mod, full, s->loc);
+		} else if (mod->mod == FM_TILELANG && strcmp(full, "language") == 0) {
+			v = module_value(F, "tilelang.language");
+		} else if (mod->mod == FM_TILELANG && strcmp(full, "layout") == 0) {
+			v = module_value(F, "tilelang.layout");
+		} else {
+			v = fe_getattr(F, mod, full, s->loc);
+		}
+		if (!v)
+			return FL_ERROR;
+		fe_env_set(F, env, name, v);
+	}
+	return FL_NORMAL;
+}
+
+static fe_flow exec_raise(fe *F, py_node *s)
+{
+	const char *msg = "exception";
+	if (s->a && s->a->kind == PY_CALL && s->a->n >= 1 && s->a->list[0]->kind == PY_STR)
+		msg = s->a->list[0]->str;
+	else if (s->a && s->a->kind == PY_CALL && s->a->a->kind == PY_NAME)
+		msg = s->a->a->str;
+	tlc_error(F->ctx, s->loc, "raise at compile time: %s", msg);
+	return FL_ERROR;
+}
+
+static fe_flow exec_expr_stmt(fe *F, fe_env *env, py_node *s)
+{
+	py_node *e = s->a;
+	if (e->kind == PY_STR || e->kind == PY_ELLIPSIS || e->kind == PY_NONE)
+		return FL_NORMAL; /* docstrings and `...` */
+	fe_val *v = fe_eval(F, env, e);
+	if (!v)
+		return FL_ERROR;
+	if (v->kind == FV_EXPR && v->u.e->kind == TLC_EXPR_CALL) {
+		if (!in_block(F)) {
+			tlc_error(F->ctx, s->loc, "'T.%s' must be inside 'with T.Kernel(...)'",
+			          tlc_op_get(F->ctx, v->u.e->u.call.op)->name);
+			return FL_ERROR;
+		}
+		fe_emit(F, tlc_eval_new(F->m, s->loc, v->u.e));
+	} else if (v->kind == FV_SCOPEOP || v->kind == FV_KERNEL) {
+		tlc_error(F->ctx, s->loc, "%s must be used in a 'with' statement",
+		          v->kind == FV_KERNEL ? "T.Kernel" : "this scope");
+		return FL_ERROR;
+	}
+	return FL_NORMAL;
+}
+
+static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
+{
+	if (++F->steps > FE_MAX_STEPS) {
+		tlc_error(F->ctx, s->loc, "compile-time evaluation takes too many steps");
+		return FL_ERROR;
+	}
+	switch (s->kind) {
+	case PY_EXPR_STMT:
+		return exec_expr_stmt(F, env, s);
+	case PY_ASSIGN: {
+		F->name_hint = s->n == 1 && s->list[0]->kind == PY_NAME ? s->list[0]->str : NULL;
+		fe_val *v = fe_eval(F, env, s->a);
+		F->name_hint = NULL;
+		if (!v)
+			return FL_ERROR;
+		for (int i = 0; i < s->n; i++)
+			if (!assign_target(F, env, s->list[i], v, s->loc))
+				return FL_ERROR;
+		return FL_NORMAL;
+	}
+	case PY_AUGASSIGN: return exec_augassign(F, env, s);
+	case PY_ANNASSIGN: return exec_annassign(F, env, s);
+	case PY_IF: return exec_if(F, env, s);
+	case PY_FOR: return exec_for(F, env, s);
+	case PY_WHILE: return exec_while(F, env, s);
+	case PY_WITH: return fe_exec_with(F, env, s);
+	case PY_DEF: return exec_def(F, env, s);
+	case PY_CLASS: {
+		fe_val *v = fe_new(F, FV_HOST);
+		v->u.s = s->str;
+		fe_env_set(F, env, s->str, v);
+		return FL_NORMAL;
+	}
+	case PY_RETURN:
+		if (!F->frame->caller && !F->frame->name) {
+			tlc_error(F->ctx, s->loc, "'return' outside a function");
+			return FL_ERROR;
+		}
+		F->frame->retval = s->a ? fe_eval(F, env, s->a) : F->none;
+		return F->frame->retval ? FL_RETURN : FL_ERROR;
+	case PY_PASS:
+	case PY_GLOBAL:
+	case PY_DEL:
+		return FL_NORMAL;
+	case PY_BREAK: return FL_BREAK;
+	case PY_CONTINUE: return FL_CONTINUE;
+	case PY_IMPORT:
+	case PY_IMPORT_FROM: return exec_import(F, env, s);
+	case PY_ASSERT: {
+		fe_val *c = fe_eval(F, env, s->a);
+		if (!c)
+			return FL_ERROR;
+		if (fe_is_symbolic(c) || c->kind == FV_HOST)
+			return FL_NORMAL; /* a runtime check: not evaluated */
+		bool t;
+		if (!fe_truthy(F, c, s->a->loc, &t))
+			return FL_ERROR;
+		if (!t) {
+			fe_val *m = s->b ? fe_eval(F, env, s->b) : NULL;
+			tlc_error(F->ctx, s->loc, "assertion failed%s%s", m ? ": " : "", m ? fe_show(F, m) : "");
+			return FL_ERROR;
+		}
+		return FL_NORMAL;
+	}
+	case PY_RAISE: return exec_raise(F, s);
+	case PY_TRY: {
+		fe_flow fl = fe_exec_body(F, env, s->nbody, s->body);
+		if (fl == FL_NORMAL)
+			fl = fe_exec_body(F, env, s->norelse, s->orelse);
+		if (fl != FL_ERROR) {
+			fe_flow f2 = fe_exec_body(F, env, s->nfinal, s->finalbody);
+			if (f2 != FL_NORMAL)
+				fl = f2;
+		}
+		return fl;
+	}
+	default:
+		tlc_error(F->ctx, s->loc, "unsupported Python statement");
+		return FL_ERROR;
+	}
+}
+
+fe_flow fe_exec_body(fe *F, fe_env *env, int n, py_node **body)
+{
+	for (int i = 0; i < n; i++) {
+		fe_flow fl = exec_stmt(F, env, body[i]);
+		if (fl != FL_NORMAL)
+			return fl;
+	}
+	return FL_NORMAL;
+}

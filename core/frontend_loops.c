@@ -1,0 +1,359 @@
+/* frontend_loops.c - kernel loops (T.Parallel, T.Pipelined, serial, unroll,
+ * vectorized, thread_binding), the T.Kernel frame and `with` scopes. */
+#include "frontend.h"
+
+#include <string.h>
+
+/* ---- loops ---- */
+
+static fe_val *new_loop(fe *F, tlc_for_kind kind, int n)
+{
+	fe_val *v = fe_new(F, FV_LOOP);
+	v->u.loop.kind = kind;
+	v->u.loop.n = n;
+	v->u.loop.min = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)n);
+	v->u.loop.extent = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)n);
+	return v;
+}
+
+/* (start, stop) -> min, extent */
+static bool loop_bounds(fe *F, fe_val *start, fe_val *stop, fe_val *step, tlc_loc loc,
+                        const tlc_expr **min, const tlc_expr **extent)
+{
+	int64_t s = 1, a, b;
+	if (step && step->kind != FV_NONE && (!fe_as_int(step, &s) || s != 1)) {
+		tlc_error(F->ctx, loc, "loop step other than 1 is not supported yet");
+		return false;
+	}
+	if (!stop || stop->kind == FV_NONE) {
+		*min = tlc_i32(F->m, 0);
+		*extent = fe_to_scalar(F, start, loc);
+		return *extent != NULL;
+	}
+	if (fe_as_int(start, &a) && fe_as_int(stop, &b)) {
+		*min = tlc_i32(F->m, a);
+		*extent = tlc_i32(F->m, b > a ? b - a : 0);
+		return true;
+	}
+	const tlc_expr *x = fe_to_scalar(F, start, loc), *y = x ? fe_to_scalar(F, stop, loc) : NULL;
+	if (!y)
+		return false;
+	*min = x;
+	*extent = fe_as_int(start, &a) && a == 0 ? y
+	                                         : tlc_simplify_expr(F->m, tlc_binary(F->m, TLC_EXPR_SUB, y, x));
+	return true;
+}
+
+static bool int_list(fe *F, fe_val *v, const char *what, tlc_loc loc, int *n, const int **out)
+{
+	fe_val *it = v->kind == FV_LIST || v->kind == FV_TUPLE ? v : NULL;
+	if (!it) {
+		tlc_error(F->ctx, loc, "%s must be a list of integers", what);
+		return false;
+	}
+	int *r = tlc_alloc(F->m, sizeof(int) * (size_t)(it->u.seq.n + 1));
+	for (int i = 0; i < it->u.seq.n; i++) {
+		int64_t x;
+		if (!fe_const_int(F, it->u.seq.items[i], what, loc, &x))
+			return false;
+		r[i] = (int)x;
+	}
+	*n = it->u.seq.n;
+	*out = r;
+	return true;
+}
+
+fe_val *fe_pipelined(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                         tlc_loc loc)
+{
+	static const char *const names[] = {"start", "stop", "num_stages", "order", "stage", "group"};
+	fe_val *a[6];
+	if (!fe_bind_args(F, "T.Pipelined", names, 6, 1, nargs, args, nkw, kwn, kwv, a, loc))
+		return NULL;
+	fe_val *v = new_loop(F, TLC_FOR_PIPELINED, 1);
+	if (!loop_bounds(F, a[0], a[1], NULL, loc, &v->u.loop.min[0], &v->u.loop.extent[0]))
+		return NULL;
+	tlc_pipeline_info *p = &v->u.loop.pipe;
+	int64_t ns = 0;
+	if (a[2] && !fe_const_int(F, a[2], "num_stages", loc, &ns))
+		return NULL;
+	if (ns < 0 || ns > 64) {
+		tlc_error(F->ctx, loc, "num_stages must be between 0 and 64, got %lld", (long long)ns);
+		return NULL;
+	}
+	p->num_stages = (int)ns;
+	if (a[3] && !int_list(F, a[3], "order", loc, &p->n_order, &p->order))
+		return NULL;
+	if (a[4] && !int_list(F, a[4], "stage", loc, &p->n_stage, &p->stage))
+		return NULL;
+	if (a[3] && a[4] && p->n_order != p->n_stage) {
+		tlc_error(F->ctx, loc, "order has %d entries but stage has %d", p->n_order, p->n_stage);
+		return NULL;
+	}
+	if (a[5]) {
+		fe_val *g = a[5];
+		if (g->kind != FV_LIST && g->kind != FV_TUPLE) {
+			tlc_error(F->ctx, loc, "group must be a list of lists of integers");
+			return NULL;
+		}
+		int *lens = tlc_alloc(F->m, sizeof(int) * (size_t)(g->u.seq.n + 1));
+		const int **groups = tlc_alloc(F->m, sizeof(int *) * (size_t)(g->u.seq.n + 1));
+		for (int i = 0; i < g->u.seq.n; i++)
+			if (!int_list(F, g->u.seq.items[i], "group", loc, &lens[i], &groups[i]))
+				return NULL;
+		p->n_group = g->u.seq.n;
+		p->group_len = lens;
+		p->group = groups;
+	}
+	return v;
+}
+
+fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, fe_val **args,
+                           int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
+{
+	static const char *const names[] = {"start", "stop", "step", "thread"};
+	fe_val *a[4];
+	int nn = kind == TLC_FOR_THREAD ? 4 : kind == TLC_FOR_SERIAL ? 3 : 2;
+	if (kind == TLC_FOR_THREAD) {
+		/* T.thread_binding(extent, thread="threadIdx.x") */
+		static const char *const tn[] = {"start", "stop", "thread"};
+		if (!fe_bind_args(F, fname, tn, 3, 1, nargs, args, nkw, kwn, kwv, a, loc))
+			return NULL;
+		a[3] = a[2];
+		a[2] = NULL;
+	} else if (!fe_bind_args(F, fname, names, nn, 1, nargs, args, nkw, kwn, kwv, a, loc)) {
+		return NULL;
+	}
+	fe_val *v = new_loop(F, kind, 1);
+	if (!loop_bounds(F, a[0], a[1], kind == TLC_FOR_SERIAL ? a[2] : NULL, loc, &v->u.loop.min[0],
+	                 &v->u.loop.extent[0]))
+		return NULL;
+	if (kind == TLC_FOR_THREAD) {
+		const char *t = a[3] && a[3]->kind == FV_STR ? a[3]->u.s : "";
+		if (strcmp(t, "threadIdx.x") && strcmp(t, "threadIdx.y") && strcmp(t, "threadIdx.z")) {
+			tlc_error(F->ctx, loc, "T.thread_binding needs thread=\"threadIdx.x|y|z\"");
+			return NULL;
+		}
+		v->u.loop.thread_dim = t[9] - 'x';
+	}
+	return v;
+}
+
+fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, tlc_loc loc)
+{
+	if (nkw) {
+		tlc_error(F->ctx, loc, "keyword argument '%s' of T.Parallel is not supported yet", kwn[0]);
+		return NULL;
+	}
+	if (nargs < 1 || nargs > 8) {
+		tlc_error(F->ctx, loc, "T.Parallel expects 1 to 8 extents, got %d", nargs);
+		return NULL;
+	}
+	fe_val *v = new_loop(F, TLC_FOR_PARALLEL, nargs);
+	for (int i = 0; i < nargs; i++) {
+		int64_t x;
+		fe_val *a = args[i];
+		if (a->kind == FV_TUPLE && a->u.seq.n == 2) { /* (min, end) */
+			if (!loop_bounds(F, a->u.seq.items[0], a->u.seq.items[1], NULL, loc,
+			                 &v->u.loop.min[i], &v->u.loop.extent[i]))
+				return NULL;
+			if (!tlc_expr_as_int(v->u.loop.extent[i], &x)) {
+				tlc_error(F->ctx, loc, "T.Parallel extent must be a compile-time constant, got '%s'",
+				          fe_show_expr(F, v->u.loop.extent[i]));
+				return NULL;
+			}
+			continue;
+		}
+		if (!fe_const_int(F, a, "T.Parallel extent", loc, &x))
+			return NULL;
+		v->u.loop.min[i] = tlc_i32(F->m, 0);
+		v->u.loop.extent[i] = tlc_i32(F->m, x);
+	}
+	return v;
+}
+
+fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
+{
+	if (!fe_need_kernel(F, "a kernel loop", true, s->loc))
+		return FL_ERROR;
+	if (s->norelse) {
+		tlc_error(F->ctx, s->loc, "unsupported Python construct in kernel: for ... else");
+		return FL_ERROR;
+	}
+	int n = loop->u.loop.n;
+	py_node *t = s->a;
+	py_node **names = &t;
+	if (t->kind == PY_TUPLE || t->kind == PY_LIST) {
+		names = t->list;
+		if (t->n != n) {
+			tlc_error(F->ctx, t->loc, "loop has %d dimension%s but %d loop variables", n,
+			          n == 1 ? "" : "s", t->n);
+			return FL_ERROR;
+		}
+	} else if (n != 1) {
+		tlc_error(F->ctx, t->loc, "loop has %d dimensions but 1 loop variable", n);
+		return FL_ERROR;
+	}
+	tlc_var **vars = tlc_arena_alloc(F->arena, sizeof(tlc_var *) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		if (names[i]->kind != PY_NAME) {
+			tlc_error(F->ctx, names[i]->loc, "loop variable must be a name");
+			return FL_ERROR;
+		}
+		vars[i] = tlc_var_new(F->m, names[i]->str, TLC_DT_INT32);
+		fe_env_set(F, env, names[i]->str, fe_expr(F, tlc_var_ref(F->m, vars[i])));
+	}
+	fe_flow fl;
+	tlc_stmt *body = fe_build_block(F, env, s->nbody, s->body, s->loc, &fl);
+	if (!body)
+		return FL_ERROR;
+	for (int i = n - 1; i >= 0; i--) {
+		tlc_stmt *f = tlc_for_new(F->m, s->loc, vars[i], loop->u.loop.min[i], loop->u.loop.extent[i],
+		                          loop->u.loop.kind, body);
+		f->u.loop.pipe = loop->u.loop.pipe;
+		f->u.loop.thread_dim = loop->u.loop.thread_dim;
+		if (i == 0) {
+			body = f;
+		} else {
+			body = tlc_seq_new(F->m, s->loc);
+			tlc_seq_append(F->m, body, f);
+		}
+	}
+	fe_emit(F, body);
+	return FL_NORMAL;
+}
+
+/* ---- the kernel frame and scopes ---- */
+
+fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **kwn,
+                            fe_val **kwv, tlc_loc loc)
+{
+	fe_val *v = fe_new(F, FV_KERNEL);
+	fe_val *threads = NULL;
+	for (int k = 0; k < nkw; k++) {
+		if (strcmp(kwn[k], "threads") == 0) {
+			threads = kwv[k];
+		} else {
+			tlc_error(F->ctx, loc, "unknown keyword argument '%s' for T.Kernel", kwn[k]);
+			return NULL;
+		}
+	}
+	if (nargs < 1 || nargs > 3) {
+		tlc_error(F->ctx, loc, "T.Kernel expects 1 to 3 grid extents, got %d", nargs);
+		return NULL;
+	}
+	v->u.kernel.ngrid = nargs;
+	for (int i = 0; i < nargs; i++)
+		if (!(v->u.kernel.grid[i] = fe_to_scalar(F, args[i], loc)))
+			return NULL;
+	int nt = 1;
+	fe_val *tv[3] = {threads};
+	if (!threads)
+		tv[0] = fe_int(F, 128);
+	else if (threads->kind == FV_TUPLE || threads->kind == FV_LIST) {
+		nt = threads->u.seq.n;
+		if (nt < 1 || nt > 3) {
+			tlc_error(F->ctx, loc, "threads must have 1 to 3 extents, got %d", nt);
+			return NULL;
+		}
+		for (int i = 0; i < nt; i++)
+			tv[i] = threads->u.seq.items[i];
+	}
+	v->u.kernel.nthreads = nt;
+	for (int i = 0; i < nt; i++) {
+		int64_t x;
+		if (!fe_const_int(F, tv[i], "threads", loc, &x))
+			return NULL;
+		if (x < 1 || x > 1024) {
+			tlc_error(F->ctx, loc, "threads must be between 1 and 1024, got %lld", (long long)x);
+			return NULL;
+		}
+		v->u.kernel.threads[i] = tlc_i32(F->m, x);
+	}
+	return v;
+}
+
+static fe_flow with_kernel(fe *F, fe_env *env, py_node *s, fe_val *k, py_node *target)
+{
+	fe_kernel *K = F->kernel;
+	if (!K || !F->frame->kernel_mode || K->block) {
+		tlc_error(F->ctx, s->loc, K && K->block ? "nested T.Kernel is not supported"
+		                                        : "T.Kernel must be in a T.prim_func or @tilelang.jit kernel");
+		return FL_ERROR;
+	}
+	if (K->has_frame) {
+		tlc_error(F->ctx, s->loc, "a kernel can have only one T.Kernel frame");
+		return FL_ERROR;
+	}
+	tlc_func *f = K->func;
+	f->grid_ndim = k->u.kernel.ngrid;
+	f->thread_ndim = k->u.kernel.nthreads;
+	for (int i = 0; i < 3; i++) {
+		f->grid[i] = i < f->grid_ndim ? k->u.kernel.grid[i] : NULL;
+		f->threads[i] = i < f->thread_ndim ? k->u.kernel.threads[i] : NULL;
+	}
+	if (target) {
+		int n = target->kind == PY_TUPLE || target->kind == PY_LIST ? target->n : 1;
+		py_node **names = n == 1 && target->kind == PY_NAME ? &target : target->list;
+		if (n != f->grid_ndim) {
+			tlc_error(F->ctx, target->loc, "T.Kernel has %d grid dimension%s but %d name%s",
+			          f->grid_ndim, f->grid_ndim == 1 ? "" : "s", n, n == 1 ? "" : "s");
+			return FL_ERROR;
+		}
+		for (int i = 0; i < n; i++) {
+			if (names[i]->kind != PY_NAME) {
+				tlc_error(F->ctx, names[i]->loc, "T.Kernel block index must be a name");
+				return FL_ERROR;
+			}
+			f->block_vars[i] = tlc_var_new(F->m, names[i]->str, TLC_DT_INT32);
+			fe_env_set(F, env, names[i]->str, fe_expr(F, tlc_var_ref(F->m, f->block_vars[i])));
+		}
+	}
+	K->has_frame = true;
+	f->body = tlc_seq_new(F->m, s->loc);
+	K->block = f->body;
+	fe_flow fl = fe_exec_body(F, env, s->nbody, s->body);
+	K->block = NULL;
+	if (fl == FL_RETURN || fl == FL_BREAK || fl == FL_CONTINUE) {
+		tlc_error(F->ctx, s->loc, "unsupported Python construct in kernel: return/break/continue "
+		                          "inside T.Kernel");
+		return FL_ERROR;
+	}
+	return fl;
+}
+
+fe_flow fe_exec_with(fe *F, fe_env *env, py_node *s)
+{
+	if (s->n != 1) {
+		tlc_error(F->ctx, s->loc, "'with' with several items is not supported");
+		return FL_ERROR;
+	}
+	fe_val *v = fe_eval(F, env, s->list[0]);
+	if (!v)
+		return FL_ERROR;
+	py_node *target = s->ntargets ? s->targets[0] : NULL;
+	if (v->kind == FV_KERNEL)
+		return with_kernel(F, env, s, v, target);
+	if (v->kind == FV_HOST)
+		return fe_exec_body(F, env, s->nbody, s->body);
+	if (v->kind != FV_SCOPEOP) {
+		tlc_error(F->ctx, s->list[0]->loc, "unsupported 'with' item: %s", fe_kind_name(v));
+		return FL_ERROR;
+	}
+	if (target) {
+		tlc_error(F->ctx, target->loc, "this 'with' scope binds no name");
+		return FL_ERROR;
+	}
+	if (!fe_need_kernel(F, v->attr_key ? "T.attr" : "T.ws", true, s->loc))
+		return FL_ERROR;
+	fe_flow fl;
+	tlc_stmt *body = fe_build_block(F, env, s->nbody, s->body, s->loc, &fl);
+	if (!body)
+		return FL_ERROR;
+	if (v->attr_key)
+		fe_emit(F, tlc_attr_new(F->m, s->loc, tlc_intern(F->m, v->attr_key), v->attr_value, body));
+	else
+		fe_emit(F, tlc_scope_new(F->m, s->loc, v->u.scope_call, body));
+	return FL_NORMAL;
+}
+

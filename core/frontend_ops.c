@@ -1,0 +1,361 @@
+/* frontend_ops.c - calls of tile ops and intrinsics (T.copy, T.gemm, ...):
+ * argument names, keyword validation, the canonical argument form, layout
+ * functions and the shape checks that can be made before any pass runs.
+ *
+ * Canonical form: an argument that has a positional slot is stored
+ * positionally as long as every earlier slot is filled too; the rest stay
+ * keywords with their TileLang names (doc/language.md). */
+#include "frontend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct op_sig {
+	const char *name;
+	const char *pos[4]; /* positional parameter names, in order */
+	const char *kw[8];  /* keyword-only names */
+} op_sig;
+
+static const op_sig sigs[] = {
+	{"copy", {"src", "dst"},
+	 {"coalesced_width", "disable_tma", "eviction_policy", "prefer_instruction", "loop_layout"}},
+	{"tma_copy", {"src", "dst"}, {"barrier", "cluster_mask", "eviction_policy"}},
+	{"fill", {"buffer", "value"}, {0}},
+	{"clear", {"buffer"}, {0}},
+	{"gemm", {"A", "B", "C"},
+	 {"transpose_A", "transpose_B", "policy", "clear_accum", "k_pack", "wg_wait"}},
+	{"wgmma_gemm", {"A", "B", "C"},
+	 {"transpose_A", "transpose_B", "policy", "clear_accum", "k_pack"}},
+	{"wait_wgmma", {"n"}, {0}},
+	{"reduce_max", {"buffer", "out", "dim"}, {"clear"}},
+	{"reduce_min", {"buffer", "out", "dim"}, {"clear"}},
+	{"reduce_sum", {"buffer", "out", "dim"}, {"clear"}},
+	{"reduce_abssum", {"buffer", "out", "dim"}, {"clear"}},
+	{"reduce_absmax", {"buffer", "out", "dim"}, {"clear"}},
+	{"cumsum", {"src", "dst", "dim"}, {"reverse"}},
+	{"atomic_add", {"dst", "value"}, {"memory_order", "return_prev", "use_tma"}},
+	{"annotate_layout", {"layout_map"}, {0}},
+	{"use_swizzle", {"panel_size", "order"}, {"enable"}},
+	{"Layout", {"shape", "forward_fn"}, {0}},
+	{"Fragment", {"shape", "forward_fn"}, {"replicate"}},
+	{"make_swizzled_layout", {"buffer"}, {0}},
+	{"sync_threads", {0}, {0}},
+	{"sync_warp", {0}, {0}},
+	{"barrier_arrive", {"barrier"}, {0}},
+	{"barrier_wait", {"barrier", "parity"}, {0}},
+	{"mbarrier_arrive", {"barrier"}, {0}},
+	{"mbarrier_wait_parity", {"barrier", "parity"}, {0}},
+	{"mbarrier_expect_tx", {"barrier", "bytes"}, {0}},
+	{"mbarrier_arrive_expect_tx", {"barrier", "bytes"}, {0}},
+	{"fence_proxy_async", {0}, {0}},
+	{"pow", {"x", "y"}, {0}},
+	{"thread_idx", {"dim"}, {0}},
+	{"block_idx", {"dim"}, {0}},
+};
+
+static const op_sig *find_sig(const char *name)
+{
+	for (size_t i = 0; i < TLC_ARRAY_LEN(sigs); i++)
+		if (strcmp(sigs[i].name, name) == 0)
+			return &sigs[i];
+	return NULL;
+}
+
+static bool is_math(const tlc_op_info *info)
+{
+	return (info->flags & TLC_OPF_PURE) && !(info->flags & TLC_OPF_LOWERED);
+}
+
+const tlc_expr *fe_layout_fn(fe *F, fe_val *fn, int nparams_hint, tlc_loc loc)
+{
+	(void)nparams_hint;
+	if (fn->kind != FV_FUNC) {
+		tlc_error(F->ctx, loc, "a layout function must be a lambda or a function, got %s",
+		          fe_kind_name(fn));
+		return NULL;
+	}
+	py_node *def = fn->u.fn.def;
+	int n = def->nparams;
+	tlc_var **vars = tlc_arena_alloc(F->arena, sizeof(tlc_var *) * (size_t)(n + 1));
+	fe_val **args = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		if (def->params[i].star) {
+			tlc_error(F->ctx, loc, "a layout function cannot take *args");
+			return NULL;
+		}
+		vars[i] = tlc_var_new(F->m, def->params[i].name, TLC_DT_INT32);
+		args[i] = fe_expr(F, tlc_var_ref(F->m, vars[i]));
+	}
+	fe_val *r = fe_call_function(F, fn, n, args, 0, NULL, NULL, loc);
+	if (!r)
+		return NULL;
+	const tlc_expr *body;
+	if (r->kind == FV_TUPLE || r->kind == FV_LIST) {
+		const tlc_expr **items = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(r->u.seq.n + 1));
+		for (int i = 0; i < r->u.seq.n; i++)
+			if (!(items[i] = fe_to_scalar(F, r->u.seq.items[i], loc)))
+				return NULL;
+		body = tlc_tuple(F->m, r->u.seq.n, items, false);
+	} else if (!(body = fe_to_scalar(F, r, loc))) {
+		return NULL;
+	}
+	return tlc_lambda(F->m, n, vars, body);
+}
+
+static const tlc_expr *shape_expr(fe *F, fe_val *v, tlc_loc loc)
+{
+	if (v->kind == FV_TUPLE || v->kind == FV_LIST) {
+		fe_val *t = fe_new(F, FV_TUPLE);
+		*t = *v;
+		t->kind = FV_TUPLE;
+		return fe_to_expr(F, t, loc);
+	}
+	const tlc_expr *e = fe_to_scalar(F, v, loc);
+	return e ? tlc_tuple(F->m, 1, &e, false) : NULL;
+}
+
+/* {buf: layout, ...} or its printed form ((buf, layout), ...). */
+static const tlc_expr *layout_map(fe *F, fe_val *v, tlc_loc loc)
+{
+	if (v->kind != FV_DICT) {
+		const tlc_expr *e = fe_to_expr(F, v, loc);
+		if (e && e->kind == TLC_EXPR_TUPLE) {
+			bool ok = true;
+			for (int i = 0; i < e->u.tuple.n && ok; i++)
+				ok = e->u.tuple.items[i]->kind == TLC_EXPR_TUPLE &&
+				     e->u.tuple.items[i]->u.tuple.n == 2 &&
+				     e->u.tuple.items[i]->u.tuple.items[0]->kind == TLC_EXPR_BUF;
+			if (ok)
+				return e;
+		}
+		if (e)
+			tlc_error(F->ctx, loc, "T.annotate_layout expects a dict {buffer: layout}");
+		return NULL;
+	}
+	int n = v->u.dict.n;
+	const tlc_expr **items = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		fe_val *k = v->u.dict.keys[i], *l = v->u.dict.vals[i];
+		if (k->kind != FV_BUF) {
+			tlc_error(F->ctx, loc, "T.annotate_layout keys must be buffers, got %s", fe_kind_name(k));
+			return NULL;
+		}
+		const tlc_expr *kv[2] = {tlc_buf_ref(F->m, k->u.buf), NULL};
+		if (l->kind == FV_FUNC) {
+			/* a bare function: the layout of the buffer's shape */
+			const tlc_expr *args[2] = {NULL, fe_layout_fn(F, l, k->u.buf->ndim, loc)};
+			if (!args[1])
+				return NULL;
+			args[0] = tlc_tuple(F->m, k->u.buf->ndim, k->u.buf->shape, false);
+			kv[1] = tlc_call(F->m, TLC_OP_LAYOUT, TLC_DT_VOID, 2, args, 0, NULL, NULL);
+		} else {
+			kv[1] = fe_to_expr(F, l, loc);
+			if (!kv[1])
+				return NULL;
+			if (kv[1]->kind != TLC_EXPR_CALL) {
+				tlc_error(F->ctx, loc, "layout for '%s' must be a T.Layout, T.Fragment or function",
+				          k->u.buf->name);
+				return NULL;
+			}
+		}
+		items[i] = tlc_tuple(F->m, 2, kv, false);
+	}
+	return tlc_tuple(F->m, n, items, false);
+}
+
+/* Constant extents of an operand: a whole buffer or a region (point
+ * dimensions and extents of 1 dropped). False when unknown. */
+static bool known_shape(const tlc_expr *e, int *n, int64_t *dims, bool drop_ones)
+{
+	*n = 0;
+	if (e->kind == TLC_EXPR_BUF) {
+		for (int i = 0; i < e->u.buf->ndim && i < 8; i++) {
+			int64_t x;
+			if (!tlc_expr_as_int(e->u.buf->shape[i], &x))
+				return false;
+			if (!drop_ones || x != 1)
+				dims[(*n)++] = x;
+		}
+		return e->u.buf->ndim <= 8;
+	}
+	if (e->kind == TLC_EXPR_REGION) {
+		for (int i = 0; i < e->u.region.n && i < 8; i++) {
+			int64_t x;
+			if (e->u.region.dims[i].is_point)
+				continue;
+			if (!tlc_expr_as_int(e->u.region.dims[i].extent, &x))
+				return false;
+			if (!drop_ones || x != 1)
+				dims[(*n)++] = x;
+		}
+		return e->u.region.n <= 8;
+	}
+	return false;
+}
+
+static const char *shape_text(fe *F, int n, const int64_t *d)
+{
+	char buf[256];
+	int k = snprintf(buf, sizeof buf, "(");
+	for (int i = 0; i < n && k < 200; i++)
+		k += snprintf(buf + k, sizeof buf - (size_t)k, "%s%lld", i ? ", " : "", (long long)d[i]);
+	snprintf(buf + k, sizeof buf - (size_t)k, "%s)", n == 1 ? "," : "");
+	return tlc_arena_strdup(F->arena, buf);
+}
+
+static const char *operand_name(const tlc_expr *e)
+{
+	return e->kind == TLC_EXPR_BUF ? e->u.buf->name : e->kind == TLC_EXPR_REGION ? e->u.region.buf->name : "?";
+}
+
+static bool check_copy(fe *F, const tlc_expr *src, const tlc_expr *dst, tlc_loc loc)
+{
+	int ns, nd;
+	int64_t s[8], d[8];
+	if (!known_shape(src, &ns, s, true) || !known_shape(dst, &nd, d, true))
+		return true;
+	bool same = ns == nd;
+	for (int i = 0; same && i < ns; i++)
+		same = s[i] == d[i];
+	if (same)
+		return true;
+	known_shape(src, &ns, s, false);
+	known_shape(dst, &nd, d, false);
+	tlc_error(F->ctx, loc, "T.copy shapes do not match: source '%s' is %s, destination '%s' is %s",
+	          operand_name(src), shape_text(F, ns, s), operand_name(dst), shape_text(F, nd, d));
+	return false;
+}
+
+static bool flag(const tlc_expr *call, const char *name)
+{
+	const tlc_expr *v = tlc_call_kw(call, name);
+	int64_t x;
+	return v && tlc_expr_as_int(v, &x) && x != 0;
+}
+
+static bool check_gemm(fe *F, const tlc_expr *call, tlc_loc loc)
+{
+	int n[3];
+	int64_t d[3][8];
+	for (int i = 0; i < 3; i++)
+		if (!known_shape(call->u.call.args[i], &n[i], d[i], false) || n[i] != 2)
+			return true;
+	bool ta = flag(call, "transpose_A"), tb = flag(call, "transpose_B");
+	int64_t M = ta ? d[0][1] : d[0][0], Ka = ta ? d[0][0] : d[0][1];
+	int64_t Kb = tb ? d[1][1] : d[1][0], N = tb ? d[1][0] : d[1][1];
+	if (M == d[2][0] && N == d[2][1] && Ka == Kb)
+		return true;
+	tlc_error(F->ctx, loc,
+	          "T.gemm operand shapes do not match: A '%s' is %s, B '%s' is %s, C '%s' is %s "
+	          "(transpose_A=%s, transpose_B=%s)",
+	          operand_name(call->u.call.args[0]), shape_text(F, 2, d[0]),
+	          operand_name(call->u.call.args[1]), shape_text(F, 2, d[1]),
+	          operand_name(call->u.call.args[2]), shape_text(F, 2, d[2]), ta ? "True" : "False",
+	          tb ? "True" : "False");
+	return false;
+}
+
+fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **args, int nkw,
+                   const char **kw_names, fe_val **kw_vals, tlc_loc loc)
+{
+	const tlc_op_info *info = tlc_op_get(F->ctx, op);
+	const op_sig *sig = find_sig(name);
+	int npos = 0;
+	if (sig)
+		while (npos < 4 && sig->pos[npos])
+			npos++;
+	if (is_math(info) && !sig)
+		npos = 1;
+	/* slots: positional args, then keywords naming a positional parameter */
+	int cap = nargs + nkw + 1;
+	fe_val **slot = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+	const char **kn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)cap);
+	fe_val **kv = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+	int nk = 0;
+	for (int i = 0; i < nargs; i++)
+		slot[i] = args[i];
+	for (int k = 0; k < nkw; k++) {
+		int i = 0;
+		while (i < npos && strcmp(sig->pos[i], kw_names[k]) != 0)
+			i++;
+		bool known = i < npos;
+		for (int j = 0; sig && !known && j < 8 && sig->kw[j]; j++)
+			known = strcmp(sig->kw[j], kw_names[k]) == 0;
+		if (!known && (sig || is_math(info) || op < TLC_OP_BUILTIN_COUNT)) {
+			tlc_error(F->ctx, loc, "unknown keyword argument '%s' for T.%s", kw_names[k], name);
+			return NULL;
+		}
+		if (i < npos && i < nargs) {
+			tlc_error(F->ctx, loc, "T.%s got multiple values for argument '%s'", name, kw_names[k]);
+			return NULL;
+		}
+		if (kw_vals[k]->kind == FV_NONE)
+			continue; /* the default */
+		if (i < npos) {
+			slot[i] = kw_vals[k];
+		} else {
+			kn[nk] = kw_names[k];
+			kv[nk++] = kw_vals[k];
+		}
+	}
+	int n = nargs;
+	while (n < npos && slot[n])
+		n++;
+	for (int i = n; i < npos; i++) /* after a gap: stays a keyword */
+		if (slot[i]) {
+			kn[nk] = sig->pos[i];
+			kv[nk++] = slot[i];
+		}
+	if (n < info->min_args || (info->max_args >= 0 && n > info->max_args)) {
+		if (info->min_args == info->max_args)
+			tlc_error(F->ctx, loc, "T.%s expects %d argument%s, got %d", name, info->min_args,
+			          info->min_args == 1 ? "" : "s", n);
+		else if (info->max_args < 0)
+			tlc_error(F->ctx, loc, "T.%s expects at least %d argument%s, got %d", name,
+			          info->min_args, info->min_args == 1 ? "" : "s", n);
+		else
+			tlc_error(F->ctx, loc, "T.%s expects %d to %d arguments, got %d", name,
+			          info->min_args, info->max_args, n);
+		return NULL;
+	}
+	const tlc_expr **ax = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		if (op == TLC_OP_ANNOTATE_LAYOUT)
+			ax[i] = layout_map(F, slot[i], loc);
+		else if ((op == TLC_OP_LAYOUT || op == TLC_OP_FRAGMENT) && i == 0)
+			ax[i] = shape_expr(F, slot[i], loc);
+		else if ((op == TLC_OP_LAYOUT || op == TLC_OP_FRAGMENT) && i == 1)
+			ax[i] = fe_layout_fn(F, slot[i], -1, loc);
+		else if (op == TLC_OP_WS) {
+			int64_t x;
+			if (!fe_as_int(slot[i], &x) || x < 0 || x > 7) {
+				tlc_error(F->ctx, loc, "T.ws expects warpgroup indices 0..7, got '%s'",
+				          fe_show(F, slot[i]));
+				return NULL;
+			}
+			ax[i] = tlc_i32(F->m, x);
+		} else
+			ax[i] = is_math(info) ? fe_to_scalar(F, slot[i], loc) : fe_to_expr(F, slot[i], loc);
+		if (!ax[i])
+			return NULL;
+	}
+	const char **kwn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)(nk + 1));
+	const tlc_expr **kwx = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(nk + 1));
+	for (int k = 0; k < nk; k++) {
+		kwn[k] = tlc_intern(F->m, kn[k]);
+		if (!(kwx[k] = fe_to_expr(F, kv[k], loc)))
+			return NULL;
+	}
+	tlc_dtype t = TLC_DT_VOID;
+	if (info->flags & TLC_OPF_PURE)
+		t = n > 0 && ax[0]->dtype != TLC_DT_VOID && !(info->flags & TLC_OPF_LOWERED) ? ax[0]->dtype
+		                                                                            : TLC_DT_INT32;
+	const tlc_expr *call = tlc_call(F->m, op, t, n, ax, nk, kwn, kwx);
+	if ((op == TLC_OP_COPY || op == TLC_OP_TMA_COPY) && !check_copy(F, ax[0], ax[1], loc))
+		return NULL;
+	if ((op == TLC_OP_GEMM || op == TLC_OP_WGMMA_GEMM) && !check_gemm(F, call, loc))
+		return NULL;
+	fe_val *v = fe_new(F, FV_EXPR);
+	v->u.e = call;
+	return v;
+}

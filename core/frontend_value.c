@@ -1,0 +1,531 @@
+/* frontend_value.c - values of the compile-time evaluator, environments,
+ * and the conversion of values into IR expressions. */
+#include "frontend.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+fe_val *fe_new(fe *F, fe_kind k)
+{
+	fe_val *v = tlc_arena_alloc(F->arena, sizeof *v);
+	v->kind = k;
+	return v;
+}
+
+fe_val *fe_int(fe *F, int64_t x)
+{
+	fe_val *v = fe_new(F, FV_INT);
+	v->u.i = x;
+	return v;
+}
+
+fe_val *fe_float(fe *F, double x)
+{
+	fe_val *v = fe_new(F, FV_FLOAT);
+	v->u.f = x;
+	return v;
+}
+
+fe_val *fe_str(fe *F, const char *s)
+{
+	fe_val *v = fe_new(F, FV_STR);
+	v->u.s = tlc_arena_strdup(F->arena, s);
+	return v;
+}
+
+fe_val *fe_bool(fe *F, bool b)
+{
+	return b ? F->vtrue : F->vfalse;
+}
+
+fe_val *fe_seq(fe *F, fe_kind k, int n)
+{
+	fe_val *v = fe_new(F, k);
+	v->u.seq.n = n;
+	v->u.seq.cap = n > 4 ? n : 4;
+	v->u.seq.items = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)v->u.seq.cap);
+	return v;
+}
+
+void fe_seq_push(fe *F, fe_val *seq, fe_val *item)
+{
+	if (seq->u.seq.n == seq->u.seq.cap) {
+		int cap = seq->u.seq.cap * 2;
+		fe_val **items = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+		memcpy(items, seq->u.seq.items, sizeof(fe_val *) * (size_t)seq->u.seq.n);
+		seq->u.seq.items = items;
+		seq->u.seq.cap = cap;
+	}
+	seq->u.seq.items[seq->u.seq.n++] = item;
+}
+
+fe_val *fe_dict(fe *F)
+{
+	return fe_new(F, FV_DICT);
+}
+
+void fe_dict_set(fe *F, fe_val *d, fe_val *k, fe_val *v)
+{
+	for (int i = 0; i < d->u.dict.n; i++)
+		if (fe_equal(d->u.dict.keys[i], k)) {
+			d->u.dict.vals[i] = v;
+			return;
+		}
+	if (d->u.dict.n == d->u.dict.cap) {
+		int cap = d->u.dict.cap ? d->u.dict.cap * 2 : 4;
+		fe_val **keys = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+		fe_val **vals = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+		if (d->u.dict.n) {
+			memcpy(keys, d->u.dict.keys, sizeof(fe_val *) * (size_t)d->u.dict.n);
+			memcpy(vals, d->u.dict.vals, sizeof(fe_val *) * (size_t)d->u.dict.n);
+		}
+		d->u.dict.keys = keys;
+		d->u.dict.vals = vals;
+		d->u.dict.cap = cap;
+	}
+	d->u.dict.keys[d->u.dict.n] = k;
+	d->u.dict.vals[d->u.dict.n++] = v;
+}
+
+fe_val *fe_dict_get(fe_val *d, fe_val *k)
+{
+	for (int i = 0; i < d->u.dict.n; i++)
+		if (fe_equal(d->u.dict.keys[i], k))
+			return d->u.dict.vals[i];
+	return NULL;
+}
+
+fe_val *fe_builtin(fe *F, const char *name)
+{
+	fe_val *v = fe_new(F, FV_BUILTIN);
+	v->u.s = name;
+	return v;
+}
+
+fe_val *fe_dtype(fe *F, tlc_dtype t)
+{
+	fe_val *v = fe_new(F, FV_DTYPE);
+	v->u.dt = t;
+	return v;
+}
+
+fe_val *fe_expr(fe *F, const tlc_expr *e)
+{
+	if (e->kind == TLC_EXPR_INT && e->dtype == TLC_DT_INT32)
+		return fe_int(F, e->u.ival);
+	if (e->kind == TLC_EXPR_INT && e->dtype == TLC_DT_BOOL)
+		return fe_bool(F, e->u.ival != 0);
+	if (e->kind == TLC_EXPR_FLOAT && e->dtype == TLC_DT_FLOAT32 && isfinite(e->u.fval))
+		return fe_float(F, e->u.fval);
+	if (e->kind == TLC_EXPR_STR)
+		return fe_str(F, e->u.str);
+	fe_val *v = fe_new(F, FV_EXPR);
+	v->u.e = e;
+	return v;
+}
+
+fe_val *fe_buf(fe *F, tlc_buffer *b)
+{
+	fe_val *v = fe_new(F, FV_BUF);
+	v->u.buf = b;
+	return v;
+}
+
+bool fe_equal(const fe_val *a, const fe_val *b)
+{
+	if (a == b)
+		return true;
+	bool an = a->kind == FV_INT || a->kind == FV_BOOL || a->kind == FV_FLOAT;
+	bool bn = b->kind == FV_INT || b->kind == FV_BOOL || b->kind == FV_FLOAT;
+	if (an && bn) {
+		double x = a->kind == FV_FLOAT ? a->u.f : a->kind == FV_INT ? (double)a->u.i : a->u.b;
+		double y = b->kind == FV_FLOAT ? b->u.f : b->kind == FV_INT ? (double)b->u.i : b->u.b;
+		if (a->kind != FV_FLOAT && b->kind != FV_FLOAT) {
+			int64_t xi = a->kind == FV_INT ? a->u.i : a->u.b;
+			int64_t yi = b->kind == FV_INT ? b->u.i : b->u.b;
+			return xi == yi;
+		}
+		return x == y;
+	}
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case FV_NONE:
+		return true;
+	case FV_STR:
+	case FV_MODULE:
+	case FV_HOST:
+	case FV_NAMESPACE:
+	case FV_BUILTIN:
+		return strcmp(a->u.s, b->u.s) == 0;
+	case FV_TUPLE:
+	case FV_LIST:
+		if (a->u.seq.n != b->u.seq.n)
+			return false;
+		for (int i = 0; i < a->u.seq.n; i++)
+			if (!fe_equal(a->u.seq.items[i], b->u.seq.items[i]))
+				return false;
+		return true;
+	case FV_DTYPE:
+		return a->u.dt == b->u.dt;
+	case FV_EXPR:
+		return a->u.e == b->u.e;
+	case FV_BUF:
+		return a->u.buf == b->u.buf;
+	default:
+		return false;
+	}
+}
+
+const char *fe_kind_name(const fe_val *v)
+{
+	switch (v->kind) {
+	case FV_NONE: return "None";
+	case FV_BOOL: return "bool";
+	case FV_INT: return "int";
+	case FV_FLOAT: return "float";
+	case FV_STR: return "str";
+	case FV_TUPLE: return "tuple";
+	case FV_LIST: return "list";
+	case FV_DICT: return "dict";
+	case FV_FUNC: return "function";
+	case FV_BOUND: return "method";
+	case FV_MODULE: return "module";
+	case FV_HOST: return "host value";
+	case FV_BUILTIN: return "builtin function";
+	case FV_NAMESPACE: return "namespace";
+	case FV_DTYPE: return "dtype";
+	case FV_EXPR: return "expression";
+	case FV_BUF: return "buffer";
+	case FV_PRIMFUNC: return "T.prim_func";
+	case FV_TENSORTYPE: return "T.Tensor type";
+	case FV_MISSING: return "missing parameter";
+	case FV_RANGE: return "range";
+	case FV_LOOP: return "loop range";
+	case FV_KERNEL: return "T.Kernel frame";
+	case FV_SCOPEOP: return "scope";
+	}
+	return "value";
+}
+
+bool fe_truthy(fe *F, fe_val *v, tlc_loc loc, bool *out)
+{
+	switch (v->kind) {
+	case FV_NONE: *out = false; return true;
+	case FV_BOOL: *out = v->u.b; return true;
+	case FV_INT: *out = v->u.i != 0; return true;
+	case FV_FLOAT: *out = v->u.f != 0; return true;
+	case FV_STR: *out = v->u.s[0] != 0; return true;
+	case FV_TUPLE:
+	case FV_LIST: *out = v->u.seq.n != 0; return true;
+	case FV_DICT: *out = v->u.dict.n != 0; return true;
+	case FV_MISSING:
+		fe_err_not_kernel(F, v, loc);
+		return false;
+	case FV_EXPR: {
+		int64_t x;
+		if (tlc_expr_as_int(v->u.e, &x)) {
+			*out = x != 0;
+			return true;
+		}
+		tlc_error(F->ctx, loc, "condition '%s' is not a compile-time value here",
+		          fe_show_expr(F, v->u.e));
+		return false;
+	}
+	default:
+		*out = true;
+		return true;
+	}
+}
+
+/* ---- environments ---- */
+
+fe_env *fe_env_new(fe *F, fe_env *parent)
+{
+	fe_env *e = tlc_arena_alloc(F->arena, sizeof *e);
+	e->parent = parent;
+	return e;
+}
+
+void fe_env_set(fe *F, fe_env *env, const char *name, fe_val *v)
+{
+	for (int i = 0; i < env->n; i++)
+		if (strcmp(env->names[i], name) == 0) {
+			env->vals[i] = v;
+			return;
+		}
+	if (env->n == env->cap) {
+		int cap = env->cap ? env->cap * 2 : 8;
+		const char **names = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)cap);
+		fe_val **vals = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+		if (env->n) {
+			memcpy(names, env->names, sizeof(char *) * (size_t)env->n);
+			memcpy(vals, env->vals, sizeof(fe_val *) * (size_t)env->n);
+		}
+		env->names = names;
+		env->vals = vals;
+		env->cap = cap;
+	}
+	env->names[env->n] = name;
+	env->vals[env->n++] = v;
+}
+
+fe_val *fe_env_get_local(fe_env *env, const char *name)
+{
+	for (int i = env->n - 1; i >= 0; i--)
+		if (strcmp(env->names[i], name) == 0)
+			return env->vals[i];
+	return NULL;
+}
+
+fe_val *fe_env_get(fe_env *env, const char *name)
+{
+	for (; env; env = env->parent) {
+		fe_val *v = fe_env_get_local(env, name);
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+/* ---- conversions ---- */
+
+bool fe_is_symbolic(const fe_val *v)
+{
+	return v->kind == FV_EXPR || (v->kind == FV_BUF && v->u.buf->scope == TLC_SCOPE_VAR);
+}
+
+bool fe_as_int(fe_val *v, int64_t *out)
+{
+	if (v->kind == FV_INT) {
+		*out = v->u.i;
+		return true;
+	}
+	if (v->kind == FV_BOOL) {
+		*out = v->u.b;
+		return true;
+	}
+	if (v->kind == FV_EXPR)
+		return tlc_expr_as_int(v->u.e, out);
+	return false;
+}
+
+const char *fe_show_expr(fe *F, const tlc_expr *e)
+{
+	tlc_buf b;
+	tlc_buf_init(&b);
+	tlc_print_expr(&b, F->m, e);
+	const char *s = tlc_arena_strdup(F->arena, tlc_buf_str(&b));
+	tlc_buf_free(&b);
+	return s;
+}
+
+const char *fe_show(fe *F, fe_val *v)
+{
+	char tmp[64];
+	switch (v->kind) {
+	case FV_INT:
+		snprintf(tmp, sizeof tmp, "%lld", (long long)v->u.i);
+		return tlc_arena_strdup(F->arena, tmp);
+	case FV_FLOAT:
+		snprintf(tmp, sizeof tmp, "%g", v->u.f);
+		return tlc_arena_strdup(F->arena, tmp);
+	case FV_BOOL:
+		return v->u.b ? "True" : "False";
+	case FV_NONE:
+		return "None";
+	case FV_STR:
+		return v->u.s;
+	case FV_EXPR:
+		return fe_show_expr(F, v->u.e);
+	case FV_BUF:
+		return v->u.buf->name;
+	case FV_DTYPE:
+		return tlc_dtype_name(v->u.dt);
+	case FV_MODULE:
+	case FV_HOST:
+	case FV_NAMESPACE:
+	case FV_BUILTIN:
+	case FV_MISSING:
+		return v->u.s;
+	case FV_TUPLE:
+	case FV_LIST: {
+		tlc_buf b;
+		tlc_buf_init(&b);
+		tlc_buf_putc(&b, v->kind == FV_LIST ? '[' : '(');
+		for (int i = 0; i < v->u.seq.n; i++)
+			tlc_buf_printf(&b, "%s%s", i ? ", " : "", fe_show(F, v->u.seq.items[i]));
+		if (v->kind == FV_TUPLE && v->u.seq.n == 1)
+			tlc_buf_putc(&b, ',');
+		tlc_buf_putc(&b, v->kind == FV_LIST ? ']' : ')');
+		const char *s = tlc_arena_strdup(F->arena, tlc_buf_str(&b));
+		tlc_buf_free(&b);
+		return s;
+	}
+	default:
+		return fe_kind_name(v);
+	}
+}
+
+void fe_err_not_kernel(fe *F, fe_val *v, tlc_loc loc)
+{
+	switch (v->kind) {
+	case FV_HOST: {
+		/* name the module: "torch" of "torch.float16" */
+		char mod[128];
+		snprintf(mod, sizeof mod, "%s", v->u.s);
+		char *dot = strchr(mod, '.');
+		if (dot)
+			*dot = 0;
+		if (strcmp(mod, v->u.s) == 0)
+			tlc_error(F->ctx, loc, "host module '%s' cannot be used in a kernel", mod);
+		else
+			tlc_error(F->ctx, loc, "host module '%s' cannot be used in a kernel (%s)", mod,
+			          v->u.s);
+		break;
+	}
+	case FV_MISSING:
+		tlc_error(F->ctx, loc,
+		          "parameter '%s' has no value: give it with --entry or -D %s=VALUE", v->u.s,
+		          v->u.s);
+		break;
+	default:
+		tlc_error(F->ctx, loc, "a %s cannot be used as a kernel value", fe_kind_name(v));
+		break;
+	}
+}
+
+static const tlc_expr *int_const(fe *F, int64_t x)
+{
+	if (x >= INT32_MIN && x <= INT32_MAX)
+		return tlc_i32(F->m, x);
+	return tlc_int(F->m, TLC_DT_INT64, x);
+}
+
+const tlc_expr *fe_to_expr(fe *F, fe_val *v, tlc_loc loc)
+{
+	switch (v->kind) {
+	case FV_INT:
+		return int_const(F, v->u.i);
+	case FV_BOOL:
+		return tlc_bool(F->m, v->u.b);
+	case FV_FLOAT:
+		return tlc_float(F->m, TLC_DT_FLOAT32, v->u.f);
+	case FV_STR:
+		return tlc_str(F->m, v->u.s);
+	case FV_DTYPE:
+		return tlc_str(F->m, tlc_dtype_name(v->u.dt));
+	case FV_EXPR:
+		return v->u.e;
+	case FV_BUF:
+		if (v->u.buf->scope == TLC_SCOPE_VAR) {
+			const tlc_expr *zero = tlc_i32(F->m, 0);
+			return tlc_load(F->m, v->u.buf, 1, &zero);
+		}
+		return tlc_buf_ref(F->m, v->u.buf);
+	case FV_TUPLE:
+	case FV_LIST: {
+		int n = v->u.seq.n;
+		const tlc_expr **items = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+		for (int i = 0; i < n; i++) {
+			items[i] = fe_to_expr(F, v->u.seq.items[i], loc);
+			if (!items[i])
+				return NULL;
+		}
+		return tlc_tuple(F->m, n, items, v->kind == FV_LIST);
+	}
+	case FV_DICT: {
+		/* {k: v} -> ((k, v), ...): the encoding of dict arguments (doc/ir.md) */
+		int n = v->u.dict.n;
+		const tlc_expr **items = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+		for (int i = 0; i < n; i++) {
+			const tlc_expr *kv[2];
+			kv[0] = fe_to_expr(F, v->u.dict.keys[i], loc);
+			kv[1] = kv[0] ? fe_to_expr(F, v->u.dict.vals[i], loc) : NULL;
+			if (!kv[1])
+				return NULL;
+			items[i] = tlc_tuple(F->m, 2, kv, false);
+		}
+		return tlc_tuple(F->m, n, items, false);
+	}
+	case FV_FUNC:
+		if (v->u.fn.def->kind == PY_LAMBDA)
+			return fe_layout_fn(F, v, -1, loc);
+		tlc_error(F->ctx, loc, "function '%s' cannot be used as a kernel value",
+		          v->u.fn.def->str ? v->u.fn.def->str : "?");
+		return NULL;
+	default:
+		fe_err_not_kernel(F, v, loc);
+		return NULL;
+	}
+}
+
+const tlc_expr *fe_to_scalar(fe *F, fe_val *v, tlc_loc loc)
+{
+	if (v->kind == FV_BUF && v->u.buf->scope != TLC_SCOPE_VAR) {
+		tlc_error(F->ctx, loc, "buffer '%s' is used as a scalar value: index it, e.g. %s[i]",
+		          v->u.buf->name, v->u.buf->name);
+		return NULL;
+	}
+	if (v->kind == FV_TUPLE || v->kind == FV_LIST || v->kind == FV_STR || v->kind == FV_DICT ||
+	    v->kind == FV_DTYPE || v->kind == FV_NONE) {
+		tlc_error(F->ctx, loc, "a %s cannot be used as a scalar value in a kernel",
+		          fe_kind_name(v));
+		return NULL;
+	}
+	const tlc_expr *e = fe_to_expr(F, v, loc);
+	if (e && e->kind == TLC_EXPR_REGION) {
+		tlc_error(F->ctx, loc, "slice of buffer '%s' is used as a scalar value",
+		          e->u.region.buf->name);
+		return NULL;
+	}
+	return e;
+}
+
+/* TileLang dtype names that tlc does not support yet. */
+static const char *const unsupported_dtypes[] = {
+	"int4", "uint4", "int2", "uint2", "int1", "uint1", "float4_e2m1fn", "float4",
+	"float6_e2m3fn", "float6_e3m2fn", "float8_e8m0fnu", "float8_e4m3fnuz", "float8_e5m2fnuz",
+	"float8_e4m3b11fnuz", "float4_e2m1fnx2",
+};
+
+bool fe_dtype_unsupported(const char *name)
+{
+	for (size_t i = 0; i < TLC_ARRAY_LEN(unsupported_dtypes); i++)
+		if (strcmp(unsupported_dtypes[i], name) == 0)
+			return true;
+	return false;
+}
+
+bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
+{
+	if (v->kind == FV_DTYPE) {
+		*out = v->u.dt;
+		return true;
+	}
+	if (v->kind == FV_STR) {
+		if (fe_dtype_unsupported(v->u.s)) {
+			tlc_error(F->ctx, loc, "%s is not supported yet", v->u.s);
+			return false;
+		}
+		tlc_dtype t = tlc_dtype_from_name(v->u.s);
+		if (t == TLC_DT_VOID) {
+			tlc_error(F->ctx, loc, "unknown dtype '%s'", v->u.s);
+			return false;
+		}
+		*out = t;
+		return true;
+	}
+	if (v->kind == FV_BUILTIN && (strcmp(v->u.s, "float") == 0 || strcmp(v->u.s, "int") == 0 ||
+	                              strcmp(v->u.s, "bool") == 0)) {
+		*out = tlc_dtype_from_name(v->u.s);
+		return true;
+	}
+	if (v->kind == FV_HOST || v->kind == FV_MISSING) {
+		fe_err_not_kernel(F, v, loc);
+		return false;
+	}
+	tlc_error(F->ctx, loc, "expected a dtype, got %s", fe_kind_name(v));
+	return false;
+}
