@@ -129,6 +129,9 @@ struct py_node {
  * result is NULL.  Never crashes on any input. */
 py_node *py_parse(tlc_context *ctx, tlc_arena *arena, uint32_t file, const char *text, size_t len);
 
+/* Append an S-expression form of the tree to out (tests, debugging). */
+void py_dump(tlc_buf *out, const py_node *n);
+
 /* For PY_DICT: key i (stored in kw_values[i]) and value i (list[i]). */
 static inline py_node *py_dict_key(const py_node *d, int i) { return d->kw_values[i]; }
 
