@@ -71,7 +71,7 @@ static uint32_t expr_hash(const tlc_expr *e)
 		}
 		return h;
 	case TLC_EXPR_TUPLE:
-		h = mix(h, (uint64_t)e->u.tuple.is_list);
+		h = mix(h, (uint64_t)e->u.tuple.is_list | (uint64_t)e->u.tuple.is_dict << 1);
 		for (int i = 0; i < e->u.tuple.n; i++)
 			h = mix(h, child_hash(e->u.tuple.items[i]));
 		return h;
@@ -129,6 +129,7 @@ static bool expr_equal(const tlc_expr *x, const tlc_expr *y)
 		return true;
 	case TLC_EXPR_TUPLE:
 		return x->u.tuple.n == y->u.tuple.n && x->u.tuple.is_list == y->u.tuple.is_list &&
+		       x->u.tuple.is_dict == y->u.tuple.is_dict &&
 		       same_ptrs((const void *const *)x->u.tuple.items,
 		                 (const void *const *)y->u.tuple.items, x->u.tuple.n);
 	case TLC_EXPR_CALL:
@@ -444,6 +445,24 @@ const tlc_expr *tlc_tuple(tlc_module *m, int n, const tlc_expr *const *items, bo
 	return hashcons_get(m, &e);
 }
 
+const tlc_expr *tlc_dict(tlc_module *m, int n, const tlc_expr *const *keys,
+                         const tlc_expr *const *values)
+{
+	if (n < 0 || (n > 0 && (!keys || !values)))
+		return NULL;
+	const tlc_expr **pairs = tlc_alloc(m, sizeof(*pairs) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		const tlc_expr *kv[2] = {keys[i], values[i]};
+		if (!(pairs[i] = tlc_tuple(m, 2, kv, false)))
+			return NULL;
+	}
+	tlc_expr e = node(TLC_EXPR_TUPLE, TLC_DT_VOID);
+	e.u.tuple.n = n;
+	e.u.tuple.items = pairs;
+	e.u.tuple.is_dict = true;
+	return hashcons_get(m, &e);
+}
+
 const tlc_expr *tlc_call(tlc_module *m, tlc_op_id op, tlc_dtype t, int nargs,
                          const tlc_expr *const *args, int nkw, const char *const *kw_names,
                          const tlc_expr *const *kw_values)
@@ -552,7 +571,8 @@ int tlc_expr_compare(const tlc_expr *a, const tlc_expr *b)
 		}
 		return 0;
 	case TLC_EXPR_TUPLE:
-		if ((c = cmp_i64(a->u.tuple.is_list, b->u.tuple.is_list)))
+		if ((c = cmp_i64(a->u.tuple.is_list, b->u.tuple.is_list)) ||
+		    (c = cmp_i64(a->u.tuple.is_dict, b->u.tuple.is_dict)))
 			return c;
 		return cmp_list(a->u.tuple.items, a->u.tuple.n, b->u.tuple.items, b->u.tuple.n);
 	case TLC_EXPR_CALL:

@@ -114,26 +114,17 @@ static const tlc_expr *shape_expr(fe *F, fe_val *v, tlc_loc loc)
 	return e ? tlc_tuple(F->m, 1, &e, false) : NULL;
 }
 
-/* {buf: layout, ...} or its printed form ((buf, layout), ...). */
+/* {buf: layout, ...}: a dict expression (tlc_dict) of buffers to layout calls. */
 static const tlc_expr *layout_map(fe *F, fe_val *v, tlc_loc loc)
 {
 	if (v->kind != FV_DICT) {
-		const tlc_expr *e = fe_to_expr(F, v, loc);
-		if (e && e->kind == TLC_EXPR_TUPLE) {
-			bool ok = true;
-			for (int i = 0; i < e->u.tuple.n && ok; i++)
-				ok = e->u.tuple.items[i]->kind == TLC_EXPR_TUPLE &&
-				     e->u.tuple.items[i]->u.tuple.n == 2 &&
-				     e->u.tuple.items[i]->u.tuple.items[0]->kind == TLC_EXPR_BUF;
-			if (ok)
-				return e;
-		}
-		if (e)
-			tlc_error(F->ctx, loc, "T.annotate_layout expects a dict {buffer: layout}");
+		tlc_error(F->ctx, loc, "T.annotate_layout expects a dict {buffer: layout}, got %s",
+		          fe_kind_name(v));
 		return NULL;
 	}
 	int n = v->u.dict.n;
-	const tlc_expr **items = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+	const tlc_expr **keys = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+	const tlc_expr **layouts = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
 		fe_val *k = v->u.dict.keys[i], *l = v->u.dict.vals[i];
 		if (k->kind != FV_BUF) {
@@ -158,9 +149,10 @@ static const tlc_expr *layout_map(fe *F, fe_val *v, tlc_loc loc)
 				return NULL;
 			}
 		}
-		items[i] = tlc_tuple(F->m, 2, kv, false);
+		keys[i] = kv[0];
+		layouts[i] = kv[1];
 	}
-	return tlc_tuple(F->m, n, items, false);
+	return tlc_dict(F->m, n, keys, layouts);
 }
 
 /* Constant extents of an operand: a whole buffer or a region (point

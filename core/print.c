@@ -361,6 +361,19 @@ static void print_expr_inner(printer *p, const tlc_expr *e)
 		tlc_buf_putc(out, ']');
 		return;
 	case TLC_EXPR_TUPLE:
+		if (e->u.tuple.is_dict) {
+			tlc_buf_putc(out, '{');
+			for (int i = 0; i < e->u.tuple.n; i++) {
+				const tlc_expr *kv = e->u.tuple.items[i];
+				if (i)
+					tlc_buf_puts(out, ", ");
+				print_expr(p, kv->u.tuple.items[0], PREC_IFELSE);
+				tlc_buf_puts(out, ": ");
+				print_expr(p, kv->u.tuple.items[1], PREC_IFELSE);
+			}
+			tlc_buf_putc(out, '}');
+			return;
+		}
 		tlc_buf_putc(out, e->u.tuple.is_list ? '[' : '(');
 		print_list(p, e->u.tuple.items, e->u.tuple.n, PREC_IFELSE);
 		if (!e->u.tuple.is_list && e->u.tuple.n == 1)

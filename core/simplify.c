@@ -594,7 +594,21 @@ static const tlc_expr *simplify_children(tlc_module *m, const tlc_expr *e, memo 
 		const tlc_expr **items = tlc_xcalloc((size_t)n + 1, sizeof(*items));
 		for (int i = 0; i < n; i++)
 			items[i] = simplify_rec(m, e->u.tuple.items[i], mo);
-		const tlc_expr *r = tlc_tuple(m, n, items, e->u.tuple.is_list);
+		const tlc_expr *r;
+		if (e->u.tuple.is_dict) {
+			/* items are the (key, value) pairs, simplified above as tuples */
+			const tlc_expr **keys = tlc_xcalloc((size_t)n + 1, sizeof(*keys));
+			const tlc_expr **values = tlc_xcalloc((size_t)n + 1, sizeof(*values));
+			for (int i = 0; i < n; i++) {
+				keys[i] = items[i]->u.tuple.items[0];
+				values[i] = items[i]->u.tuple.items[1];
+			}
+			r = tlc_dict(m, n, keys, values);
+			free(keys);
+			free(values);
+		} else {
+			r = tlc_tuple(m, n, items, e->u.tuple.is_list);
+		}
 		free(items);
 		return r;
 	}

@@ -179,6 +179,7 @@ typedef struct tlc_expr {
 			int n;
 			const struct tlc_expr **items;
 			bool is_list; /* printed [..] instead of (..) */
+			bool is_dict; /* items are (key, value) pairs printed {k: v, ...} */
 		} tuple;
 		struct {
 			tlc_op_id op;
@@ -217,6 +218,9 @@ TLC_API const tlc_expr *tlc_cast(tlc_module *m, tlc_dtype t, const tlc_expr *a);
 TLC_API const tlc_expr *tlc_load(tlc_module *m, tlc_buffer *b, int n, const tlc_expr *const *idx);
 TLC_API const tlc_expr *tlc_region(tlc_module *m, tlc_buffer *b, int n, const tlc_range *dims);
 TLC_API const tlc_expr *tlc_tuple(tlc_module *m, int n, const tlc_expr *const *items, bool is_list);
+/* A dict {keys[i]: values[i]}: a TUPLE of (key, value) pair tuples with is_dict set. */
+TLC_API const tlc_expr *tlc_dict(tlc_module *m, int n, const tlc_expr *const *keys,
+                                 const tlc_expr *const *values);
 /* A call of op with positional args and keyword args.  dtype is the result
  * type (VOID for tile ops). */
 TLC_API const tlc_expr *tlc_call(tlc_module *m, tlc_op_id op, tlc_dtype t, int nargs,

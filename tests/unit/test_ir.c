@@ -726,6 +726,23 @@ static void test_arena(void)
 	ok(true, "module freed");
 }
 
+/* Dicts (the T.annotate_layout argument) print as {k: v} and stay dicts
+ * through the simplifier, so printed IR re-parses after any pass. */
+static void test_dict(void)
+{
+	const tlc_expr *s0[1] = {I(8)};
+	tlc_buffer *a = tlc_buffer_new(m, "a", TLC_DT_FLOAT16, TLC_SCOPE_SHARED_DYN, 1, s0, noloc);
+	tlc_buffer *b = tlc_buffer_new(m, "b", TLC_DT_FLOAT16, TLC_SCOPE_SHARED_DYN, 1, s0, noloc);
+	const tlc_expr *keys[2] = {tlc_buf_ref(m, a), tlc_buf_ref(m, b)};
+	const tlc_expr *vals[2] = {add(I(1), I(2)), I(4)};
+	const tlc_expr *d = tlc_dict(m, 2, keys, vals);
+	is_str(P(d), "{a: 1 + 2, b: 4}", "a dict prints with braces");
+	const tlc_expr *ds = S(d);
+	ok(ds->kind == TLC_EXPR_TUPLE && ds->u.tuple.is_dict, "simplify keeps a dict a dict");
+	is_str(P(ds), "{a: 3, b: 4}", "and simplifies its values");
+	ok(d != tlc_tuple(m, 2, d->u.tuple.items, false), "a dict differs from a tuple of pairs");
+}
+
 int main(void)
 {
 	ctx = tlc_context_new();
@@ -737,6 +754,7 @@ int main(void)
 	test_print_expr();
 	test_print_kernel();
 	test_print_forms();
+	test_dict();
 	test_verify();
 	test_diag();
 	test_arena();

@@ -419,6 +419,7 @@ static void test_prefixes(void)
 		}
 	}
 	/* random binary junk */
+	static const char printable[] = "()[]{}:=,.x1 \n\t\"'\\#@*-";
 	uint32_t seed = 12345;
 	for (int t = 0; t < 300; t++) {
 		size_t n = (size_t)(t * 7 % 200);
@@ -426,7 +427,7 @@ static void test_prefixes(void)
 			seed = seed * 1103515245u + 12345u;
 			copy[i] = (char)(seed >> 16);
 			if (t % 2 && copy[i] & 1) /* half the runs: mostly printable text */
-				copy[i] = "()[]{}:=,.x1 \n\t\"'\\#@*-"[(seed >> 8) % 24];
+				copy[i] = printable[(seed >> 8) % (sizeof(printable) - 1)];
 		}
 		r = parse_n(copy, n, &nerr);
 		if ((!strncmp(r, "t.py:", 5)) != (nerr > 0) || nerr > 1)
