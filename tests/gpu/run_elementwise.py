@@ -149,6 +149,9 @@ def check_case(torch, label, fn, params, M, N, dtype_name):
 
 
 def commit():
+    """The commit measured: $TLC_COMMIT when set (a copy of the tree without .git), else git's HEAD."""
+    if os.environ.get("TLC_COMMIT"):
+        return os.environ["TLC_COMMIT"]
     try:
         head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"], capture_output=True,
                               text=True, check=True).stdout.strip()
