@@ -636,14 +636,11 @@ static fe_val *eval_comp(fe *F, fe_env *env, py_node *n)
 	return comp_loop(F, inner, n, 0, out, NULL) ? out : NULL;
 }
 
-static fe_val *eval_call(fe *F, fe_env *env, py_node *n)
+/* The items of a tuple/list/set literal (or a call's positional arguments),
+ * with *x unpacked, as a sequence of kind k. */
+static fe_val *eval_seq_literal(fe *F, fe_env *env, py_node *n, fe_kind k)
 {
-	const char *hint = F->name_hint;
-	F->name_hint = NULL;
-	fe_val *fn = fe_eval(F, env, n->a);
-	if (!fn)
-		return NULL;
-	fe_val *args = fe_seq(F, FV_LIST, 0);
+	fe_val *r = fe_seq(F, k, 0);
 	for (int i = 0; i < n->n; i++) {
 		py_node *a = n->list[i];
 		fe_val *v = fe_eval(F, env, a->kind == PY_STARRED ? a->a : a);
@@ -653,11 +650,25 @@ static fe_val *eval_call(fe *F, fe_env *env, py_node *n)
 			if (!(v = fe_iterate(F, v, a->loc)))
 				return NULL;
 			for (int j = 0; j < v->u.seq.n; j++)
-				fe_seq_push(F, args, v->u.seq.items[j]);
+				fe_seq_push(F, r, v->u.seq.items[j]);
 		} else {
-			fe_seq_push(F, args, v);
+			fe_seq_push(F, r, v);
 		}
 	}
+	return r;
+}
+
+static fe_val *eval_call(fe *F, fe_env *env, py_node *n)
+{
+	const char *hint = F->name_hint;
+	F->name_hint = NULL;
+	fe_val *fn = fe_eval(F, env, n->a);
+	if (!fn)
+		return NULL;
+	/* positional arguments, *x unpacked: evaluated like a list literal */
+	fe_val *args = eval_seq_literal(F, env, n, FV_LIST);
+	if (!args)
+		return NULL;
 	int cap = n->n2 + 1, nkw = 0;
 	const char **kn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)cap);
 	fe_val **kv = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
@@ -696,25 +707,6 @@ static fe_val *eval_call(fe *F, fe_env *env, py_node *n)
 	return r;
 }
 
-static fe_val *eval_seq_literal(fe *F, fe_env *env, py_node *n, fe_kind k)
-{
-	fe_val *r = fe_seq(F, k, 0);
-	for (int i = 0; i < n->n; i++) {
-		py_node *a = n->list[i];
-		fe_val *v = fe_eval(F, env, a->kind == PY_STARRED ? a->a : a);
-		if (!v)
-			return NULL;
-		if (a->kind == PY_STARRED) {
-			if (!(v = fe_iterate(F, v, a->loc)))
-				return NULL;
-			for (int j = 0; j < v->u.seq.n; j++)
-				fe_seq_push(F, r, v->u.seq.items[j]);
-		} else {
-			fe_seq_push(F, r, v);
-		}
-	}
-	return r;
-}
 
 static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 {
