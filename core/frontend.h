@@ -6,7 +6,8 @@
  * frontend_eval.c   expressions: operators, calls, Python builtins
  * frontend_exec.c   statements: compile-time execution and kernel IR building
  * frontend_tile.c   the T.* surface: allocations, loops, frames, tile ops
- * frontend_ops.c    tile-op argument tables, checks and layouts
+ * frontend_ops.c    tile-op argument tables and checks
+ * frontend_layout.c layout values, T.annotate_layout, T.Parallel(loop_layout=)
  *
  * A value is either a compile-time Python value (int, float, str, tuple, ...)
  * or a kernel-time one (an IR expression, a buffer).  Python code runs at
@@ -102,6 +103,8 @@ struct fe_val {
 			const tlc_expr **min, **extent;
 			tlc_pipeline_info pipe;
 			int thread_dim;
+			const tlc_expr *loop_layout; /* T.Parallel: outermost loop only */
+			int64_t coalesced_width;
 		} loop;
 		struct {
 			int ngrid;
@@ -287,7 +290,8 @@ fe_val *fe_pipelined(fe *F, int nargs, fe_val **args, int nkw, const char **kwn,
                      tlc_loc loc);
 fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, fe_val **args,
                        int nkw, const char **kwn, fe_val **kwv, tlc_loc loc);
-fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, tlc_loc loc);
+fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                    tlc_loc loc);
 fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                         tlc_loc loc);
 
@@ -296,8 +300,21 @@ fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **k
  * keywords, converts arguments and checks shapes that are known now. */
 fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **args, int nkw,
                    const char **kw_names, fe_val **kw_vals, tlc_loc loc);
+
+/* ---- frontend_layout.c ---- */
 /* T.Layout / T.Fragment function argument: a lambda over fresh variables. */
 const tlc_expr *fe_layout_fn(fe *F, fe_val *fn, int nparams_hint, tlc_loc loc);
+/* True for the ops whose calls are layout values (T.Layout, T.Fragment, ...). */
+bool fe_is_layout_op(tlc_op_id op);
+/* Evaluate a call of a layout op to its canonical CALL expression. */
+fe_val *fe_layout_value(fe *F, tlc_op_id op, int nargs, fe_val **args, int nkw, const char **kwn,
+                        fe_val **kwv, tlc_loc loc);
+/* The argument of T.annotate_layout: converts each layout, checks it against
+ * its buffer and sets the buffer's layout; returns the dict expression. */
+const tlc_expr *fe_layout_map(fe *F, fe_val *v, tlc_loc loc);
+/* Check a T.Parallel loop_layout value against the loop extents. */
+const tlc_layout *fe_loop_layout(fe *F, fe_val *v, int n, const tlc_expr *const *extents,
+                                 tlc_loc loc);
 
 /* ---- frontend.c ---- */
 /* The -D value for `name`, or NULL; marks it used. */

@@ -139,12 +139,42 @@ fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, f
 	return v;
 }
 
-fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, tlc_loc loc)
+/* T.Parallel(coalesced_width=, loop_layout=): checked here, stored on the
+ * outermost loop of the nest by fe_exec_kernel_for. */
+static bool parallel_kwargs(fe *F, fe_val *v, int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
 {
-	if (nkw) {
-		tlc_error(F->ctx, loc, "keyword argument '%s' of T.Parallel is not supported yet", kwn[0]);
-		return NULL;
+	for (int k = 0; k < nkw; k++) {
+		fe_val *x = kwv[k];
+		bool width = strcmp(kwn[k], "coalesced_width") == 0;
+		if (!width && strcmp(kwn[k], "loop_layout") != 0) {
+			if (strcmp(kwn[k], "prefer_async") == 0)
+				tlc_error(F->ctx, loc, "keyword argument 'prefer_async' of T.Parallel is not supported yet");
+			else
+				tlc_error(F->ctx, loc, "unknown keyword argument '%s' for T.Parallel", kwn[k]);
+			return false;
+		}
+		if (x->kind == FV_NONE)
+			continue; /* the default */
+		if (width) {
+			int64_t w;
+			if (!fe_as_int(x, &w) || x->kind == FV_BOOL || w < 1) {
+				tlc_error(F->ctx, loc, "coalesced_width of T.Parallel must be a positive compile-time "
+				                       "integer, got '%s'", fe_show(F, x));
+				return false;
+			}
+			v->u.loop.coalesced_width = w;
+		} else {
+			if (!fe_loop_layout(F, x, v->u.loop.n, v->u.loop.extent, loc))
+				return false;
+			v->u.loop.loop_layout = x->u.e;
+		}
 	}
+	return true;
+}
+
+fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                    tlc_loc loc)
+{
 	if (nargs < 1 || nargs > 8) {
 		tlc_error(F->ctx, loc, "T.Parallel expects 1 to 8 extents, got %d", nargs);
 		return NULL;
@@ -169,7 +199,7 @@ fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 		v->u.loop.min[i] = tlc_i32(F->m, 0);
 		v->u.loop.extent[i] = tlc_i32(F->m, x);
 	}
-	return v;
+	return parallel_kwargs(F, v, nkw, kwn, kwv, loc) ? v : NULL;
 }
 
 fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
@@ -213,6 +243,8 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 		f->u.loop.pipe = loop->u.loop.pipe;
 		f->u.loop.thread_dim = loop->u.loop.thread_dim;
 		if (i == 0) {
+			f->u.loop.loop_layout = loop->u.loop.loop_layout;
+			f->u.loop.coalesced_width = loop->u.loop.coalesced_width;
 			body = f;
 		} else {
 			body = tlc_seq_new(F->m, s->loc);

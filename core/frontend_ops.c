@@ -1,6 +1,7 @@
 /* frontend_ops.c - calls of tile ops and intrinsics (T.copy, T.gemm, ...):
  * argument names, keyword validation, the canonical argument form, layout
- * functions and the shape checks that can be made before any pass runs.
+ * and the shape checks that can be made before any pass runs (layout values are
+ * built in frontend_layout.c).
  *
  * Canonical form: an argument that has a positional slot is stored
  * positionally as long as every earlier slot is filled too; the rest stay
@@ -36,9 +37,6 @@ static const op_sig sigs[] = {
 	{"atomic_add", {"dst", "value"}, {"memory_order", "return_prev", "use_tma"}},
 	{"annotate_layout", {"layout_map"}, {0}},
 	{"use_swizzle", {"panel_size", "order"}, {"enable"}},
-	{"Layout", {"shape", "forward_fn"}, {0}},
-	{"Fragment", {"shape", "forward_fn"}, {"replicate"}},
-	{"make_swizzled_layout", {"buffer"}, {0}},
 	{"sync_threads", {0}, {0}},
 	{"sync_warp", {0}, {0}},
 	{"barrier_arrive", {"barrier"}, {0}},
@@ -64,95 +62,6 @@ static const op_sig *find_sig(const char *name)
 static bool is_math(const tlc_op_info *info)
 {
 	return (info->flags & TLC_OPF_PURE) && !(info->flags & TLC_OPF_LOWERED);
-}
-
-const tlc_expr *fe_layout_fn(fe *F, fe_val *fn, int nparams_hint, tlc_loc loc)
-{
-	(void)nparams_hint;
-	if (fn->kind != FV_FUNC) {
-		tlc_error(F->ctx, loc, "a layout function must be a lambda or a function, got %s",
-		          fe_kind_name(fn));
-		return NULL;
-	}
-	py_node *def = fn->u.fn.def;
-	int n = def->nparams;
-	tlc_var **vars = tlc_arena_alloc(F->arena, sizeof(tlc_var *) * (size_t)(n + 1));
-	fe_val **args = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(n + 1));
-	for (int i = 0; i < n; i++) {
-		if (def->params[i].star) {
-			tlc_error(F->ctx, loc, "a layout function cannot take *args");
-			return NULL;
-		}
-		vars[i] = tlc_var_new(F->m, def->params[i].name, TLC_DT_INT32);
-		args[i] = fe_expr(F, tlc_var_ref(F->m, vars[i]));
-	}
-	fe_val *r = fe_call_function(F, fn, n, args, 0, NULL, NULL, loc);
-	if (!r)
-		return NULL;
-	const tlc_expr *body;
-	if (r->kind == FV_TUPLE || r->kind == FV_LIST) {
-		const tlc_expr **items = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(r->u.seq.n + 1));
-		for (int i = 0; i < r->u.seq.n; i++)
-			if (!(items[i] = fe_to_scalar(F, r->u.seq.items[i], loc)))
-				return NULL;
-		body = tlc_tuple(F->m, r->u.seq.n, items, false);
-	} else if (!(body = fe_to_scalar(F, r, loc))) {
-		return NULL;
-	}
-	return tlc_lambda(F->m, n, vars, body);
-}
-
-static const tlc_expr *shape_expr(fe *F, fe_val *v, tlc_loc loc)
-{
-	if (v->kind == FV_TUPLE || v->kind == FV_LIST) {
-		fe_val *t = fe_new(F, FV_TUPLE);
-		*t = *v;
-		t->kind = FV_TUPLE;
-		return fe_to_expr(F, t, loc);
-	}
-	const tlc_expr *e = fe_to_scalar(F, v, loc);
-	return e ? tlc_tuple(F->m, 1, &e, false) : NULL;
-}
-
-/* {buf: layout, ...}: a dict expression (tlc_dict) of buffers to layout calls. */
-static const tlc_expr *layout_map(fe *F, fe_val *v, tlc_loc loc)
-{
-	if (v->kind != FV_DICT) {
-		tlc_error(F->ctx, loc, "T.annotate_layout expects a dict {buffer: layout}, got %s",
-		          fe_kind_name(v));
-		return NULL;
-	}
-	int n = v->u.dict.n;
-	const tlc_expr **keys = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
-	const tlc_expr **layouts = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
-	for (int i = 0; i < n; i++) {
-		fe_val *k = v->u.dict.keys[i], *l = v->u.dict.vals[i];
-		if (k->kind != FV_BUF) {
-			tlc_error(F->ctx, loc, "T.annotate_layout keys must be buffers, got %s", fe_kind_name(k));
-			return NULL;
-		}
-		const tlc_expr *kv[2] = {tlc_buf_ref(F->m, k->u.buf), NULL};
-		if (l->kind == FV_FUNC) {
-			/* a bare function: the layout of the buffer's shape */
-			const tlc_expr *args[2] = {NULL, fe_layout_fn(F, l, k->u.buf->ndim, loc)};
-			if (!args[1])
-				return NULL;
-			args[0] = tlc_tuple(F->m, k->u.buf->ndim, k->u.buf->shape, false);
-			kv[1] = tlc_call(F->m, TLC_OP_LAYOUT, TLC_DT_VOID, 2, args, 0, NULL, NULL);
-		} else {
-			kv[1] = fe_to_expr(F, l, loc);
-			if (!kv[1])
-				return NULL;
-			if (kv[1]->kind != TLC_EXPR_CALL) {
-				tlc_error(F->ctx, loc, "layout for '%s' must be a T.Layout, T.Fragment or function",
-				          k->u.buf->name);
-				return NULL;
-			}
-		}
-		keys[i] = kv[0];
-		layouts[i] = kv[1];
-	}
-	return tlc_dict(F->m, n, keys, layouts);
 }
 
 /* Constant extents of an operand: a whole buffer or a region (point
@@ -250,6 +159,8 @@ static bool check_gemm(fe *F, const tlc_expr *call, tlc_loc loc)
 fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **args, int nkw,
                    const char **kw_names, fe_val **kw_vals, tlc_loc loc)
 {
+	if (fe_is_layout_op(op))
+		return fe_layout_value(F, op, nargs, args, nkw, kw_names, kw_vals, loc);
 	const tlc_op_info *info = tlc_op_get(F->ctx, op);
 	const op_sig *sig = find_sig(name);
 	int npos = 0;
@@ -273,7 +184,7 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		bool known = i < npos;
 		for (int j = 0; sig && !known && j < 8 && sig->kw[j]; j++)
 			known = strcmp(sig->kw[j], kw_names[k]) == 0;
-		if (!known && (sig || is_math(info) || op < TLC_OP_BUILTIN_COUNT)) {
+		if (!known && !(info->flags & TLC_OPF_LOWERED) && (sig || is_math(info) || op < TLC_OP_BUILTIN_COUNT)) {
 			tlc_error(F->ctx, loc, "unknown keyword argument '%s' for T.%s", kw_names[k], name);
 			return NULL;
 		}
@@ -313,11 +224,7 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 	const tlc_expr **ax = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
 		if (op == TLC_OP_ANNOTATE_LAYOUT)
-			ax[i] = layout_map(F, slot[i], loc);
-		else if ((op == TLC_OP_LAYOUT || op == TLC_OP_FRAGMENT) && i == 0)
-			ax[i] = shape_expr(F, slot[i], loc);
-		else if ((op == TLC_OP_LAYOUT || op == TLC_OP_FRAGMENT) && i == 1)
-			ax[i] = fe_layout_fn(F, slot[i], -1, loc);
+			ax[i] = fe_layout_map(F, slot[i], loc);
 		else if (op == TLC_OP_WS) {
 			int64_t x;
 			if (!fe_as_int(slot[i], &x) || x < 0 || x > 7) {

@@ -4,6 +4,7 @@
 #include "frontend.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -321,6 +322,60 @@ static fe_val *alloc_barrier(fe *F, int nargs, fe_val **args, int nkw, const cha
 	return fe_buf(F, b);
 }
 
+/* Bits of n elements of t when every extent is a constant; false otherwise. */
+static bool const_bits(int n, const tlc_expr *const *dims, tlc_dtype t, int64_t *bits)
+{
+	int64_t b = tlc_dtype_bits(t);
+	for (int i = 0; i < n; i++) {
+		int64_t x;
+		if (!tlc_expr_as_int(dims[i], &x) || x < 0 || (x && b > INT64_MAX / x))
+			return false;
+		b *= x;
+	}
+	*bits = b;
+	return true;
+}
+
+/* T.view(buf, shape=None, dtype=None): a new buffer over buf's storage. */
+static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
+{
+	static const char *const names[] = {"src", "shape", "dtype"};
+	fe_val *a[3];
+	if (!fe_bind_args(F, "T.view", names, 3, 1, nargs, args, nkw, kwn, kwv, a, loc) ||
+	    !fe_need_kernel(F, "T.view", true, loc))
+		return NULL;
+	if (a[0]->kind != FV_BUF) {
+		tlc_error(F->ctx, loc, "T.view expects a buffer, got %s", fe_kind_name(a[0]));
+		return NULL;
+	}
+	tlc_buffer *src = a[0]->u.buf;
+	if (src->scope == TLC_SCOPE_VAR || src->scope == TLC_SCOPE_BARRIER) {
+		tlc_error(F->ctx, loc, "T.view of '%s' (%s) is not supported: only tensors and shared, "
+		                       "fragment and local buffers can be viewed", src->name, tlc_scope_name(src->scope));
+		return NULL;
+	}
+	int n = src->ndim;
+	const tlc_expr **dims = src->shape;
+	tlc_dtype t = src->dtype;
+	if (a[1] && a[1]->kind != FV_NONE &&
+	    !shape_of(F, a[1], "view shape", src->scope != TLC_SCOPE_GLOBAL, loc, &n, &dims))
+		return NULL;
+	if (a[2] && a[2]->kind != FV_NONE && !fe_to_dtype(F, a[2], loc, &t))
+		return NULL;
+	int64_t need, have;
+	if (const_bits(n, dims, t, &need) && const_bits(src->ndim, src->shape, src->dtype, &have) &&
+	    need > have) {
+		tlc_error(F->ctx, loc, "T.view does not fit: %s of %s needs %lld bytes but '%s' has %lld",
+		          fe_show_expr(F, tlc_tuple(F->m, n, dims, false)), tlc_dtype_name(t),
+		          (long long)(need + 7) / 8, src->name, (long long)(have + 7) / 8);
+		return NULL;
+	}
+	tlc_buffer *b = tlc_buffer_new(F->m, fe_hint(F, "view"), t, src->scope, n, dims, loc);
+	b->alias_of = src;
+	fe_emit(F, tlc_alloc_new(F->m, loc, b));
+	return fe_buf(F, b);
+}
+
 /* ---- symbolic sizes and tensors ---- */
 
 static fe_val *size_symbol(fe *F, const char *name, tlc_dtype t, tlc_loc loc)
@@ -579,7 +634,7 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 	if (strcmp(n, "alloc_barrier") == 0)
 		return alloc_barrier(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Parallel") == 0)
-		return fe_parallel(F, nargs, args, nkw, kwn, loc);
+		return fe_parallel(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Pipelined") == 0)
 		return fe_pipelined(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "serial") == 0 || strcmp(n, "Serial") == 0)
@@ -590,6 +645,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_simple_loop(F, name, TLC_FOR_VECTORIZED, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "thread_binding") == 0)
 		return fe_simple_loop(F, name, TLC_FOR_THREAD, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "view") == 0)
+		return view(F, nargs, args, nkw, kwn, kwv, loc);
 	if (nkw && strcmp(n, "ws") && strcmp(n, "empty") && tlc_op_lookup(F->ctx, n) < 0) {
 		tlc_error(F->ctx, loc, "unknown keyword argument '%s' for %s", kwn[0], name);
 		return NULL;
@@ -646,10 +703,6 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return t_const(F, nargs, args, false, loc);
 	if (strcmp(n, "empty") == 0)
 		return t_empty(F, nargs, args, nkw, kwn, kwv, loc);
-	if (strcmp(n, "view") == 0) {
-		tlc_error(F->ctx, loc, "T.view is not supported yet");
-		return NULL;
-	}
 	if (strcmp(n, "ws") == 0) {
 		fe_val *call = fe_call_op(F, TLC_OP_WS, "ws", nargs, args, nkw, kwn, kwv, loc);
 		if (!call)

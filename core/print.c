@@ -435,6 +435,14 @@ static void print_alloc(printer *p, const tlc_buffer *b)
 {
 	tlc_buf *out = p->out;
 	tlc_buf_printf(out, "%s = ", buf_name(p, b));
+	if (b->alias_of) {
+		tlc_buf_printf(out, "T.view(%s, ", buf_name(p, b->alias_of));
+		print_shape(p, b);
+		tlc_buf_puts(out, ", ");
+		put_dtype_str(out, b->dtype);
+		tlc_buf_putc(out, ')');
+		return;
+	}
 	switch (b->scope) {
 	case TLC_SCOPE_VAR:
 		tlc_buf_puts(out, "T.alloc_var(");
@@ -519,7 +527,11 @@ static const tlc_stmt *nested_parallel(const tlc_stmt *s)
 	const tlc_stmt *b = s->u.loop.body;
 	if (b && b->kind == TLC_STMT_SEQ && b->u.seq.n == 1)
 		b = b->u.seq.items[0];
-	return b && b->kind == TLC_STMT_FOR && b->u.loop.kind == TLC_FOR_PARALLEL ? b : NULL;
+	if (!b || b->kind != TLC_STMT_FOR || b->u.loop.kind != TLC_FOR_PARALLEL)
+		return NULL;
+	/* keywords belong to the outermost loop of a printed nest: an inner loop
+	 * with its own starts a nest of its own */
+	return b->u.loop.loop_layout || b->u.loop.coalesced_width ? NULL : b;
 }
 
 /* `for i, j in T.Parallel(a, b):` over a nest of parallel loops; a dimension
@@ -543,6 +555,12 @@ static const tlc_stmt *print_parallel_header(printer *p, const tlc_stmt *s)
 		print_bounds(p, nest[i]->u.loop.min, nest[i]->u.loop.extent);
 		if (ranged)
 			tlc_buf_putc(p->out, ')');
+	}
+	if (s->u.loop.coalesced_width)
+		tlc_buf_printf(p->out, ", coalesced_width=%lld", (long long)s->u.loop.coalesced_width);
+	if (s->u.loop.loop_layout) {
+		tlc_buf_puts(p->out, ", loop_layout=");
+		print_expr(p, s->u.loop.loop_layout, PREC_LAMBDA);
 	}
 	tlc_buf_puts(p->out, "):\n");
 	return nest[n - 1];

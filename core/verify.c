@@ -3,6 +3,7 @@
  * loop bounds and conditions. */
 #include "internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 typedef struct verifier {
@@ -238,10 +239,51 @@ static void check_for(verifier *v, const tlc_stmt *s)
 	const tlc_pipeline_info *pi = &s->u.loop.pipe;
 	if (pi->n_order && pi->n_stage && pi->n_order != pi->n_stage)
 		error(v, "T.Pipelined order has %d entries but stage has %d", pi->n_order, pi->n_stage);
+	if ((s->u.loop.loop_layout || s->u.loop.coalesced_width) && s->u.loop.kind != TLC_FOR_PARALLEL)
+		error(v, "loop_layout and coalesced_width belong to T.Parallel loops only");
+	if (s->u.loop.coalesced_width < 0)
+		error(v, "T.Parallel coalesced_width must be positive, got %lld", (long long)s->u.loop.coalesced_width);
+	if (s->u.loop.loop_layout)
+		check_expr(v, s->u.loop.loop_layout); /* outside the loop: it may not use the loop variable */
 	mark mk = scope_mark(v);
 	bind_var(v, s->u.loop.var);
 	check_stmt(v, s->u.loop.body);
 	scope_pop(v, mk);
+}
+
+/* Size in bits of a buffer of constant shape; false when a dimension is symbolic. */
+static bool const_bits(const tlc_buffer *b, int64_t *bits)
+{
+	int64_t n = tlc_dtype_bits(b->dtype);
+	for (int i = 0; i < b->ndim; i++) {
+		int64_t x;
+		if (!b->shape || !tlc_expr_as_int(b->shape[i], &x) || x < 0)
+			return false;
+		if (x && n > INT64_MAX / x)
+			return false;
+		n *= x;
+	}
+	*bits = n;
+	return true;
+}
+
+/* A T.view shares the storage of a buffer in scope, of its scope, and fits in it. */
+static void check_view(verifier *v, const tlc_buffer *b)
+{
+	const tlc_buffer *src = b->alias_of;
+	int64_t need, have;
+	if (src == b) {
+		error(v, "buffer '%s' is a view of itself", b->name);
+		return;
+	}
+	if (!buf_declared(v, src) && first_report(v, src))
+		error(v, "view '%s' of buffer '%s', which is not declared", b->name, src->name);
+	if (src->scope != b->scope)
+		error(v, "view '%s' is %s but its buffer '%s' is %s", b->name, tlc_scope_name(b->scope), src->name,
+		      tlc_scope_name(src->scope));
+	if (const_bits(b, &need) && const_bits(src, &have) && need > have)
+		error(v, "view '%s' needs %lld bytes but buffer '%s' has %lld", b->name, (long long)(need + 7) / 8,
+		      src->name, (long long)(have + 7) / 8);
 }
 
 static void check_alloc(verifier *v, const tlc_buffer *b)
@@ -252,6 +294,8 @@ static void check_alloc(verifier *v, const tlc_buffer *b)
 	}
 	check_list(v, b->shape, b->ndim);
 	check_list(v, b->init, b->ninit);
+	if (b->alias_of)
+		check_view(v, b);
 	bind_buf(v, b);
 }
 

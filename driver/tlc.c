@@ -5,6 +5,8 @@
  * Exit codes: 0 ok, 1 compile errors, 2 usage errors, 70 internal errors. */
 #include "config.h"
 
+#include "devcc.h"
+
 #include <tlc/config.h>
 #include <tlc/diag.h>
 #include <tlc/ir.h>
@@ -35,9 +37,10 @@ typedef struct options {
 	const char *config;
 	const char *emit;
 	const char *passes; /* --passes value; NULL: the INI pipeline */
+	const char *nvcc;   /* --nvcc value; NULL: search */
 	str_list define_names, define_values;
-	str_list pass_args, loads, plugin_dirs, print_before, print_after;
-	bool print_before_all, print_after_all, verify_each, time_passes;
+	str_list pass_args, loads, plugin_dirs, print_before, print_after, xnvcc;
+	bool print_before_all, print_after_all, verify_each, time_passes, keep_temps;
 	bool verbose, list_passes, list_targets, print_plugin_path, no_caret;
 } options;
 
@@ -63,7 +66,7 @@ static void list_add(str_list *l, const char *s)
 static void options_free(options *o)
 {
 	str_list *lists[] = {&o->define_names, &o->define_values, &o->pass_args, &o->loads,
-	                     &o->plugin_dirs, &o->print_before, &o->print_after};
+	                     &o->plugin_dirs, &o->print_before, &o->print_after, &o->xnvcc};
 	/* define names were copied to cut them at '=': free them before their array */
 	for (int i = 0; i < o->define_names.n; i++)
 		free((char *)o->define_names.items[i]);
@@ -83,12 +86,22 @@ static const char help_text[] =
 	"  -D NAME=VALUE           set a compile-time size or constant (repeatable)\n"
 	"\n"
 	"Output:\n"
-	"  -o FILE                 write the output to FILE (default, or -: stdout);\n"
-	"                          with --emit=cu the launcher header goes to FILE's stem + .h\n"
-	"  --emit=ir|cu            ir: the tile IR after the pipeline; cu: CUDA source (default)\n"
-	"                          (ptx, cubin and so are not implemented yet)\n"
+	"  -o FILE                 write the output to FILE (-: stdout); default: stdout for\n"
+	"                          ir and cu, FILE's stem + .ptx/.cubin/.so in the current\n"
+	"                          directory for the others; with --emit=cu and --emit=so the\n"
+	"                          launcher header goes to the output's stem + .h\n"
+	"  --emit=KIND             ir: the tile IR after the pipeline; cu: CUDA source\n"
+	"                          (default); ptx, cubin: nvcc's PTX or cubin of that source;\n"
+	"                          so: a shared library of extern \"C\" launchers\n"
 	"  --target=NAME           code generation target (default: [tlc] default_target in\n"
 	"                          the config, else " DEFAULT_TARGET "); see --list-targets\n"
+	"\n"
+	"Device compiler (--emit=ptx|cubin|so):\n"
+	"  --nvcc=PATH             the nvcc to run (default: $NVCC, the nvcc configure found,\n"
+	"                          then nvcc in PATH)\n"
+	"  -Xnvcc=ARG              pass ARG to nvcc (repeatable); tlc passes -O3 and the\n"
+	"                          target's -gencode itself\n"
+	"  --keep-temps            keep the temporary .cu and nvcc output; print where\n"
 	"\n"
 	"Pipeline and plugins:\n"
 	"  --config=FILE           read FILE instead of the default tlc.ini\n"
@@ -117,7 +130,8 @@ static const char help_text[] =
 	"  --version               print the version and exit\n"
 	"  -h, --help              print this help and exit\n"
 	"\n"
-	"Environment: TLC_CONFIG (config file), TLC_PLUGIN_PATH (colon-separated plugin dirs).\n"
+	"Environment: TLC_CONFIG (config file), TLC_PLUGIN_PATH (colon-separated plugin dirs),\n"
+	"NVCC (the nvcc to run), TMPDIR (where temporary files go).\n"
 	"Exit status: 0 success, 1 compile errors, 2 usage errors, 70 internal errors.\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -135,6 +149,7 @@ enum {
 	OPT_PLUGIN_PATH, OPT_LIST_PASSES, OPT_LIST_TARGETS, OPT_PRINT_PLUGIN_PATH, OPT_EMIT,
 	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
 	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
+	OPT_NVCC, OPT_KEEP_TEMPS,
 };
 
 static const struct option long_options[] = {
@@ -155,6 +170,8 @@ static const struct option long_options[] = {
 	{"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
 	{"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
 	{"time-passes", no_argument, NULL, OPT_TIME_PASSES},
+	{"nvcc", required_argument, NULL, OPT_NVCC},
+	{"keep-temps", no_argument, NULL, OPT_KEEP_TEMPS},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
@@ -184,8 +201,8 @@ static int add_define(options *o, const char *arg)
 
 static int check_emit(const char *emit)
 {
-	static const char *const known[] = {"ir", "cu"};
-	static const char *const later[] = {"ptx", "cubin", "so", "hip", "hsaco"};
+	static const char *const known[] = {"ir", "cu", "ptx", "cubin", "so"};
+	static const char *const later[] = {"hip", "hsaco"};
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (strcmp(emit, known[i]) == 0)
 			return 0;
@@ -195,7 +212,7 @@ static int check_emit(const char *emit)
 			return TLC_EXIT_ERROR;
 		}
 	}
-	return usage_error("unknown --emit kind '%s' (expected ir or cu)", emit);
+	return usage_error("unknown --emit kind '%s' (expected ir, cu, ptx, cubin or so)", emit);
 }
 
 /* Returns -1 to go on compiling, or an exit code. */
@@ -207,6 +224,8 @@ static int parse_options(options *o, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-fno-caret-diagnostics") == 0)
 			o->no_caret = true;
+		else if (strncmp(argv[i], "-Xnvcc=", 7) == 0 || strncmp(argv[i], "--Xnvcc=", 8) == 0)
+			list_add(&o->xnvcc, strchr(argv[i], '=') + 1);
 		else
 			argv[n++] = argv[i];
 	}
@@ -244,6 +263,8 @@ static int parse_options(options *o, int argc, char **argv)
 		case OPT_PRINT_AFTER_ALL: o->print_after_all = true; break;
 		case OPT_VERIFY_EACH: o->verify_each = true; break;
 		case OPT_TIME_PASSES: o->time_passes = true; break;
+		case OPT_NVCC: o->nvcc = optarg; break;
+		case OPT_KEEP_TEMPS: o->keep_temps = true; break;
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
@@ -257,6 +278,9 @@ static int parse_options(options *o, int argc, char **argv)
 	int rc = check_emit(o->emit);
 	if (rc)
 		return rc;
+	if (o->output && strcmp(o->output, "-") == 0 && devcc_is_binary_kind(o->emit) &&
+	    strcmp(o->emit, "ptx") != 0)
+		return usage_error("--emit=%s writes a binary file: give -o FILE, not -o -", o->emit);
 	bool query = o->list_passes || o->list_targets || o->print_plugin_path || o->verbose;
 	if (!o->input && !query)
 		return usage_error("%s", "no input file");
@@ -322,6 +346,21 @@ static char *header_path(const char *out)
 	memcpy(h, out, stem);
 	memcpy(h + stem, ".h", 3);
 	return h;
+}
+
+/* The input's file name without folder and extension: "k/add.tl" -> "add";
+ * NULL for stdin. */
+static char *input_stem(const char *input)
+{
+	if (strcmp(input, "-") == 0)
+		return NULL;
+	const char *base = strrchr(input, '/') ? strrchr(input, '/') + 1 : input;
+	const char *dot = strrchr(base, '.');
+	size_t n = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+	char *stem = xrealloc(NULL, n + 1);
+	memcpy(stem, base, n);
+	stem[n] = '\0';
+	return stem;
 }
 
 /* ---- the compile session ---- */
@@ -440,6 +479,44 @@ static void print_verbose(const session *s)
 	fprintf(stderr, "%s\n", s->passes.n ? "" : " (no passes)");
 }
 
+/* --emit=ptx|cubin|so: nvcc on the generated source; for so, the header
+ * beside the library. */
+static int build_binary(session *s, const tlc_codegen_result *res)
+{
+	options *o = s->opt;
+	char *stem = input_stem(o->input);
+	char *output = NULL;
+	if (!o->output) {
+		/* like a.out: without a file name, stdin's output is a.<kind> */
+		size_t n = strlen(stem ? stem : "a") + strlen(o->emit) + 2;
+		output = xrealloc(NULL, n);
+		snprintf(output, n, "%s.%s", stem ? stem : "a", o->emit);
+	}
+	const char *out = o->output ? o->output : output;
+	bool want_header = strcmp(o->emit, "so") == 0 && res->header.len;
+	char *h = want_header ? header_path(out) : NULL;
+	devcc_opts dopts = {
+		.compiler = o->nvcc,
+		.nextra = o->xnvcc.n,
+		.extra = o->xnvcc.items,
+		.keep_temps = o->keep_temps,
+		.verbose = o->verbose,
+	};
+	int rc;
+	if (h && strcmp(h, out) == 0) {
+		fprintf(stderr, "tlc: error: -o %s: the header would overwrite the library; name it *.so\n", out);
+		rc = TLC_EXIT_ERROR;
+	} else {
+		rc = devcc_build(s->target, &dopts, o->emit, stem ? stem : "stdin", tlc_buf_str(&res->source), out);
+	}
+	if (rc == TLC_EXIT_OK && h && write_output(h, tlc_buf_str(&res->header)))
+		rc = TLC_EXIT_ERROR;
+	free(h);
+	free(output);
+	free(stem);
+	return rc;
+}
+
 static int emit_output(session *s, tlc_module *m)
 {
 	options *o = s->opt;
@@ -458,6 +535,8 @@ static int emit_output(session *s, tlc_module *m)
 	const tlc_pass_options *topts = tlc_config_options(s->cfg, s->target->name);
 	if (s->target->emit(m, topts, &res) != 0 || tlc_error_count(s->ctx) > 0) {
 		rc = fail_code(s->ctx);
+	} else if (devcc_is_binary_kind(o->emit)) {
+		rc = build_binary(s, &res);
 	} else if (write_output(o->output, tlc_buf_str(&res.source))) {
 		rc = TLC_EXIT_ERROR;
 	} else if (!to_stdout(o->output) && res.header.len) {

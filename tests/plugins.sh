@@ -121,7 +121,7 @@ ok_if "  then the dir beside libtlc" 'sed -n 5p "$tmp/out" | grep -q "/tlc/plugi
 check "-v" 0 "$("$TLC" --version)" -- "$TLC" -v
 ok_if "  shows the config, the plugins and the pipeline" \
 	'grep -q "^config: $TLC_CONFIG$" "$tmp/err" && grep -q "^  simplify " "$tmp/err" &&
-	 grep -q "^pipeline: simplify$" "$tmp/err"'
+	 grep -q "^pipeline: simplify, layout-inference, lower-tile-ops, simplify$" "$tmp/err"'
 
 # ---- pipeline options ----
 f=$TLC_SRCDIR/examples/elementwise_add.tl
@@ -143,10 +143,10 @@ check "two input files" 2 "tlc: error: more than one input file ('b.tl')" -- "$T
 check "bad -D" 2 "tlc: error: -D expects NAME=VALUE, not '1M=4'" -- "$TLC" -D 1M=4 "$f"
 check "bad --pass-arg" 2 "tlc: error: --pass-arg expects PASS.KEY=VALUE, not 'simplify'" -- \
 	"$TLC" --pass-arg=simplify "$f"
-check "unknown --emit" 2 "tlc: error: unknown --emit kind 'asm' (expected ir or cu)" -- \
+check "unknown --emit" 2 "tlc: error: unknown --emit kind 'asm' (expected ir, cu, ptx, cubin or so)" -- \
 	"$TLC" --emit=asm "$f"
-check "--emit=ptx is not there yet" 1 "tlc: error: --emit=ptx is not implemented yet" -- \
-	"$TLC" --emit=ptx "$f"
+check "--emit=hsaco is not there yet" 1 "tlc: error: --emit=hsaco is not implemented yet" -- \
+	"$TLC" --emit=hsaco "$f"
 check "missing input file" 1 "tlc: error: cannot open '$tmp/none.tl': No such file or directory" -- \
 	"$TLC" "$tmp/none.tl"
 

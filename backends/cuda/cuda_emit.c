@@ -136,12 +136,12 @@ static void emit_kernel(cuda_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	for (int d = 0; d < 3; d++)
 		if (e->f->block_vars[d] && d < e->f->grid_ndim) {
 			int64_t lo = 0, hi = 0;
-			if (cuda_expr_bounds(&e->ranges, e->f->grid[d], &lo, &hi) && hi >= 1)
-				cuda_ranges_push(&e->ranges, e->f->block_vars[d], 0, hi - 1);
+			if (tlc_expr_bounds(&e->ranges, e->f->grid[d], &lo, &hi) && hi >= 1)
+				tlc_ranges_push(&e->ranges, e->f->block_vars[d], 0, hi - 1);
 		}
 	for (int d = 0; d < 3; d++)
 		if (e->f->thread_vars[d])
-			cuda_ranges_push(&e->ranges, e->f->thread_vars[d], 0, tdims[d] - 1);
+			tlc_ranges_push(&e->ranges, e->f->thread_vars[d], 0, tdims[d] - 1);
 	cuda_emit_stmt(e, e->f->body, 1);
 
 	tlc_buf_printf(out, "extern \"C\" __global__ void __launch_bounds__(%lld) %s_kernel(", (long long)e->threads,
@@ -170,115 +170,6 @@ static void emit_kernel(cuda_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	tlc_buf_free(&body);
 }
 
-/* ---- the host launcher ---- */
-
-/* The launcher's symbol: the kernel's name, except that TileLang's habit of
- * calling the inner prim_func `main` must not define C's main(). */
-static const char *launcher_name(const tlc_func *f)
-{
-	return strcmp(f->name, "main") == 0 ? "main_launch" : f->name;
-}
-
-static void emit_launcher(cuda_emitter *e, tlc_buf *out, const int64_t tdims[3])
-{
-	const char *name = e->f->name;
-	const char *launcher = launcher_name(e->f);
-	bool opt_in = e->dyn_smem > DEFAULT_SMEM_LIMIT;
-	tlc_buf_printf(out, "extern \"C\" int %s(", launcher);
-	emit_params(e, out, false);
-	tlc_buf_printf(out, "%svoid *stream)\n{\n", e->f->nparams ? ", " : "");
-	if (opt_in) {
-		/* once per process: the attribute belongs to the function, not the launch */
-		tlc_buf_printf(out, "\tstatic bool tlc_smem_limit_set = false;\n"
-		                    "\tif (!tlc_smem_limit_set) {\n"
-		                    "\t\tcudaError_t err = cudaFuncSetAttribute(%s_kernel, "
-		                    "cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
-		                    "\t\tif (err != cudaSuccess)\n\t\t\treturn (int)err;\n"
-		                    "\t\ttlc_smem_limit_set = true;\n\t}\n",
-		               name, (long long)e->dyn_smem);
-	}
-	tlc_buf *saved = e->out;
-	e->out = out;
-	e->host = true;
-	for (int d = 0; d < 3; d++) {
-		tlc_buf_printf(out, "\tconst long long tlc_grid%d = ", d);
-		if (d < e->f->grid_ndim)
-			cuda_emit_expr(e, e->f->grid[d]);
-		else
-			tlc_buf_puts(out, "1");
-		tlc_buf_puts(out, ";\n");
-	}
-	e->host = false;
-	e->out = saved;
-	tlc_buf_puts(out, "\tif (tlc_grid0 < 0 || tlc_grid1 < 0 || tlc_grid2 < 0 || tlc_grid0 > 2147483647LL || "
-	                  "tlc_grid1 > 65535 || tlc_grid2 > 65535)\n"
-	                  "\t\treturn (int)cudaErrorInvalidValue;\n"
-	                  "\tif (tlc_grid0 == 0 || tlc_grid1 == 0 || tlc_grid2 == 0)\n"
-	                  "\t\treturn 0; /* empty problem: nothing to launch */\n");
-	tlc_buf_printf(out, "\tconst dim3 tlc_grid((unsigned)tlc_grid0, (unsigned)tlc_grid1, (unsigned)tlc_grid2);\n"
-	                    "\tconst dim3 tlc_block(%lld, %lld, %lld);\n",
-	               (long long)tdims[0], (long long)tdims[1], (long long)tdims[2]);
-	tlc_buf_printf(out, "\t%s_kernel<<<tlc_grid, tlc_block, %lld, (cudaStream_t)stream>>>(", name,
-	               (long long)e->dyn_smem);
-	for (int i = 0; i < e->f->nparams; i++) {
-		const tlc_param *p = &e->f->params[i];
-		tlc_buf_printf(out, "%s%s", i ? ", " : "",
-		               cuda_name(e, p->kind == TLC_PARAM_TENSOR ? p->buf->name : p->var->name));
-	}
-	tlc_buf_puts(out, ");\n\treturn (int)cudaGetLastError();\n}\n\n");
-}
-
-/* ---- the C header ---- */
-
-static const char *c_type(tlc_dtype t)
-{
-	switch (t) {
-	case TLC_DT_BOOL: return "uint8_t";
-	case TLC_DT_INT8: return "int8_t";
-	case TLC_DT_INT16: return "int16_t";
-	case TLC_DT_INT32: return "int32_t";
-	case TLC_DT_INT64: return "int64_t";
-	case TLC_DT_UINT8: return "uint8_t";
-	case TLC_DT_UINT16: return "uint16_t";
-	case TLC_DT_UINT32: return "uint32_t";
-	case TLC_DT_UINT64: return "uint64_t";
-	case TLC_DT_FLOAT16: /* raw 16-bit values: C callers need no CUDA headers */
-	case TLC_DT_BFLOAT16: return "uint16_t";
-	case TLC_DT_FLOAT32: return "float";
-	case TLC_DT_FLOAT64: return "double";
-	default: return "void";
-	}
-}
-
-static void emit_header_decl(cuda_emitter *e, tlc_buf *h)
-{
-	tlc_buf_printf(h, "/* %s: launch kernel %s_kernel on `stream` (a cudaStream_t; NULL for the default stream).\n",
-	               launcher_name(e->f), e->f->name);
-	for (int i = 0; i < e->f->nparams; i++) {
-		const tlc_param *p = &e->f->params[i];
-		if (p->kind == TLC_PARAM_TENSOR) {
-			tlc_buf_printf(h, " *   %s: device pointer to %s[", p->buf->name, tlc_dtype_name(p->buf->dtype));
-			for (int d = 0; d < p->buf->ndim; d++) {
-				if (d)
-					tlc_buf_puts(h, ", ");
-				tlc_print_expr(h, e->m, p->buf->shape[d]);
-			}
-			tlc_buf_printf(h, "], row-major%s\n", p->is_output ? " (output)" : "");
-		} else {
-			tlc_buf_printf(h, " *   %s: %s\n", p->var->name, tlc_dtype_name(p->var->dtype));
-		}
-	}
-	tlc_buf_printf(h, " * Returns a cudaError_t value: 0 on success. */\nint %s(", launcher_name(e->f));
-	for (int i = 0; i < e->f->nparams; i++) {
-		const tlc_param *p = &e->f->params[i];
-		if (p->kind == TLC_PARAM_TENSOR)
-			tlc_buf_printf(h, "%s *%s, ", c_type(p->buf->dtype), cuda_name(e, p->buf->name));
-		else
-			tlc_buf_printf(h, "%s %s, ", c_type(p->var->dtype), cuda_name(e, p->var->name));
-	}
-	tlc_buf_puts(h, "void *stream);\n\n");
-}
-
 /* ---- the module ---- */
 
 static int emit_func(tlc_module *m, const cuda_arch *arch, tlc_func *f, tlc_buf *kernels, tlc_buf *launchers,
@@ -286,36 +177,32 @@ static int emit_func(tlc_module *m, const cuda_arch *arch, tlc_func *f, tlc_buf 
 {
 	cuda_emitter e = {.m = m, .ctx = m->ctx, .arch = arch, .f = f};
 	int64_t tdims[3];
-	if (cuda_lower_tile_ops(m, f, arch))
-		return 1;
-	/* after lowering, so that the loop variables it made get unique names too */
+	tlc_buf decls;
+	tlc_buf_init(&decls);
+	e.decls = &decls;
+	/* passes made new variables: C needs unique names */
 	tlc_func_uniquify_names(m, f);
 	if (check_params(&e) || compute_threads(&e, tdims))
 		return 1;
 	collect_smem(&e, f->body);
 	if (!check_smem(&e)) {
-		emit_kernel(&e, kernels, tdims);
+		tlc_buf kernel;
+		tlc_buf_init(&kernel);
+		emit_kernel(&e, &kernel, tdims);
+		tlc_buf_puts(kernels, tlc_buf_str(&decls));
+		tlc_buf_puts(kernels, tlc_buf_str(&kernel));
+		tlc_buf_free(&kernel);
 		if (!e.errors)
-			emit_launcher(&e, launchers, tdims);
+			cuda_emit_launcher(&e, launchers, tdims);
 		if (!e.errors)
-			emit_header_decl(&e, header);
+			cuda_emit_header_decl(&e, header);
 	}
 	*helpers |= e.helpers;
-	cuda_ranges_free(&e.ranges);
+	tlc_ranges_free(&e.ranges);
 	free(e.smem_bufs);
 	free(e.smem_offsets);
+	tlc_buf_free(&decls);
 	return e.errors;
-}
-
-static void header_guard(tlc_buf *h, const tlc_module *m)
-{
-	tlc_buf_puts(h, "TLC_");
-	const char *n = m->nfuncs ? m->funcs[0]->name : "MODULE";
-	for (const char *p = n; *p; p++) {
-		char c = *p;
-		tlc_buf_putc(h, (c >= 'a' && c <= 'z') ? (char)(c - 32) : ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c : '_');
-	}
-	tlc_buf_puts(h, "_H");
 }
 
 int cuda_emit_module(tlc_module *m, const cuda_arch *arch, tlc_codegen_result *out)
@@ -338,15 +225,7 @@ int cuda_emit_module(tlc_module *m, const cuda_arch *arch, tlc_codegen_result *o
 		cuda_emit_helpers(&out->source, helpers);
 		tlc_buf_puts(&out->source, tlc_buf_str(&kernels));
 		tlc_buf_puts(&out->source, tlc_buf_str(&launchers));
-		tlc_buf_puts(&out->header, "/* Generated by tlc: host launchers of the kernels in the matching .cu.\n"
-		                           " * Plain C; float16 and bfloat16 tensors are passed as uint16_t pointers. */\n"
-		                           "#ifndef ");
-		header_guard(&out->header, m);
-		tlc_buf_puts(&out->header, "\n#define ");
-		header_guard(&out->header, m);
-		tlc_buf_puts(&out->header, "\n\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
-		tlc_buf_puts(&out->header, tlc_buf_str(&header));
-		tlc_buf_puts(&out->header, "#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+		cuda_emit_header_file(&out->header, m, tlc_buf_str(&header));
 	}
 	tlc_buf_free(&kernels);
 	tlc_buf_free(&launchers);

@@ -3,16 +3,16 @@
  * The plugin turns a module into one self-contained .cu (device kernels, the
  * inline helpers they use, extern "C" host launchers) plus a C header.
  *
- * For now the target also lowers the SIMT subset of tile ops itself
- * (cuda_lower.c: T.copy / T.fill / T.clear -> T.Parallel loops; cuda_stmt.c:
- * the simple thread partition of T.Parallel loops and fragments).  Both are
- * written as separate steps over the IR so that they can move into the
- * `lower-tile-ops` and `layout-inference` pass plugins in the next issue. */
+ * It takes thread-level IR: layout-inference and lower-tile-ops (pass
+ * plugins) have already turned tile ops, fragments and T.Parallel nests into
+ * per-thread code; what is left here is printing it, shared-memory
+ * placement, barriers and the calls of the device helpers. */
 #ifndef TLC_CUDA_EMIT_H
 #define TLC_CUDA_EMIT_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <tlc/bounds.h>
 #include <tlc/diag.h>
 #include <tlc/ir.h>
 #include <tlc/pass.h>
@@ -31,34 +31,9 @@ enum {
 	CUDA_HELPER_FLOORMOD_I32 = 1 << 1,
 	CUDA_HELPER_FLOORDIV_I64 = 1 << 2,
 	CUDA_HELPER_FLOORMOD_I64 = 1 << 3,
+	CUDA_HELPER_GEMM = 1 << 4,     /* device/tlc_gemm.cuh */
+	CUDA_HELPER_COPY_VEC = 1 << 5, /* tlc_copy_vec<bytes> */
 };
-
-/* An integer interval [lo, hi] known for a variable; used to drop boundary
- * predicates and to print floordiv/floormod as plain C division. */
-typedef struct cuda_range {
-	const tlc_var *var;
-	int64_t lo, hi;
-} cuda_range;
-
-/* Ranges of the variables in scope (a stack). */
-typedef struct cuda_ranges {
-	int n, cap;
-	cuda_range *items;
-} cuda_ranges;
-
-void cuda_ranges_push(cuda_ranges *r, const tlc_var *v, int64_t lo, int64_t hi);
-void cuda_ranges_free(cuda_ranges *r);
-/* Bounds of an integer expression under r; false when unknown. */
-bool cuda_expr_bounds(const cuda_ranges *r, const tlc_expr *e, int64_t *lo, int64_t *hi);
-
-/* A fragment access inside a partitioned T.Parallel nest: the loop variables
- * (outermost first) and the register slot variable that indexes fragments. */
-typedef struct cuda_par_frame {
-	int n;
-	tlc_var *vars[8];
-	int64_t extents[8];
-	const char *slot; /* C name of the register-slot loop counter */
-} cuda_par_frame;
 
 /* A small set of shared buffers (for barrier placement). */
 #define CUDA_SMEM_SET_MAX 32
@@ -82,8 +57,9 @@ typedef struct cuda_emitter {
 	int nsmem;           /* shared.dyn buffers and their arena offsets */
 	const tlc_buffer **smem_bufs;
 	int64_t *smem_offsets;
-	cuda_ranges ranges;  /* variables in scope with known ranges */
-	cuda_par_frame *par; /* the enclosing partitioned T.Parallel nest, or NULL */
+	tlc_ranges ranges;  /* variables in scope with known ranges */
+	bool in_nest;        /* inside a lowered T.Parallel nest: threads diverge, no barriers */
+	tlc_buf *decls;      /* file-scope declarations the kernel needs (layout functors), before it */
 	int counter;         /* for fresh C names */
 	bool host;           /* printing host (launcher) code: no thread/block ids */
 	tlc_loc loc;         /* the statement being emitted, for expression errors */
@@ -99,6 +75,19 @@ typedef struct cuda_emitter {
 int cuda_emit_module(tlc_module *m, const cuda_arch *arch, tlc_codegen_result *out);
 /* Report an error at loc and count it. */
 void cuda_error(cuda_emitter *e, tlc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- cuda_launcher.c: extern "C" launchers and the C header ---- */
+
+/* Above this many bytes of dynamic shared memory a kernel must opt in. */
+#define CUDA_SMEM_OPT_IN_THRESHOLD 49152
+/* The C symbol of f's launcher: f's name, but never `main`. */
+const char *cuda_launcher_name(const tlc_func *f);
+/* Append f's NAME_error_string() and its launcher NAME(...) to out. */
+void cuda_emit_launcher(cuda_emitter *e, tlc_buf *out, const int64_t tdims[3]);
+/* Append the documented C declarations of f's launcher to h. */
+void cuda_emit_header_decl(cuda_emitter *e, tlc_buf *h);
+/* Write the whole C header of module m around the declarations `decls`. */
+void cuda_emit_header_file(tlc_buf *out, const tlc_module *m, const char *decls);
 
 /* ---- cuda_expr.c: expressions and types ---- */
 
@@ -133,10 +122,19 @@ void cuda_smem_set_add(cuda_smem_set *s, const tlc_buffer *b);
 void cuda_smem_set_union(cuda_smem_set *s, const cuda_smem_set *t);
 bool cuda_smem_set_intersects(const cuda_smem_set *a, const cuda_smem_set *b);
 
-/* ---- cuda_lower.c: SIMT lowering of T.copy / T.fill / T.clear ----
- * Rewrites f's body in place: each op becomes a T.Parallel loop nest of
- * stores over the tile, with boundary predicates where the global extent is
- * not provably a multiple of the tile.  Future home: lower-tile-ops. */
-int cuda_lower_tile_ops(tlc_module *m, tlc_func *f, const cuda_arch *arch);
+/* ---- cuda_ops.c: lowered intrinsics that become device helper calls ---- */
+
+/* T.mma_gemm: layout functors for the shared operands, then tlc::gemm_ss/rs. */
+void cuda_emit_mma_gemm(cuda_emitter *e, const tlc_expr *call, int ind);
+/* T.atomic_add(dst[i..], value) of one element. */
+void cuda_emit_atomic_add(cuda_emitter *e, const tlc_stmt *s, int ind);
+/* T.copy_vec(dst[i..], src[j..], lanes). */
+void cuda_emit_copy_vec(cuda_emitter *e, const tlc_stmt *s, int ind);
+
+/* ---- device_text.c: the device helper headers embedded in the plugin ---- */
+
+/* The text of backends/cuda/device/NAME.cuh (NAME without ".cuh", e.g.
+ * "tlc_gemm"), to paste into a generated .cu; NULL for an unknown name. */
+const char *cuda_device_text(const char *name);
 
 #endif

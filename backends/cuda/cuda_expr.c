@@ -251,7 +251,7 @@ static void emit_infix(cuda_emitter *e, const tlc_expr *x)
 static bool nonneg(cuda_emitter *e, const tlc_expr *x, bool strictly)
 {
 	int64_t lo, hi;
-	return cuda_expr_bounds(&e->ranges, x, &lo, &hi) && (strictly ? lo > 0 : lo >= 0);
+	return tlc_expr_bounds(&e->ranges, x, &lo, &hi) && (strictly ? lo > 0 : lo >= 0);
 }
 
 static void emit_floor_divmod(cuda_emitter *e, const tlc_expr *x)
@@ -433,22 +433,6 @@ void cuda_emit_flat_index(cuda_emitter *e, const tlc_buffer *b, int n, const tlc
 	}
 }
 
-/* The fragment element at idx must be the thread's own: the indices are the
- * loop variables of the enclosing partitioned T.Parallel nest, in order, and
- * the nest covers exactly the fragment's shape. */
-static bool fragment_slot_ok(cuda_emitter *e, const tlc_buffer *b, int n, const tlc_expr *const *idx)
-{
-	const cuda_par_frame *p = e->par;
-	int64_t v;
-	if (!p || p->n != n || b->ndim != n)
-		return false;
-	for (int d = 0; d < n; d++)
-		if (idx[d]->kind != TLC_EXPR_VAR || idx[d]->u.var != p->vars[d] || !tlc_expr_as_int(b->shape[d], &v) ||
-		    v != p->extents[d])
-			return false;
-	return true;
-}
-
 void cuda_emit_access(cuda_emitter *e, tlc_loc loc, const tlc_buffer *b, int n, const tlc_expr *const *idx)
 {
 	const char *name = cuda_name(e, b->name);
@@ -457,14 +441,8 @@ void cuda_emit_access(cuda_emitter *e, tlc_loc loc, const tlc_buffer *b, int n, 
 		put(e, name);
 		return;
 	case TLC_SCOPE_FRAGMENT:
-		if (!fragment_slot_ok(e, b, n, idx)) {
-			cuda_error(e, loc,
-			           "fragment access pattern not supported yet: '%s' must be indexed by the variables of a "
-			           "T.Parallel loop over its whole shape",
-			           b->name);
-			return;
-		}
-		tlc_buf_printf(e->out, "%s[%s]", name, e->par->slot);
+		cuda_error(e, loc, "fragment '%s' must be lowered to registers before target %s: run layout-inference and "
+		           "lower-tile-ops", b->name, e->arch->target);
 		return;
 	case TLC_SCOPE_BARRIER:
 		cuda_error(e, loc, "barriers are not supported by target %s yet", e->arch->target);
@@ -558,4 +536,20 @@ void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (helpers & table[i].flag)
 			tlc_buf_puts(out, table[i].text);
+	if (helpers & CUDA_HELPER_COPY_VEC)
+		tlc_buf_puts(out, "/* BYTES bytes at once; both addresses are aligned to BYTES (lower-tile-ops proved it) */\n"
+		                  "template <int BYTES> struct tlc_vec_type;\n"
+		                  "template <> struct tlc_vec_type<2> { typedef unsigned short type; };\n"
+		                  "template <> struct tlc_vec_type<4> { typedef unsigned int type; };\n"
+		                  "template <> struct tlc_vec_type<8> { typedef uint2 type; };\n"
+		                  "template <> struct tlc_vec_type<16> { typedef uint4 type; };\n"
+		                  "template <int BYTES>\n"
+		                  "static __device__ __forceinline__ void tlc_copy_vec(void *dst, const void *src)\n"
+		                  "{\n\ttypedef typename tlc_vec_type<BYTES>::type V;\n"
+		                  "\t*reinterpret_cast<V *>(dst) = *reinterpret_cast<const V *>(src);\n}\n\n");
+	if (helpers & CUDA_HELPER_GEMM) {
+		const char *text = cuda_device_text("tlc_gemm");
+		tlc_buf_puts(out, text ? text : "#error tlc: device helper tlc_gemm.cuh missing from the cuda plugin\n");
+		tlc_buf_puts(out, "\n");
+	}
 }

@@ -1,11 +1,13 @@
-/* cuda_stmt.c - statements of the IR printed as CUDA C++.
+/* cuda_stmt.c - statements of the lowered IR printed as CUDA C++.
  *
- * T.Parallel loops get the simple thread partition: the iteration with flat
- * (row-major) index f runs in thread f % T at step f / T, and a fragment of
- * the same shape keeps element f in that thread's register slot f / T.  This
- * stands in for layout inference until the `layout-inference` and
- * `lower-tile-ops` pass plugins exist (next issue). */
+ * The target expects thread-level IR: lower-tile-ops has turned tile ops and
+ * T.Parallel nests into per-thread code.  Each lowered nest comes wrapped in
+ * `with T.attr("parallel_nest", 1):`; inside one, threads diverge, so no
+ * barrier may go there (a hazard inside is an error asking to split the
+ * loop), while between statements outside, barriers go where shared memory
+ * written by some threads is read by others. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cuda_emit.h"
 
@@ -38,7 +40,7 @@ static void sync_before(cuda_emitter *e, const tlc_stmt *s, int ind)
 	bool hazard = cuda_smem_set_intersects(&r, &e->pend_writes) || cuda_smem_set_intersects(&w, &e->pend_reads) ||
 	              cuda_smem_set_intersects(&w, &e->pend_writes);
 	if (hazard) {
-		if (e->par)
+		if (e->in_nest)
 			cuda_error(e, s->loc,
 			           "this T.Parallel loop reads back shared memory it wrote (or overwrites what it "
 			           "read): split it into two loops so that a barrier can go between them");
@@ -80,86 +82,6 @@ static void emit_body(cuda_emitter *e, const tlc_stmt *s, int ind)
 	record_after(e, s);
 }
 
-/* The loop directly nested in s's body, if the body is exactly one
- * T.Parallel loop. */
-static const tlc_stmt *inner_parallel(const tlc_stmt *s)
-{
-	const tlc_stmt *b = s->u.loop.body;
-	if (b && b->kind == TLC_STMT_SEQ && b->u.seq.n == 1)
-		b = b->u.seq.items[0];
-	return b && b->kind == TLC_STMT_FOR && b->u.loop.kind == TLC_FOR_PARALLEL ? b : NULL;
-}
-
-static void emit_parallel(cuda_emitter *e, const tlc_stmt *s, int ind)
-{
-	cuda_par_frame frame = {0};
-	int64_t mins[8];
-	const tlc_stmt *loop = s, *body = NULL;
-	if (e->par) {
-		cuda_error(e, s->loc, "a T.Parallel loop inside another one must be directly nested (for i, j in T.Parallel(a, b))");
-		return;
-	}
-	for (; loop; loop = inner_parallel(loop)) {
-		if (frame.n == 8) {
-			cuda_error(e, s->loc, "T.Parallel nests deeper than 8 loops are not supported");
-			return;
-		}
-		if (!tlc_expr_as_int(loop->u.loop.min, &mins[frame.n]) ||
-		    !tlc_expr_as_int(loop->u.loop.extent, &frame.extents[frame.n]) || frame.extents[frame.n] <= 0) {
-			cuda_error(e, loop->loc, "the extents of a T.Parallel loop must be positive compile-time constants");
-			return;
-		}
-		frame.vars[frame.n++] = loop->u.loop.var;
-		body = loop->u.loop.body;
-	}
-	int64_t total = 1, T = e->threads;
-	for (int d = 0; d < frame.n; d++)
-		total *= frame.extents[d];
-	int id = e->counter++;
-	int64_t steps = (total + T - 1) / T;
-	char slot[32];
-	snprintf(slot, sizeof slot, "tlc_r%d", id);
-	frame.slot = tlc_strdup(e->m, slot);
-	e->used_frame |= 1u << 6;
-
-	indent(e, ind);
-	tlc_buf_printf(e->out, "#pragma unroll\n");
-	indent(e, ind);
-	tlc_buf_printf(e->out, "for (int %s = 0; %s < %lld; ++%s) {\n", slot, slot, (long long)steps, slot);
-	indent(e, ind + 1);
-	tlc_buf_printf(e->out, "const int tlc_f%d = tlc_tid + %lld * %s;\n", id, (long long)T, slot);
-	int in = ind + 1;
-	if (total % T != 0) {
-		indent(e, in);
-		tlc_buf_printf(e->out, "if (tlc_f%d < %lld) {\n", id, (long long)total);
-		in++;
-	}
-	int saved = e->ranges.n;
-	int64_t stride = total;
-	for (int d = 0; d < frame.n; d++) {
-		stride /= frame.extents[d];
-		indent(e, in);
-		tlc_buf_printf(e->out, "const int %s = ", cuda_name(e, frame.vars[d]->name));
-		if (d == 0)
-			tlc_buf_printf(e->out, stride == 1 ? "tlc_f%d" : "tlc_f%d / %lld", id, (long long)stride);
-		else if (stride == 1)
-			tlc_buf_printf(e->out, "tlc_f%d %% %lld", id, (long long)frame.extents[d]);
-		else
-			tlc_buf_printf(e->out, "tlc_f%d / %lld %% %lld", id, (long long)stride, (long long)frame.extents[d]);
-		if (mins[d])
-			tlc_buf_printf(e->out, " + %lld", (long long)mins[d]);
-		tlc_buf_puts(e->out, ";\n");
-		cuda_ranges_push(&e->ranges, frame.vars[d], mins[d], mins[d] + frame.extents[d] - 1);
-	}
-	e->par = &frame;
-	emit_body(e, body, in);
-	e->par = NULL;
-	e->ranges.n = saved;
-	if (total % T != 0)
-		line(e, ind + 1, "}");
-	line(e, ind, "}");
-}
-
 static void emit_serial(cuda_emitter *e, const tlc_stmt *s, int ind)
 {
 	const char *ty = cuda_ctype(s->u.loop.var->dtype);
@@ -174,15 +96,15 @@ static void emit_serial(cuda_emitter *e, const tlc_stmt *s, int ind)
 	cuda_emit_expr(e, tlc_simplify_expr(e->m, tlc_binary(e->m, TLC_EXPR_ADD, s->u.loop.min, s->u.loop.extent)));
 	tlc_buf_printf(e->out, "; ++%s) {\n", name);
 	int saved = e->ranges.n;
-	if (cuda_expr_bounds(&e->ranges, s->u.loop.min, &lo, &hi) &&
-	    cuda_expr_bounds(&e->ranges, s->u.loop.extent, &elo, &ehi) && ehi >= 1)
-		cuda_ranges_push(&e->ranges, s->u.loop.var, lo, hi + ehi - 1);
+	if (tlc_expr_bounds(&e->ranges, s->u.loop.min, &lo, &hi) &&
+	    tlc_expr_bounds(&e->ranges, s->u.loop.extent, &elo, &ehi) && ehi >= 1)
+		tlc_ranges_push(&e->ranges, s->u.loop.var, lo, hi + ehi - 1);
 	/* a barrier at the end of the body when one iteration's shared writes
 	 * may meet the next iteration's accesses in other threads */
 	cuda_smem_set r = {0}, w = {0};
 	cuda_collect_shared(s->u.loop.body, &r, &w);
 	emit_body(e, s->u.loop.body, ind + 1);
-	if (!e->par && (cuda_smem_set_intersects(&w, &r) || cuda_smem_set_intersects(&w, &w)))
+	if (!e->in_nest && (cuda_smem_set_intersects(&w, &r) || cuda_smem_set_intersects(&w, &w)))
 		emit_sync(e, ind + 1);
 	e->ranges.n = saved;
 	line(e, ind, "}");
@@ -192,7 +114,10 @@ static void emit_for(cuda_emitter *e, const tlc_stmt *s, int ind)
 {
 	switch (s->u.loop.kind) {
 	case TLC_FOR_PARALLEL:
-		emit_parallel(e, s, ind);
+		cuda_error(e, s->loc,
+		           "T.Parallel loops must be lowered before target %s: run layout-inference and lower-tile-ops "
+		           "(see the default pipeline in tlc.ini)",
+		           e->arch->target);
 		return;
 	case TLC_FOR_SERIAL:
 	case TLC_FOR_UNROLLED:
@@ -217,6 +142,11 @@ static void emit_alloc(cuda_emitter *e, const tlc_stmt *s, int ind)
 		cuda_error(e, s->loc, "dtype %s is not supported by target %s yet", tlc_dtype_name(b->dtype), e->arch->target);
 		return;
 	}
+	if (b->alias_of) {
+		cuda_error(e, s->loc, "T.view ('%s' over '%s') is not supported by target %s yet", b->name, b->alias_of->name,
+		           e->arch->target);
+		return;
+	}
 	if (b->scope != TLC_SCOPE_VAR && !cuda_buffer_numel(b, &numel)) {
 		cuda_error(e, s->loc, "the shape of '%s' must be compile-time constants", b->name);
 		return;
@@ -233,14 +163,9 @@ static void emit_alloc(cuda_emitter *e, const tlc_stmt *s, int ind)
 		tlc_buf_printf(e->out, "__shared__ __align__(16) %s %s[%lld];\n", ty, name, (long long)numel);
 		return;
 	case TLC_SCOPE_FRAGMENT:
-		if (numel % e->threads != 0) {
-			cuda_error(e, s->loc,
-			           "fragment '%s' has %lld elements, not a multiple of the %lld threads of the block; "
-			           "the simple thread partition needs a multiple",
-			           b->name, (long long)numel, (long long)e->threads);
-			return;
-		}
-		tlc_buf_printf(e->out, "%s %s[%lld];\n", ty, name, (long long)(numel / e->threads));
+		tlc_buf_puts(e->out, "\n");
+		cuda_error(e, s->loc, "fragment '%s' must be lowered to registers before target %s: run layout-inference "
+		           "and lower-tile-ops", b->name, e->arch->target);
 		return;
 	case TLC_SCOPE_LOCAL:
 		tlc_buf_printf(e->out, "%s %s[%lld];\n", ty, name, (long long)(numel ? numel : 1));
@@ -273,6 +198,15 @@ static void emit_eval(cuda_emitter *e, const tlc_stmt *s, int ind)
 		return;
 	case TLC_OP_SYNC_WARP:
 		line(e, ind, "__syncwarp();");
+		return;
+	case TLC_OP_MMA_GEMM:
+		cuda_emit_mma_gemm(e, c, ind);
+		return;
+	case TLC_OP_ATOMIC_ADD:
+		cuda_emit_atomic_add(e, s, ind);
+		return;
+	case TLC_OP_COPY_VEC:
+		cuda_emit_copy_vec(e, s, ind);
 		return;
 	case TLC_OP_USE_SWIZZLE:
 		/* block rasterization only changes the order of blocks, never results */
@@ -308,8 +242,8 @@ static void emit_let(cuda_emitter *e, const tlc_stmt *s, int ind)
 	cuda_emit_expr(e, s->u.let.value);
 	tlc_buf_puts(e->out, ";\n");
 	/* visible to the rest of the enclosing block: the caller restores n */
-	if (cuda_expr_bounds(&e->ranges, s->u.let.value, &lo, &hi))
-		cuda_ranges_push(&e->ranges, s->u.let.var, lo, hi);
+	if (tlc_expr_bounds(&e->ranges, s->u.let.value, &lo, &hi))
+		tlc_ranges_push(&e->ranges, s->u.let.var, lo, hi);
 }
 
 void cuda_emit_stmt(cuda_emitter *e, const tlc_stmt *s, int ind)
@@ -355,10 +289,15 @@ void cuda_emit_stmt(cuda_emitter *e, const tlc_stmt *s, int ind)
 		cuda_error(e, s->loc, "T.%s is not supported by target %s yet", cuda_op_name(e, s->u.scope.call),
 		           e->arch->target);
 		return;
-	case TLC_STMT_ATTR:
+	case TLC_STMT_ATTR: {
+		bool nest = s->u.attr.key && !strcmp(s->u.attr.key, "parallel_nest");
+		bool saved = e->in_nest;
+		e->in_nest |= nest;
 		line(e, ind, "{");
 		emit_body(e, s->u.attr.body, ind + 1);
 		line(e, ind, "}");
+		e->in_nest = saved;
 		return;
+	}
 	}
 }

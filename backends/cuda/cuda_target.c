@@ -23,12 +23,22 @@ static int emit_sm80(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_re
 	return cuda_emit_module(m, &sm80, out);
 }
 
+/* nvcc flags for tlc --emit=ptx|cubin|so.  sm_90a (not sm_90): WGMMA and
+ * setmaxnreg exist only in the arch-specific variant. */
+static const char *const sm90_arch_flags[] = {"-gencode=arch=compute_90a,code=sm_90a", NULL};
+static const char *const sm90_asm_flags[] = {"-arch=compute_90a", NULL};
+static const char *const sm80_arch_flags[] = {"-gencode=arch=compute_80,code=sm_80", NULL};
+static const char *const sm80_asm_flags[] = {"-arch=compute_80", NULL};
+
 static const tlc_target_desc cuda_sm90_target = {
 	.name = "cuda-sm90",
 	.summary = "NVIDIA Hopper (sm_90a): CUDA C++ with extern \"C\" launchers",
 	.pipeline = "pipeline.cuda-sm90",
 	.source_ext = "cu",
 	.emit = emit_sm90,
+	.compiler = "nvcc",
+	.arch_flags = sm90_arch_flags,
+	.asm_flags = sm90_asm_flags,
 };
 
 static const tlc_target_desc cuda_sm80_target = {
@@ -37,6 +47,9 @@ static const tlc_target_desc cuda_sm80_target = {
 	.pipeline = "pipeline.cuda-sm80",
 	.source_ext = "cu",
 	.emit = emit_sm80,
+	.compiler = "nvcc",
+	.arch_flags = sm80_arch_flags,
+	.asm_flags = sm80_asm_flags,
 };
 
 static int cuda_plugin_init(tlc_registry *reg)

@@ -133,6 +133,9 @@ typedef struct tlc_buffer {
 	const tlc_layout *layout; /* set by layout inference or annotate_layout; NULL = row-major */
 	uint32_t id;              /* unique within the module */
 	tlc_loc loc;              /* where it was declared */
+	/* T.view: this buffer reinterprets the storage of alias_of (same scope,
+	 * its own shape and dtype, at most as many bytes); NULL = own storage */
+	const struct tlc_buffer *alias_of;
 } tlc_buffer;
 
 /* ---- expressions ---- */
@@ -285,6 +288,11 @@ struct tlc_stmt {
 			tlc_for_kind kind;
 			int thread_dim;            /* TLC_FOR_THREAD: 0,1,2 = x,y,z */
 			tlc_pipeline_info pipe;    /* TLC_FOR_PIPELINED */
+			/* TLC_FOR_PARALLEL, on the outermost loop of a nest: the user's
+			 * T.Parallel(loop_layout=) (a T.Fragment expression, see
+			 * tlc/layout.h) or NULL, and coalesced_width= (0 = unset) */
+			const tlc_expr *loop_layout;
+			int64_t coalesced_width;
 			tlc_stmt *body;
 		} loop;
 		struct {

@@ -22,7 +22,13 @@ struct tlc_target_desc {
 	/* Emit source for the (lowered) module.  Return 0, or nonzero after
 	 * reporting errors. */
 	int (*emit)(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out);
-	void *reserved[4];
+	/* The device compiler behind --emit=ptx|cubin|so.  These take three of
+	 * the four pointer slots that were reserved, so the struct keeps its size
+	 * and layout; a descriptor that leaves them NULL emits source only. */
+	const char *compiler;          /* program name, searched as tlc(1) says: "nvcc" */
+	const char *const *arch_flags; /* NULL-terminated: select the GPU for cubin and so */
+	const char *const *asm_flags;  /* NULL-terminated: select the virtual arch for ptx */
+	void *reserved[1];
 };
 
 #ifdef __cplusplus

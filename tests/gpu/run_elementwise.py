@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run examples/elementwise_add.tl on a GPU: numerics against PyTorch, then speed.
 
-For every case: tlc --emit=cu -> nvcc -shared -> ctypes; random inputs
+For every case: tlc --emit=so (through tlc_gpu) -> ctypes; random inputs
 (torch.randn, never zeros); the output buffer starts as NaN so that an element
 the kernel never writes fails the check; reference = a + b computed in
 float32. Timing: CUDA events around each launch, median of 100 runs after 10
@@ -13,17 +13,18 @@ Usage, from the repository root after a build:
 Exit status: 0 all checks pass, 1 a check failed, 2 a build failed, 77 no GPU.
 """
 import argparse
-import ctypes
 import datetime
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tlc_gpu  # noqa: E402
+
+REPO = tlc_gpu.REPO
 EXAMPLE = os.path.join(REPO, "examples", "elementwise_add.tl")
 
 # (label, --entry call, M, N, dtype name). The factory's signature is
@@ -44,61 +45,10 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def run(cmd, **kw):
-    log("+ " + " ".join(cmd))
-    return subprocess.run(cmd, check=True, **kw)
-
-
-def setup_env(tlc):
-    """TLC_PLUGIN_PATH / TLC_CONFIG for an uninstalled build, unless already set."""
-    build = os.path.dirname(os.path.abspath(tlc))
-    os.environ.setdefault("TLC_PLUGIN_PATH", os.path.join(build, ".libs"))
-    os.environ.setdefault("TLC_CONFIG", os.path.join(REPO, "etc", "tlc.ini"))
-
-
-def parse_header(path):
-    """The launcher's name and C parameter list from the generated header."""
-    text = open(path).read()
-    m = re.search(r"^int\s+(\w+)\(([^)]*)\);", text, re.M)
-    if not m:
-        raise RuntimeError(f"no launcher declaration in {path}")
-    params = []
-    for p in (x.strip() for x in m.group(2).split(",")):
-        pm = re.match(r"(.*?)\s*(\*?)\s*(\w+)$", p)
-        params.append((pm.group(1) + pm.group(2), pm.group(3)))
-    return m.group(1), params
-
-
-def build(args, case_id, entry, workdir):
-    cu = os.path.join(workdir, f"{case_id}.cu")
-    so = os.path.join(workdir, f"lib{case_id}.so")
-    run([args.tlc, EXAMPLE, "--target=cuda-sm90", "--emit=cu", "--entry", entry, "-o", cu])
-    run([args.nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-O3", "-Xcompiler", "-fPIC", "-shared",
-         "-o", so, cu])
-    header = os.path.splitext(cu)[0] + ".h"
-    name, params = parse_header(header)
-    lib = ctypes.CDLL(so)
-    fn = getattr(lib, name)
-    fn.restype = ctypes.c_int
-    return fn, params
-
-
-CTYPES = {"int32_t": ctypes.c_int32, "int64_t": ctypes.c_int64, "float": ctypes.c_float,
-          "double": ctypes.c_double}
-
-
-def make_call(fn, params, tensors, sizes, stream):
-    """Bind the launcher's arguments: tensors by name, scalars from sizes."""
-    argtypes, values = [], []
-    for ctype, name in params:
-        if ctype.endswith("*"):
-            argtypes.append(ctypes.c_void_p)
-            values.append(ctypes.c_void_p(stream if name == "stream" else tensors[name].data_ptr()))
-        else:
-            argtypes.append(CTYPES[ctype])
-            values.append(CTYPES[ctype](sizes[name]))
-    fn.argtypes = argtypes
-    return lambda: fn(*values)
+def build(args, entry, workdir):
+    """The case's Kernel: tlc --emit=so into workdir (a cache keyed by the generated source)."""
+    return tlc_gpu.compile(EXAMPLE, entry=entry, target="cuda-sm90", tlc=args.tlc, nvcc=args.nvcc,
+                           cache_dir=workdir)
 
 
 def median_us(torch, fn):
@@ -115,30 +65,31 @@ def median_us(torch, fn):
     return statistics.median(times)
 
 
-def check_case(torch, label, fn, params, M, N, dtype_name):
+def check_case(torch, label, kernel, M, N, dtype_name):
     dt = getattr(torch, dtype_name)
     torch.manual_seed(0)
     a = torch.randn(M, N, device="cuda", dtype=torch.float32).to(dt)
     b = torch.randn(M, N, device="cuda", dtype=torch.float32).to(dt)
     c = torch.full((M, N), float("nan"), device="cuda", dtype=dt)
-    stream = torch.cuda.current_stream().cuda_stream
-    call = make_call(fn, params, {"A": a, "B": b, "C": c}, {"M": M, "N": N}, stream)
+    # arguments by name: the tensors, and the sizes if the kernel left them open
+    values = {"A": a, "B": b, "C": c, "M": M, "N": N}
+    try:
+        call = tlc_gpu.bind(kernel, **{p.name: values[p.name] for p in kernel.params if p.name in values})
+    except TypeError as e:
+        return dict(label=label, ok=False, note=f"cannot bind the launcher: {e}")
     rc = call()
     torch.cuda.synchronize()
     if rc != 0:
-        return dict(label=label, ok=False, note=f"launcher returned {rc}")
+        return dict(label=label, ok=False, note=f"launcher returned {rc} ({kernel.error_string(rc)})")
     ref = a.float() + b.float()
-    got = c.float()
-    err = (got - ref).abs().max().item()
     if dtype_name == "float32":
-        ok = torch.equal(got, ref)
-        tol = "exact"
+        t, tol = 0.0, "exact"
     else:
         # half: atol/rtol 1e-3 (fp16 rounding of a sum is <= 2^-11 relative);
         # bfloat16 has 8 mantissa bits, so its rounding needs 1e-2
         t = 1e-3 if dtype_name == "float16" else 1e-2
-        ok = bool(torch.allclose(got, ref, atol=t, rtol=t)) and not torch.isnan(got).any().item()
         tol = f"atol=rtol={t:g}"
+    ok, err, _ = tlc_gpu.check(c, ref, atol=t, rtol=t)
     same_as_torch = torch.equal(c, a + b)
     us = median_us(torch, call)
     out = torch.empty_like(c)
@@ -210,18 +161,18 @@ def main():
     if not torch.cuda.is_available():
         log("no CUDA device: skipping")
         return 77
-    setup_env(args.tlc)
+    tlc_gpu.setup_env(args.tlc)
     workdir = args.keep or tempfile.mkdtemp(prefix="tlc-elementwise-")
     os.makedirs(workdir, exist_ok=True)
     rows = []
-    for i, (label, entry, M, N, dt) in enumerate(CASES):
+    for label, entry, M, N, dt in CASES:
         try:
-            fn, params = build(args, f"case{i}", entry, workdir)
-        except (subprocess.CalledProcessError, RuntimeError, OSError) as e:
+            kernel = build(args, entry, workdir)
+        except (tlc_gpu.BuildError, OSError) as e:
             log(f"{label}: build failed: {e}")
             rows.append(dict(label=label, ok=False, note="build failed"))
             continue
-        r = check_case(torch, label, fn, params, M, N, dt)
+        r = check_case(torch, label, kernel, M, N, dt)
         log(f"{label}: {'pass' if r['ok'] else 'FAIL'} {r}")
         rows.append(r)
     path = write_report(args, torch, rows)

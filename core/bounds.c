@@ -1,4 +1,4 @@
-/* cuda_bounds.c - integer interval bounds of index expressions.
+/* bounds.c - integer interval bounds of index expressions.
  *
  * Used to prove that a tile stays inside a global tensor (so the boundary
  * predicate can be dropped) and that floordiv/floormod operands are
@@ -6,24 +6,24 @@
  * safe form", so every rule here must be sound, never merely plausible. */
 #include <stdlib.h>
 
-#include "cuda_emit.h"
+#include <tlc/bounds.h>
 
 #define BOUND_LIMIT ((int64_t)1 << 40) /* keep products far from overflow */
 
-void cuda_ranges_push(cuda_ranges *r, const tlc_var *v, int64_t lo, int64_t hi)
+void tlc_ranges_push(tlc_ranges *r, const tlc_var *v, int64_t lo, int64_t hi)
 {
 	if (r->n == r->cap) {
 		int cap = r->cap ? r->cap * 2 : 16;
-		cuda_range *items = realloc(r->items, (size_t)cap * sizeof(*items));
+		tlc_var_range *items = realloc(r->items, (size_t)cap * sizeof(*items));
 		if (!items)
 			abort();
 		r->items = items;
 		r->cap = cap;
 	}
-	r->items[r->n++] = (cuda_range){v, lo, hi};
+	r->items[r->n++] = (tlc_var_range){v, lo, hi};
 }
 
-void cuda_ranges_free(cuda_ranges *r)
+void tlc_ranges_free(tlc_ranges *r)
 {
 	free(r->items);
 	r->items = NULL;
@@ -53,7 +53,7 @@ static int64_t floordiv_pos(int64_t a, int64_t b)
 	return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-static bool var_bounds(const cuda_ranges *r, const tlc_var *v, int64_t *lo, int64_t *hi)
+static bool var_bounds(const tlc_ranges *r, const tlc_var *v, int64_t *lo, int64_t *hi)
 {
 	for (int i = r->n - 1; i >= 0; i--) /* innermost binding wins */
 		if (r->items[i].var == v) {
@@ -64,10 +64,10 @@ static bool var_bounds(const cuda_ranges *r, const tlc_var *v, int64_t *lo, int6
 	return false;
 }
 
-static bool binary_bounds(const cuda_ranges *r, const tlc_expr *e, int64_t *lo, int64_t *hi)
+static bool binary_bounds(const tlc_ranges *r, const tlc_expr *e, int64_t *lo, int64_t *hi)
 {
 	int64_t al, ah, bl, bh;
-	if (!cuda_expr_bounds(r, e->u.op.a, &al, &ah) || !cuda_expr_bounds(r, e->u.op.b, &bl, &bh))
+	if (!tlc_expr_bounds(r, e->u.op.a, &al, &ah) || !tlc_expr_bounds(r, e->u.op.b, &bl, &bh))
 		return false;
 	switch (e->kind) {
 	case TLC_EXPR_ADD:
@@ -107,7 +107,7 @@ static bool binary_bounds(const cuda_ranges *r, const tlc_expr *e, int64_t *lo, 
 	}
 }
 
-bool cuda_expr_bounds(const cuda_ranges *r, const tlc_expr *e, int64_t *lo, int64_t *hi)
+bool tlc_expr_bounds(const tlc_ranges *r, const tlc_expr *e, int64_t *lo, int64_t *hi)
 {
 	int64_t v;
 	bool ok;
@@ -121,6 +121,19 @@ bool cuda_expr_bounds(const cuda_ranges *r, const tlc_expr *e, int64_t *lo, int6
 	case TLC_EXPR_VAR:
 		ok = var_bounds(r, e->u.var, lo, hi);
 		break;
+	case TLC_EXPR_CALL:
+		/* CUDA's limits: 1024 threads per block, grids below 2^31 */
+		if (e->u.call.op == TLC_OP_THREAD_IDX) {
+			*lo = 0;
+			*hi = 1023;
+			return true;
+		}
+		if (e->u.call.op == TLC_OP_BLOCK_IDX) {
+			*lo = 0;
+			*hi = ((int64_t)1 << 31) - 1;
+			return true;
+		}
+		return false;
 	case TLC_EXPR_ADD:
 	case TLC_EXPR_SUB:
 	case TLC_EXPR_MUL:
@@ -132,7 +145,7 @@ bool cuda_expr_bounds(const cuda_ranges *r, const tlc_expr *e, int64_t *lo, int6
 		break;
 	case TLC_EXPR_SELECT: {
 		int64_t bl, bh, cl, ch;
-		ok = cuda_expr_bounds(r, e->u.op.b, &bl, &bh) && cuda_expr_bounds(r, e->u.op.c, &cl, &ch);
+		ok = tlc_expr_bounds(r, e->u.op.b, &bl, &bh) && tlc_expr_bounds(r, e->u.op.c, &cl, &ch);
 		if (ok)
 			*lo = bl < cl ? bl : cl, *hi = bh > ch ? bh : ch;
 		break;
@@ -142,7 +155,7 @@ bool cuda_expr_bounds(const cuda_ranges *r, const tlc_expr *e, int64_t *lo, int6
 		ok = tlc_dtype_is_int(e->u.op.a->dtype) &&
 		     tlc_dtype_bits(e->dtype) >= tlc_dtype_bits(e->u.op.a->dtype) &&
 		     tlc_dtype_is_unsigned(e->dtype) == tlc_dtype_is_unsigned(e->u.op.a->dtype) &&
-		     cuda_expr_bounds(r, e->u.op.a, lo, hi);
+		     tlc_expr_bounds(r, e->u.op.a, lo, hi);
 		break;
 	default:
 		ok = false;

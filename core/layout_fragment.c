@@ -1,0 +1,496 @@
+/* layout_fragment.c - fragments in digit form (see tlc/layout.h): building
+ * and validating them, the standard thread mappings (partitions, mma.sync
+ * operands) and the operations on them (project, repeat, replicate). */
+#include "layout_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FRAG_MAX_THREADS ((int64_t)1 << 16)
+#define FRAG_MAX_REGS ((int64_t)1 << 24)
+
+static void fail(const char **why, const char *msg)
+{
+	if (why)
+		*why = msg;
+}
+
+/* Canonical order: thread digits by weight, then register digits by weight. */
+static int digit_cmp(const void *x, const void *y)
+{
+	const tlc_frag_digit *a = x, *b = y;
+	if (a->is_thread != b->is_thread)
+		return a->is_thread ? -1 : 1;
+	return a->weight < b->weight ? -1 : a->weight > b->weight;
+}
+
+static int stride_cmp(const void *x, const void *y)
+{
+	const tlc_frag_digit *a = *(const tlc_frag_digit *const *)x, *b = *(const tlc_frag_digit *const *)y;
+	return a->stride < b->stride ? -1 : a->stride > b->stride;
+}
+
+/* Weights of one class (thread or register) must be 1, r0, r0*r1, ...:
+ * *total gets the product of the radices. */
+static bool dense_weights(const tlc_frag_digit *d, int n, bool is_thread, int64_t limit, int64_t *total)
+{
+	int64_t w = 1;
+	for (int k = 0; k < n; k++) {
+		if (d[k].is_thread != is_thread)
+			continue;
+		if (d[k].weight != w || __builtin_mul_overflow(w, d[k].radix, &w) || w > limit)
+			return false;
+	}
+	*total = w;
+	return true;
+}
+
+/* The digits of each logical dimension, by stride, must be 1, r0, r0*r1, ...
+ * and end at the extent. */
+static bool digits_tile_shape(const tlc_frag_digit *d, int n, int ndim, const int64_t *shape)
+{
+	const tlc_frag_digit *of_dim[TLC_FRAGMENT_MAX_DIGITS];
+	for (int dim = 0; dim < ndim; dim++) {
+		int c = 0;
+		for (int k = 0; k < n; k++)
+			if (d[k].dim == dim)
+				of_dim[c++] = &d[k];
+		qsort(of_dim, (size_t)c, sizeof of_dim[0], stride_cmp);
+		int64_t s = 1;
+		for (int k = 0; k < c; k++)
+			if (of_dim[k]->stride != s || __builtin_mul_overflow(s, of_dim[k]->radix, &s))
+				return false;
+		if (s != shape[dim])
+			return false;
+	}
+	return true;
+}
+
+/* Merge neighbours (in canonical order) that are one larger digit. */
+static int merge_digits(tlc_frag_digit *d, int n)
+{
+	int out = 0;
+	for (int k = 0; k < n; k++) {
+		tlc_frag_digit *p = out ? &d[out - 1] : NULL;
+		if (p && p->is_thread == d[k].is_thread && p->dim == d[k].dim &&
+		    d[k].weight == p->weight * p->radix && (p->dim < 0 || d[k].stride == p->stride * p->radix)) {
+			p->radix *= d[k].radix;
+			continue;
+		}
+		d[out++] = d[k];
+	}
+	return out;
+}
+
+static const tlc_expr *I(tlc_module *m, int64_t v) { return tlc_i32(m, v); }
+
+static const tlc_expr *add(tlc_module *m, const tlc_expr *a, const tlc_expr *b)
+{
+	return a ? tlc_binary(m, TLC_EXPR_ADD, a, b) : b;
+}
+
+/* sum over the digits selected of value(digit) * weight, in idx and rep. */
+static const tlc_expr *digit_sum(tlc_module *m, const tlc_layout *f, bool threads, const tlc_expr *const *idx,
+                                 const tlc_expr *rep)
+{
+	const tlc_expr *sum = NULL;
+	int64_t repw = 1;
+	for (int k = 0; k < f->ndigits; k++) {
+		const tlc_frag_digit *g = &f->digits[k];
+		if (g->is_thread != threads)
+			continue;
+		const tlc_expr *v;
+		if (g->dim < 0) {
+			v = layout_digit_expr(m, rep, repw, g->radix, f->replicate);
+			repw *= g->radix;
+		} else {
+			v = layout_digit_expr(m, idx[g->dim], g->stride, g->radix, f->shape[g->dim]);
+		}
+		sum = add(m, sum, tlc_binary(m, TLC_EXPR_MUL, v, I(m, g->weight)));
+	}
+	return tlc_simplify_expr(m, sum ? sum : I(m, 0));
+}
+
+const tlc_layout *frag_build(tlc_module *m, int ndim, const int64_t *shape, int ndigits,
+                             const tlc_frag_digit *digits, int64_t thread_lo, tlc_var **vars, tlc_var *rep,
+                             const char **why)
+{
+	if (ndim < 0 || ndim > TLC_LAYOUT_MAX_DIMS || ndigits < 0 || ndigits > 4 * TLC_FRAGMENT_MAX_DIGITS ||
+	    (ndigits && !digits) || thread_lo < 0) {
+		fail(why, "a fragment has 0 to 8 dimensions and at most 32 digits");
+		return NULL;
+	}
+	for (int dim = 0; dim < ndim; dim++)
+		if (shape[dim] <= 0) {
+			fail(why, "fragment extents must be positive constants");
+			return NULL;
+		}
+	tlc_frag_digit d[4 * TLC_FRAGMENT_MAX_DIGITS];
+	int n = 0;
+	for (int k = 0; k < ndigits; k++) {
+		tlc_frag_digit g = digits[k];
+		if (g.radix < 1 || g.weight < 1 || g.dim < -1 || g.dim >= ndim || (g.dim >= 0 && g.stride < 1) ||
+		    (g.dim < 0 && !g.is_thread)) {
+			fail(why, "a fragment digit needs a radix >= 1, a positive weight, a dimension of the shape "
+			          "and a positive stride (replication digits: threads only)");
+			return NULL;
+		}
+		if (g.radix == 1)
+			continue;
+		if (g.dim < 0)
+			g.stride = 0;
+		d[n++] = g;
+	}
+	qsort(d, (size_t)n, sizeof d[0], digit_cmp);
+	int64_t threads, nregs;
+	if (!dense_weights(d, n, true, FRAG_MAX_THREADS, &threads)) {
+		fail(why, "the thread digits' weights do not form a mixed-radix number (1, r0, r0*r1, ...) "
+		          "of at most 65536 threads");
+		return NULL;
+	}
+	if (!dense_weights(d, n, false, FRAG_MAX_REGS, &nregs)) {
+		fail(why, "the register digits' weights do not form a mixed-radix number (1, r0, r0*r1, ...)");
+		return NULL;
+	}
+	if (!digits_tile_shape(d, n, ndim, shape)) {
+		fail(why, "the digits of a dimension do not cover its extent exactly once (strides must be "
+		          "1, r0, r0*r1, ... up to the extent)");
+		return NULL;
+	}
+	n = merge_digits(d, n);
+	if (n > TLC_FRAGMENT_MAX_DIGITS) {
+		fail(why, "a fragment has at most 32 digits");
+		return NULL;
+	}
+	layout_impl *L = layout_alloc(m, TLC_LAYOUT_FRAGMENT, ndim, shape);
+	tlc_layout *f = &L->pub;
+	tlc_frag_digit *dd = tlc_alloc(m, sizeof(tlc_frag_digit) * (size_t)(n + 1));
+	memcpy(dd, d, sizeof(tlc_frag_digit) * (size_t)n);
+	f->ndigits = n;
+	f->digits = dd;
+	f->thread_lo = thread_lo;
+	f->threads = threads;
+	f->replicate = 1;
+	for (int k = 0; k < n; k++)
+		if (d[k].dim < 0)
+			f->replicate *= d[k].radix;
+	f->vars = vars ? vars : tlc_layout_new_vars(m, ndim);
+	if (f->replicate > 1)
+		f->rep = rep ? rep : tlc_var_new(m, "rep", TLC_DT_INT32);
+	const tlc_expr *idx[TLC_LAYOUT_MAX_DIMS + 1];
+	for (int dim = 0; dim < ndim; dim++)
+		idx[dim] = tlc_var_ref(m, f->vars[dim]);
+	const tlc_expr **out = tlc_alloc(m, sizeof(tlc_expr *));
+	int64_t *os = tlc_alloc(m, sizeof(int64_t));
+	out[0] = digit_sum(m, f, false, idx, NULL);
+	os[0] = nregs;
+	f->nout = 1;
+	f->out = out;
+	f->out_shape = os;
+	f->thread = digit_sum(m, f, true, idx, f->rep ? tlc_var_ref(m, f->rep) : I(m, 0));
+	return f;
+}
+
+const tlc_layout *tlc_fragment_from_digits(tlc_module *m, int ndim, const int64_t *shape, int ndigits,
+                                           const tlc_frag_digit *digits, int64_t thread_lo, const char **why)
+{
+	return frag_build(m, ndim, shape, ndigits, digits, thread_lo, NULL, NULL, why);
+}
+
+void frag_eval(const tlc_layout *f, const int64_t *idx, int64_t rep, int64_t *thread, int64_t *reg)
+{
+	int64_t t = 0, r = 0, repw = 1;
+	for (int k = 0; k < f->ndigits; k++) {
+		const tlc_frag_digit *g = &f->digits[k];
+		int64_t v;
+		if (g->dim < 0) {
+			v = (rep / repw) % g->radix;
+			repw *= g->radix;
+		} else {
+			v = (idx[g->dim] / g->stride) % g->radix;
+		}
+		if (g->is_thread)
+			t += v * g->weight;
+		else
+			r += v * g->weight;
+	}
+	*thread = t;
+	*reg = r;
+}
+
+/* A digit literal. */
+static tlc_frag_digit D(int64_t radix, int dim, int64_t stride, bool is_thread, int64_t weight)
+{
+	tlc_frag_digit d = {radix, dim, stride, is_thread, weight};
+	return d;
+}
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+const tlc_layout *tlc_fragment_partition(tlc_module *m, int ndim, const int64_t *shape, int64_t threads,
+                                         int64_t vec, int64_t thread_lo, const char **why)
+{
+	if (ndim < 1 || ndim > TLC_LAYOUT_MAX_DIMS || threads < 1 || vec < 1) {
+		fail(why, "a partition needs 1 to 8 dimensions, threads >= 1 and vec >= 1");
+		return NULL;
+	}
+	for (int dim = 0; dim < ndim; dim++)
+		if (shape[dim] <= 0) {
+			fail(why, "fragment extents must be positive constants");
+			return NULL;
+		}
+	if (shape[ndim - 1] % vec) {
+		fail(why, "the vector width does not divide the last extent");
+		return NULL;
+	}
+	tlc_frag_digit d[3 * TLC_LAYOUT_MAX_DIMS];
+	int n = 0;
+	int64_t tw = 1, rw = 1, trem = threads;
+	d[n++] = D(vec, ndim - 1, 1, false, rw);
+	rw *= vec;
+	for (int dim = ndim - 1; dim >= 0; dim--) {
+		int64_t below = dim == ndim - 1 ? vec : 1, ext = shape[dim] / below;
+		int64_t g = gcd(ext, trem);
+		d[n++] = D(g, dim, below, true, tw);
+		tw *= g;
+		trem /= g;
+		d[n++] = D(ext / g, dim, below * g, false, rw);
+		rw *= ext / g;
+	}
+	return tlc_fragment_from_digits(m, ndim, shape, n, d, thread_lo, why);
+}
+
+const tlc_layout *tlc_fragment_replicated(tlc_module *m, int ndim, const int64_t *shape, int64_t threads,
+                                          int64_t thread_lo)
+{
+	if (ndim < 0 || ndim > TLC_LAYOUT_MAX_DIMS)
+		return NULL;
+	tlc_frag_digit d[TLC_LAYOUT_MAX_DIMS + 1];
+	int n = 0;
+	int64_t rw = 1;
+	for (int dim = ndim - 1; dim >= 0; dim--) {
+		d[n++] = D(shape[dim], dim, 1, false, rw);
+		rw *= shape[dim] > 0 ? shape[dim] : 1;
+	}
+	d[n++] = D(threads, -1, 0, true, 1);
+	return tlc_fragment_from_digits(m, ndim, shape, n, d, thread_lo, NULL);
+}
+
+const tlc_layout *tlc_fragment_mma_c(tlc_module *m, int64_t M, int64_t N, int warp_m, int warp_n,
+                                     int64_t thread_lo, const char **why)
+{
+	if (warp_m < 1 || warp_n < 1 || M <= 0 || N <= 0 || M % (16 * warp_m) || N % (8 * warp_n)) {
+		fail(why, "an mma.sync accumulator needs M a multiple of 16*warp_m and N a multiple of 8*warp_n");
+		return NULL;
+	}
+	int64_t MW = M / warp_m, NW = N / warp_n, MI = MW / 16, NI = NW / 8;
+	tlc_frag_digit d[] = {
+		D(2, 1, 1, false, 1),                   /* col % 2 */
+		D(4, 1, 2, true, 1),                    /* lane % 4: columns 2*(lane%4) */
+		D(NI, 1, 8, false, 4),                  /* ni */
+		D(warp_n, 1, NW, true, 32),             /* wn */
+		D(8, 0, 1, true, 4),                    /* lane / 4: rows */
+		D(2, 0, 8, false, 2),                   /* row >= 8 */
+		D(MI, 0, 16, false, 4 * NI),            /* mi */
+		D(warp_m, 0, MW, true, 32 * (int64_t)warp_n), /* wm */
+	};
+	int64_t shape[2] = {M, N};
+	return tlc_fragment_from_digits(m, 2, shape, (int)TLC_ARRAY_LEN(d), d, thread_lo, why);
+}
+
+const tlc_layout *tlc_fragment_mma_a(tlc_module *m, int64_t M, int64_t K, int warp_m, int warp_n,
+                                     int64_t thread_lo, const char **why)
+{
+	if (warp_m < 1 || warp_n < 1 || M <= 0 || K <= 0 || M % (16 * warp_m) || K % 16) {
+		fail(why, "an mma.sync A operand needs M a multiple of 16*warp_m and K a multiple of 16");
+		return NULL;
+	}
+	int64_t MW = M / warp_m, MI = MW / 16, KI = K / 16;
+	tlc_frag_digit d[] = {
+		D(2, 1, 1, false, 1),                   /* col % 2 */
+		D(4, 1, 2, true, 1),                    /* lane % 4 */
+		D(2, 1, 8, false, 4),                   /* col >= 8 */
+		D(KI, 1, 16, false, 8),                 /* ki */
+		D(8, 0, 1, true, 4),                    /* lane / 4 */
+		D(2, 0, 8, false, 2),                   /* row >= 8 */
+		D(MI, 0, 16, false, 8 * KI),            /* mi */
+		D(warp_n, -1, 0, true, 32),             /* wn: replication */
+		D(warp_m, 0, MW, true, 32 * (int64_t)warp_n), /* wm */
+	};
+	int64_t shape[2] = {M, K};
+	return tlc_fragment_from_digits(m, 2, shape, (int)TLC_ARRAY_LEN(d), d, thread_lo, why);
+}
+
+/* Register digits renumbered densely (1, r0, r0*r1, ...) in their current
+ * weight order: what is left after dropping some. */
+static void compact_registers(tlc_frag_digit *d, int n)
+{
+	int order[TLC_FRAGMENT_MAX_DIGITS], c = 0;
+	for (int k = 0; k < n; k++) {
+		if (d[k].is_thread)
+			continue;
+		int j = c++;
+		while (j > 0 && d[order[j - 1]].weight > d[k].weight) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = k;
+	}
+	int64_t w = 1;
+	for (int j = 0; j < c; j++) {
+		d[order[j]].weight = w;
+		w *= d[order[j]].radix;
+	}
+}
+
+const tlc_layout *tlc_fragment_project(tlc_module *m, const tlc_layout *f, int dim)
+{
+	if (!f || f->kind != TLC_LAYOUT_FRAGMENT || dim < 0 || dim >= f->ndim)
+		return NULL;
+	tlc_frag_digit d[TLC_FRAGMENT_MAX_DIGITS];
+	int n = 0;
+	for (int k = 0; k < f->ndigits; k++) {
+		tlc_frag_digit g = f->digits[k];
+		if (g.dim == dim) {
+			if (!g.is_thread)
+				continue;
+			g.dim = -1;
+			g.stride = 0;
+		} else if (g.dim > dim) {
+			g.dim--;
+		}
+		d[n++] = g;
+	}
+	compact_registers(d, n);
+	int64_t shape[TLC_LAYOUT_MAX_DIMS];
+	int nd = 0;
+	for (int k = 0; k < f->ndim; k++)
+		if (k != dim)
+			shape[nd++] = f->shape[k];
+	if (nd == 0)
+		shape[nd++] = 1;
+	return tlc_fragment_from_digits(m, nd, shape, n, d, f->thread_lo, NULL);
+}
+
+const tlc_layout *tlc_fragment_repeat(tlc_module *m, const tlc_layout *f, int dim, int64_t times)
+{
+	if (!f || f->kind != TLC_LAYOUT_FRAGMENT || dim < 0 || dim >= f->ndim || times < 1 ||
+	    f->ndigits >= TLC_FRAGMENT_MAX_DIGITS || times > FRAG_MAX_REGS)
+		return NULL;
+	tlc_frag_digit d[TLC_FRAGMENT_MAX_DIGITS];
+	memcpy(d, f->digits, sizeof(tlc_frag_digit) * (size_t)f->ndigits);
+	d[f->ndigits] = D(times, dim, f->shape[dim], false, f->out_shape[0]);
+	int64_t shape[TLC_LAYOUT_MAX_DIMS];
+	memcpy(shape, f->shape, sizeof(int64_t) * (size_t)f->ndim);
+	shape[dim] *= times;
+	return tlc_fragment_from_digits(m, f->ndim, shape, f->ndigits + 1, d, f->thread_lo, NULL);
+}
+
+const tlc_layout *tlc_fragment_replicate(tlc_module *m, const tlc_layout *f, int64_t times)
+{
+	if (!f || f->kind != TLC_LAYOUT_FRAGMENT || times < 1 || f->ndigits >= TLC_FRAGMENT_MAX_DIGITS ||
+	    times > FRAG_MAX_THREADS)
+		return NULL;
+	tlc_frag_digit d[TLC_FRAGMENT_MAX_DIGITS];
+	memcpy(d, f->digits, sizeof(tlc_frag_digit) * (size_t)f->ndigits);
+	d[f->ndigits] = D(times, -1, 0, true, f->threads);
+	return tlc_fragment_from_digits(m, f->ndim, f->shape, f->ndigits + 1, d, f->thread_lo, NULL);
+}
+
+const tlc_layout *tlc_fragment_rebind(tlc_module *m, const tlc_layout *f, int64_t thread_lo)
+{
+	if (!f || f->kind != TLC_LAYOUT_FRAGMENT || thread_lo < 0)
+		return NULL;
+	if (f->thread_lo == thread_lo)
+		return f;
+	return frag_build(m, f->ndim, f->shape, f->ndigits, f->digits, thread_lo, f->vars, f->rep, NULL);
+}
+
+const tlc_layout *frag_add_leading_dim(tlc_module *m, const tlc_layout *f)
+{
+	if (!f || f->ndim >= TLC_LAYOUT_MAX_DIMS)
+		return NULL;
+	tlc_frag_digit d[TLC_FRAGMENT_MAX_DIGITS];
+	int64_t shape[TLC_LAYOUT_MAX_DIMS];
+	for (int k = 0; k < f->ndigits; k++) {
+		d[k] = f->digits[k];
+		if (d[k].dim >= 0)
+			d[k].dim++;
+	}
+	shape[0] = 1;
+	memcpy(shape + 1, f->shape, sizeof(int64_t) * (size_t)f->ndim);
+	return tlc_fragment_from_digits(m, f->ndim + 1, shape, f->ndigits, d, f->thread_lo, NULL);
+}
+
+const tlc_expr *tlc_fragment_thread_of(tlc_module *m, const tlc_layout *f, int n, const tlc_expr *const *idx,
+                                       const tlc_expr *rep)
+{
+	if (!f || f->kind != TLC_LAYOUT_FRAGMENT || n != f->ndim || (n && !idx))
+		return NULL;
+	return digit_sum(m, f, true, idx, rep ? rep : I(m, 0));
+}
+
+void tlc_fragment_logical_of(tlc_module *m, const tlc_layout *f, const tlc_expr *thread, const tlc_expr *reg,
+                             const tlc_expr **idx_out)
+{
+	if (!f || f->kind != TLC_LAYOUT_FRAGMENT || !idx_out)
+		return;
+	for (int dim = 0; dim < f->ndim; dim++) {
+		const tlc_expr *sum = NULL;
+		for (int k = 0; k < f->ndigits; k++) {
+			const tlc_frag_digit *g = &f->digits[k];
+			if (g->dim != dim)
+				continue;
+			const tlc_expr *v = g->is_thread ? layout_digit_expr(m, thread, g->weight, g->radix, f->threads)
+			                                 : layout_digit_expr(m, reg, g->weight, g->radix, f->out_shape[0]);
+			sum = add(m, sum, tlc_binary(m, TLC_EXPR_MUL, v, I(m, g->stride)));
+		}
+		idx_out[dim] = tlc_simplify_expr(m, sum ? sum : I(m, 0));
+	}
+}
+
+/* Is absolute thread t one of the threads of b holding logical idx? */
+static bool holds(const tlc_layout *b, const int64_t *idx, int64_t t)
+{
+	t -= b->thread_lo;
+	if (t < 0 || t >= b->threads)
+		return false;
+	for (int k = 0; k < b->ndigits; k++) {
+		const tlc_frag_digit *g = &b->digits[k];
+		if (g->is_thread && g->dim >= 0 && (t / g->weight) % g->radix != (idx[g->dim] / g->stride) % g->radix)
+			return false;
+	}
+	return true;
+}
+
+bool tlc_fragment_contains(const tlc_layout *b, const tlc_layout *a)
+{
+	if (!a || !b || a->kind != TLC_LAYOUT_FRAGMENT || b->kind != TLC_LAYOUT_FRAGMENT || a->ndim != b->ndim ||
+	    a->out_shape[0] != b->out_shape[0])
+		return false;
+	for (int d = 0; d < a->ndim; d++)
+		if (a->shape[d] != b->shape[d])
+			return false;
+	int64_t n = tlc_layout_size(a);
+	if (n <= 0 || n > LAYOUT_ENUM_CAP || a->replicate > LAYOUT_ENUM_CAP / n)
+		return a == b;
+	int64_t idx[TLC_LAYOUT_MAX_DIMS] = {0};
+	for (int64_t i = 0; i < n; i++, layout_next_index(a->ndim, a->shape, idx)) {
+		int64_t ta, ra, tb, rb;
+		frag_eval(b, idx, 0, &tb, &rb);
+		for (int64_t rep = 0; rep < a->replicate; rep++) {
+			frag_eval(a, idx, rep, &ta, &ra);
+			if (ra != rb || !holds(b, idx, ta + a->thread_lo))
+				return false;
+		}
+	}
+	return true;
+}

@@ -1,0 +1,155 @@
+/* tileops.c - decoding the operands of tile ops (tlc/tileops.h). */
+#include <string.h>
+
+#include <tlc/pass.h>
+#include <tlc/tileops.h>
+
+bool tlc_tile_operand_from_expr(tlc_module *m, const tlc_expr *x, tlc_tile_operand *s, const char **why)
+{
+	*s = (tlc_tile_operand){0};
+	switch (x->kind) {
+	case TLC_EXPR_BUF:
+		s->buf = x->u.buf;
+		s->ndim = s->buf->ndim;
+		for (int d = 0; d < s->ndim && d < TLC_TILE_MAX_DIMS; d++) {
+			s->begin[d] = tlc_i32(m, 0);
+			s->extent[d] = s->buf->shape[d];
+		}
+		break;
+	case TLC_EXPR_REGION:
+		s->buf = x->u.region.buf;
+		s->ndim = x->u.region.n;
+		for (int d = 0; d < s->ndim && d < TLC_TILE_MAX_DIMS; d++) {
+			s->begin[d] = x->u.region.dims[d].begin;
+			s->extent[d] = x->u.region.dims[d].extent;
+			s->point[d] = x->u.region.dims[d].is_point;
+		}
+		break;
+	case TLC_EXPR_LOAD:
+		s->buf = x->u.load.buf;
+		s->ndim = x->u.load.n;
+		s->corner = true;
+		for (int d = 0; d < s->ndim && d < TLC_TILE_MAX_DIMS; d++)
+			s->begin[d] = x->u.load.idx[d];
+		break;
+	default:
+		*why = "operand of a tile op must be a buffer, a region or an element";
+		return false;
+	}
+	if (s->ndim > TLC_TILE_MAX_DIMS) {
+		*why = "tile ops on more than 8 dimensions are not supported";
+		return false;
+	}
+	return true;
+}
+
+static bool same_value(tlc_module *m, const tlc_expr *a, const tlc_expr *b)
+{
+	int64_t x, y;
+	a = tlc_simplify_expr(m, a);
+	b = tlc_simplify_expr(m, b);
+	return a == b || (tlc_expr_as_int(a, &x) && tlc_expr_as_int(b, &y) && x == y);
+}
+
+bool tlc_tile_operand_is_whole(tlc_module *m, const tlc_tile_operand *o)
+{
+	if (o->corner || o->ndim != o->buf->ndim)
+		return false;
+	for (int d = 0; d < o->ndim; d++)
+		if (o->point[d] || !same_value(m, o->begin[d], tlc_i32(m, 0)) || !same_value(m, o->extent[d], o->buf->shape[d]))
+			return false;
+	return true;
+}
+
+static bool flag(const tlc_expr *call, const char *name)
+{
+	const tlc_expr *v = tlc_call_kw(call, name);
+	int64_t x;
+	return v && tlc_expr_as_int(v, &x) && x != 0;
+}
+
+static bool shape2(const tlc_buffer *b, int64_t *r, int64_t *c)
+{
+	return b->ndim == 2 && tlc_expr_as_int(b->shape[0], r) && tlc_expr_as_int(b->shape[1], c);
+}
+
+bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
+{
+	*g = (tlc_gemm_info){0};
+	if (call->kind != TLC_EXPR_CALL || call->u.call.nargs != 3) {
+		*why = "a gemm takes three operands A, B, C";
+		return false;
+	}
+	tlc_buffer *ops[3];
+	for (int i = 0; i < 3; i++) {
+		const tlc_expr *a = call->u.call.args[i];
+		if (a->kind != TLC_EXPR_BUF) {
+			*why = "gemm operands must be whole buffers (regions are not supported yet)";
+			return false;
+		}
+		ops[i] = a->u.buf;
+	}
+	g->A = ops[0];
+	g->B = ops[1];
+	g->C = ops[2];
+	g->trans_A = flag(call, "transpose_A");
+	g->trans_B = flag(call, "transpose_B");
+	g->clear_accum = flag(call, "clear_accum");
+	const tlc_expr *p = tlc_call_kw(call, "policy");
+	g->policy = TLC_WARP_POLICY_SQUARE;
+	if (p && p->kind == TLC_EXPR_SYM) {
+		if (strstr(p->u.str, "FullRow"))
+			g->policy = TLC_WARP_POLICY_FULL_ROW;
+		else if (strstr(p->u.str, "FullCol"))
+			g->policy = TLC_WARP_POLICY_FULL_COL;
+	}
+	int64_t ar, ac, br, bc, cr, cc;
+	if (!shape2(g->A, &ar, &ac) || !shape2(g->B, &br, &bc) || !shape2(g->C, &cr, &cc)) {
+		*why = "gemm operands must be 2-D with compile-time shapes";
+		return false;
+	}
+	g->M = g->trans_A ? ac : ar;
+	g->K = g->trans_A ? ar : ac;
+	g->N = g->trans_B ? br : bc;
+	int64_t kb = g->trans_B ? bc : br;
+	if (g->K != kb || g->M != cr || g->N != cc) {
+		*why = "gemm operand shapes do not match";
+		return false;
+	}
+	return true;
+}
+
+bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, int warps, tlc_warp_policy policy,
+                        int *warp_m, int *warp_n, const char **why)
+{
+	int best_m = 0;
+	double best_cost = 0;
+	for (int wm = 1; wm <= warps; wm++) {
+		if (warps % wm)
+			continue;
+		int wn = warps / wm;
+		if (M % (atom_m * wm) || N % (atom_n * wn))
+			continue;
+		if (policy == TLC_WARP_POLICY_FULL_ROW && wn != 1)
+			continue;
+		if (policy == TLC_WARP_POLICY_FULL_COL && wm != 1)
+			continue;
+		/* Square: warp tiles as close to square as possible, ties to more
+		 * warps along M (rows share the A fragment loads) */
+		double r = (double)(M / wm) / (double)(N / wn);
+		double cost = r >= 1 ? r : 1 / r;
+		if (!best_m || cost < best_cost || (cost == best_cost && wm > best_m)) {
+			best_m = wm;
+			best_cost = cost;
+		}
+	}
+	if (!best_m) {
+		*why = policy == TLC_WARP_POLICY_FULL_ROW   ? "with policy FullRow, M must be a multiple of 16 x the number of warps"
+		       : policy == TLC_WARP_POLICY_FULL_COL ? "with policy FullCol, N must be a multiple of 8 x the number of warps"
+		                                            : "no split of the warps into a grid divides the tile into 16x8 atoms";
+		return false;
+	}
+	*warp_m = best_m;
+	*warp_n = warps / best_m;
+	return true;
+}

@@ -1,0 +1,62 @@
+/* tlc/tileops.h - reading the operands of tile ops.
+ *
+ * layout-inference and lower-tile-ops (and out-of-tree passes) must agree on
+ * what a T.copy region or a T.gemm means; the decoding lives here, once. */
+#ifndef TLC_TILEOPS_H
+#define TLC_TILEOPS_H
+
+#include <tlc/ir.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TLC_TILE_MAX_DIMS 8
+
+/* One operand of a tile op: per buffer dimension a begin, an extent and
+ * whether the dimension is a single index (dropped from the tile).  `corner`
+ * marks the buf[i, j] form, whose extents come from the other operand. */
+typedef struct tlc_tile_operand {
+	tlc_buffer *buf;
+	int ndim;
+	const tlc_expr *begin[TLC_TILE_MAX_DIMS];
+	const tlc_expr *extent[TLC_TILE_MAX_DIMS];
+	bool point[TLC_TILE_MAX_DIMS];
+	bool corner;
+} tlc_tile_operand;
+
+/* Decode a buffer, region or element expression; false (and *why) if x is
+ * none of them. */
+TLC_API bool tlc_tile_operand_from_expr(tlc_module *m, const tlc_expr *x, tlc_tile_operand *out, const char **why);
+/* True if the operand is its whole buffer (every dimension from 0 over the
+ * full extent). */
+TLC_API bool tlc_tile_operand_is_whole(tlc_module *m, const tlc_tile_operand *o);
+
+typedef enum tlc_warp_policy {
+	TLC_WARP_POLICY_SQUARE,
+	TLC_WARP_POLICY_FULL_ROW, /* every warp along M: warp_m = warps */
+	TLC_WARP_POLICY_FULL_COL, /* every warp along N: warp_n = warps */
+} tlc_warp_policy;
+
+/* A T.gemm / T.wgmma_gemm call, decoded: C[M, N] += op(A)[M, K] op(B)[K, N]. */
+typedef struct tlc_gemm_info {
+	tlc_buffer *A, *B, *C;
+	bool trans_A, trans_B;
+	bool clear_accum;
+	tlc_warp_policy policy;
+	int64_t M, N, K;
+} tlc_gemm_info;
+
+/* Decode a gemm call (whole-buffer operands with constant 2-D shapes); false
+ * and *why otherwise. */
+TLC_API bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why);
+/* Split `warps` warps into a warp_m x warp_n grid for an M x N accumulator
+ * tiled by atoms of atom_m x atom_n, following the policy; false (and *why)
+ * when no split divides the tile. */
+TLC_API bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, int warps,
+                                tlc_warp_policy policy, int *warp_m, int *warp_n, const char **why);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,509 @@
+/* infer_ops.c - the ops layout inference reasons about, and what each one
+ * proposes at the strict, common and free levels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_infer.h"
+
+const char *li_where(li_state *st, const char *what, tlc_loc loc)
+{
+	char buf[160];
+	snprintf(buf, sizeof buf, "%s at line %u", what, loc.line);
+	return tlc_strdup(st->m, buf);
+}
+
+li_buf *li_buf_of(li_state *st, tlc_buffer *b)
+{
+	for (int i = 0; i < st->nbufs; i++)
+		if (st->bufs[i]->buf == b)
+			return st->bufs[i];
+	if (st->nbufs == st->cap_bufs) {
+		st->cap_bufs = st->cap_bufs ? 2 * st->cap_bufs : 16;
+		st->bufs = realloc(st->bufs, sizeof(li_buf *) * (size_t)st->cap_bufs);
+		if (!st->bufs)
+			abort();
+	}
+	li_buf *lb = tlc_alloc(st->m, sizeof *lb);
+	lb->buf = b;
+	st->bufs[st->nbufs++] = lb;
+	return lb;
+}
+
+static li_op *new_op(li_state *st, li_kind kind, tlc_stmt *s, const char *who)
+{
+	if (st->nops == st->cap_ops) {
+		st->cap_ops = st->cap_ops ? 2 * st->cap_ops : 16;
+		st->ops = realloc(st->ops, sizeof(li_op) * (size_t)st->cap_ops);
+		if (!st->ops)
+			abort();
+	}
+	li_op *op = &st->ops[st->nops++];
+	memset(op, 0, sizeof *op);
+	op->kind = kind;
+	op->s = s;
+	op->who = li_where(st, who, s->loc);
+	op->thread_lo = 0;
+	op->threads = st->threads;
+	return op;
+}
+
+static int op_error(li_state *st, tlc_loc loc, const char *fmt, const char *a, const char *b)
+{
+	tlc_error(st->ctx, loc, fmt, a, b);
+	st->errors++;
+	return -1;
+}
+
+/* ---- nests: T.Parallel loops and element-wise tile ops ---- */
+
+static void add_access(li_state *st, li_op *op, tlc_buffer *b, int n, const tlc_expr *const *idx, tlc_var *const *vars,
+                       bool write)
+{
+	if (b->scope != TLC_SCOPE_FRAGMENT || op->nacc == LI_MAX_ACCESS)
+		return;
+	li_access a = {.b = li_buf_of(st, b), .write = write, .regular = true};
+	int last = -1;
+	for (int d = 0; d < n; d++) {
+		int k = -1;
+		for (int j = 0; j < op->ndim; j++)
+			if (idx[d]->kind == TLC_EXPR_VAR && idx[d]->u.var == vars[j])
+				k = j;
+		if (k <= last) {
+			a.regular = false;
+			break;
+		}
+		a.keep[a.nkeep++] = k;
+		last = k;
+	}
+	/* the same access twice adds nothing */
+	for (int i = 0; i < op->nacc; i++)
+		if (op->acc[i].b == a.b && op->acc[i].nkeep == a.nkeep && op->acc[i].regular == a.regular &&
+		    !memcmp(op->acc[i].keep, a.keep, sizeof a.keep)) {
+			op->acc[i].write |= write;
+			return;
+		}
+	op->acc[op->nacc++] = a;
+}
+
+static void note_width(li_op *op, tlc_dtype t)
+{
+	int bytes = tlc_dtype_bits(t) / 8;
+	if (bytes > op->vec_bytes)
+		op->vec_bytes = bytes;
+}
+
+static void scan_expr(li_state *st, li_op *op, const tlc_expr *e, tlc_var *const *vars)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case TLC_EXPR_LOAD:
+		note_width(op, e->u.load.buf->dtype);
+		add_access(st, op, e->u.load.buf, e->u.load.n, e->u.load.idx, vars, false);
+		for (int i = 0; i < e->u.load.n; i++)
+			scan_expr(st, op, e->u.load.idx[i], vars);
+		return;
+	case TLC_EXPR_CALL:
+		for (int i = 0; i < e->u.call.nargs; i++)
+			scan_expr(st, op, e->u.call.args[i], vars);
+		return;
+	case TLC_EXPR_TUPLE:
+		for (int i = 0; i < e->u.tuple.n; i++)
+			scan_expr(st, op, e->u.tuple.items[i], vars);
+		return;
+	default:
+		if (e->kind < TLC_EXPR_ADD || e->kind > TLC_EXPR_CAST)
+			return; /* leaves: constants, variables, buffers, lambdas */
+		scan_expr(st, op, e->u.op.a, vars);
+		if (e->kind != TLC_EXPR_CAST && e->kind != TLC_EXPR_NOT && e->kind != TLC_EXPR_NEG) {
+			scan_expr(st, op, e->u.op.b, vars);
+			if (e->kind == TLC_EXPR_SELECT)
+				scan_expr(st, op, e->u.op.c, vars);
+		}
+		return;
+	}
+}
+
+static bool is_leaf_kind(tlc_expr_kind k)
+{
+	return k == TLC_EXPR_INT || k == TLC_EXPR_FLOAT || k == TLC_EXPR_STR || k == TLC_EXPR_SYM ||
+	       k == TLC_EXPR_VAR || k == TLC_EXPR_BUF || k == TLC_EXPR_REGION || k == TLC_EXPR_LAMBDA;
+}
+
+static void scan_stmt(li_state *st, li_op *op, const tlc_stmt *s, tlc_var *const *vars)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TLC_STMT_SEQ:
+		for (int i = 0; i < s->u.seq.n; i++)
+			scan_stmt(st, op, s->u.seq.items[i], vars);
+		return;
+	case TLC_STMT_FOR: scan_stmt(st, op, s->u.loop.body, vars); return;
+	case TLC_STMT_IF:
+		if (!is_leaf_kind(s->u.if_.cond->kind))
+			scan_expr(st, op, s->u.if_.cond, vars);
+		scan_stmt(st, op, s->u.if_.then_s, vars);
+		scan_stmt(st, op, s->u.if_.else_s, vars);
+		return;
+	case TLC_STMT_LET:
+		if (!is_leaf_kind(s->u.let.value->kind))
+			scan_expr(st, op, s->u.let.value, vars);
+		return;
+	case TLC_STMT_STORE:
+		note_width(op, s->u.store.buf->dtype);
+		add_access(st, op, s->u.store.buf, s->u.store.n, s->u.store.idx, vars, true);
+		if (!is_leaf_kind(s->u.store.value->kind))
+			scan_expr(st, op, s->u.store.value, vars);
+		return;
+	case TLC_STMT_EVAL: {
+		const tlc_expr *c = s->u.eval.call;
+		/* an element atomic_add inside a nest writes its destination */
+		if (c->kind == TLC_EXPR_CALL && c->u.call.op == TLC_OP_ATOMIC_ADD && c->u.call.nargs == 2) {
+			const tlc_expr *d = c->u.call.args[0];
+			if (d->kind == TLC_EXPR_LOAD)
+				note_width(op, d->u.load.buf->dtype);
+			scan_expr(st, op, c->u.call.args[1], vars);
+			return;
+		}
+		scan_expr(st, op, c, vars);
+		return;
+	}
+	case TLC_STMT_SCOPE: scan_stmt(st, op, s->u.scope.body, vars); return;
+	case TLC_STMT_ATTR: scan_stmt(st, op, s->u.attr.body, vars); return;
+	case TLC_STMT_ALLOC: return;
+	}
+}
+
+static int collect_nest(li_state *st, tlc_stmt *s)
+{
+	li_op *op = new_op(st, LI_NEST, s, "T.Parallel loop");
+	tlc_var *vars[LI_MAX_DIMS];
+	const tlc_stmt *loop = s, *body = NULL;
+	for (;;) {
+		int64_t lo, n;
+		if (op->ndim == LI_MAX_DIMS)
+			return op_error(st, s->loc, "%s%sT.Parallel nests deeper than 8 loops are not supported", "", "");
+		if (!tlc_expr_as_int(loop->u.loop.min, &lo) || !tlc_expr_as_int(loop->u.loop.extent, &n) || n <= 0)
+			return op_error(st, loop->loc, "%s%sthe extents of a T.Parallel loop must be positive compile-time constants",
+			                "", "");
+		vars[op->ndim] = loop->u.loop.var;
+		op->shape[op->ndim++] = n;
+		body = loop->u.loop.body;
+		const tlc_stmt *b = body;
+		if (b && b->kind == TLC_STMT_SEQ && b->u.seq.n == 1)
+			b = b->u.seq.items[0];
+		if (!(b && b->kind == TLC_STMT_FOR && b->u.loop.kind == TLC_FOR_PARALLEL))
+			break;
+		loop = b;
+	}
+	scan_stmt(st, op, body, vars);
+	if (s->u.loop.loop_layout) {
+		const char *why = NULL;
+		op->loop = tlc_layout_from_expr(st->m, s->u.loop.loop_layout, &why);
+		if (!op->loop)
+			return op_error(st, s->loc, "loop_layout of this T.Parallel loop is not a fragment: %s%s", why ? why : "",
+			                "");
+		op->loop_given = true;
+	}
+	if (!op->vec_bytes)
+		op->vec_bytes = 4;
+	return 0;
+}
+
+/* T.copy / T.atomic_add of tiles: a nest over the tile with the fragment
+ * side (if any) accessed whole. */
+static int collect_tile_nest(li_state *st, tlc_stmt *s, const char *name)
+{
+	const tlc_expr *c = s->u.eval.call;
+	tlc_tile_operand side[2];
+	const char *why = NULL;
+	for (int i = 0; i < 2; i++)
+		if (!tlc_tile_operand_from_expr(st->m, c->u.call.args[i], &side[i], &why))
+			return 0; /* lower-tile-ops reports it */
+	bool frag0 = side[0].buf->scope == TLC_SCOPE_FRAGMENT, frag1 = side[1].buf->scope == TLC_SCOPE_FRAGMENT;
+	if (!frag0 && !frag1)
+		return 0; /* no thread mapping to agree on: lower-tile-ops partitions it freely */
+	li_op *op = new_op(st, LI_NEST, s, name);
+	const tlc_tile_operand *f = frag1 ? &side[1] : &side[0];
+	if (!tlc_tile_operand_is_whole(st->m, f))
+		return op_error(st, s->loc, "%s: a fragment operand must be the whole fragment '%s' (parts of fragments are not supported yet)",
+		                name, f->buf->name);
+	for (int d = 0; d < f->buf->ndim; d++)
+		if (!tlc_expr_as_int(f->buf->shape[d], &op->shape[op->ndim++]))
+			return op_error(st, s->loc, "%s: fragment '%s' needs a compile-time shape", name, f->buf->name);
+	for (int i = 0; i < 2; i++) {
+		note_width(op, side[i].buf->dtype);
+		if (side[i].buf->scope != TLC_SCOPE_FRAGMENT)
+			continue;
+		if (!tlc_tile_operand_is_whole(st->m, &side[i]) || side[i].buf->ndim != op->ndim)
+			return op_error(st, s->loc, "%s: a fragment operand must be the whole fragment '%s'", name,
+			                side[i].buf->name);
+		li_access a = {.b = li_buf_of(st, side[i].buf), .write = i == (c->u.call.op == TLC_OP_COPY ? 1 : 0),
+		               .regular = true, .nkeep = op->ndim};
+		for (int d = 0; d < op->ndim; d++)
+			a.keep[d] = d;
+		op->acc[op->nacc++] = a;
+	}
+	const tlc_expr *given = tlc_call_kw(c, "loop_layout");
+	if (given) {
+		op->loop = tlc_layout_from_expr(st->m, given, &why);
+		if (!op->loop)
+			return op_error(st, s->loc, "%s: loop_layout is not a fragment: %s", name, why ? why : "");
+		op->loop_given = true;
+	}
+	return 0;
+}
+
+static int collect_gemm(li_state *st, tlc_stmt *s)
+{
+	li_op *op = new_op(st, LI_GEMM, s, "T.gemm");
+	const char *why = NULL;
+	if (!tlc_gemm_decode(s->u.eval.call, &op->g, &why))
+		return op_error(st, s->loc, "T.gemm: %s%s", why, "");
+	if (op->g.C->scope != TLC_SCOPE_FRAGMENT)
+		return op_error(st, s->loc, "T.gemm: the accumulator '%s' must be a fragment%s", op->g.C->name, "");
+	if (op->threads % 32)
+		return op_error(st, s->loc, "T.gemm needs whole warps: the block has %s%s threads", "a number of", " non-multiple-of-32");
+	if (!tlc_gemm_warp_grid(op->g.M, op->g.N, 16, 8, (int)(op->threads / 32), op->g.policy, &op->warp_m, &op->warp_n,
+	                        &why)) {
+		tlc_error(st->ctx, s->loc, "T.gemm of a %lldx%lld accumulator over %lld warps: %s", (long long)op->g.M,
+		          (long long)op->g.N, (long long)(op->threads / 32), why);
+		st->errors++;
+		return -1;
+	}
+	return 0;
+}
+
+static int collect_reduce(li_state *st, tlc_stmt *s)
+{
+	const tlc_expr *c = s->u.eval.call;
+	if (c->u.call.args[0]->kind != TLC_EXPR_BUF || c->u.call.args[1]->kind != TLC_EXPR_BUF)
+		return 0;
+	tlc_buffer *src = c->u.call.args[0]->u.buf, *dst = c->u.call.args[1]->u.buf;
+	if (src->scope != TLC_SCOPE_FRAGMENT || dst->scope != TLC_SCOPE_FRAGMENT)
+		return 0; /* lower-tile-ops reports what it cannot do */
+	li_op *op = new_op(st, LI_REDUCE, s, tlc_op_get(st->ctx, c->u.call.op)->name);
+	op->src = li_buf_of(st, src);
+	op->dst = li_buf_of(st, dst);
+	int64_t dim = -1;
+	if (c->u.call.nargs > 2 && !tlc_expr_as_int(c->u.call.args[2], &dim))
+		return op_error(st, s->loc, "T.%s: dim must be a compile-time integer%s", op->who, "");
+	if (dim < 0)
+		dim += src->ndim;
+	if (dim < 0 || dim >= src->ndim)
+		return op_error(st, s->loc, "%s: dim is out of range%s", op->who, "");
+	op->dim = (int)dim;
+	if (dst->ndim != src->ndim - 1)
+		return op_error(st, s->loc, "%s: the result '%s' must have one dimension less than the source", op->who,
+		                dst->name);
+	return 0;
+}
+
+int li_collect(li_state *st, tlc_stmt *s)
+{
+	if (!s)
+		return 0;
+	switch (s->kind) {
+	case TLC_STMT_SEQ:
+		for (int i = 0; i < s->u.seq.n; i++)
+			li_collect(st, s->u.seq.items[i]);
+		return 0;
+	case TLC_STMT_FOR:
+		if (s->u.loop.kind == TLC_FOR_PARALLEL)
+			return collect_nest(st, s);
+		return li_collect(st, s->u.loop.body);
+	case TLC_STMT_IF:
+		li_collect(st, s->u.if_.then_s);
+		return li_collect(st, s->u.if_.else_s);
+	case TLC_STMT_SCOPE: return li_collect(st, s->u.scope.body);
+	case TLC_STMT_ATTR: return li_collect(st, s->u.attr.body);
+	case TLC_STMT_EVAL: break;
+	default: return 0;
+	}
+	const tlc_expr *c = s->u.eval.call;
+	if (c->kind != TLC_EXPR_CALL)
+		return 0;
+	switch (c->u.call.op) {
+	case TLC_OP_GEMM: return collect_gemm(st, s);
+	case TLC_OP_COPY: return collect_tile_nest(st, s, "T.copy");
+	case TLC_OP_ATOMIC_ADD:
+		if (c->u.call.args[0]->kind == TLC_EXPR_LOAD)
+			return 0; /* an element atomic outside a nest */
+		return collect_tile_nest(st, s, "T.atomic_add");
+	case TLC_OP_REDUCE_MAX:
+	case TLC_OP_REDUCE_MIN:
+	case TLC_OP_REDUCE_SUM:
+	case TLC_OP_REDUCE_ABSSUM:
+	case TLC_OP_REDUCE_ABSMAX: return collect_reduce(st, s);
+	default: return 0;
+	}
+}
+
+/* ---- proposals ---- */
+
+void li_propose(li_proposals *p, li_buf *b, const tlc_layout *l, bool strict, const char *who)
+{
+	if (!l)
+		return;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 16;
+		p->items = realloc(p->items, sizeof(li_proposal) * (size_t)p->cap);
+		if (!p->items)
+			abort();
+	}
+	p->items[p->n++] = (li_proposal){b, l, strict, who};
+}
+
+void li_strict(li_state *st, li_op *op, li_proposals *out)
+{
+	const char *why = NULL;
+	if (op->kind == LI_GEMM) {
+		const tlc_layout *c =
+		    tlc_fragment_mma_c(st->m, op->g.M, op->g.N, op->warp_m, op->warp_n, op->thread_lo, &why);
+		if (!c) {
+			tlc_error(st->ctx, op->s->loc, "T.gemm: no accumulator layout: %s", why ? why : "?");
+			st->errors++;
+			return;
+		}
+		li_propose(out, li_buf_of(st, op->g.C), c, true, op->who);
+		if (op->g.A->scope == TLC_SCOPE_FRAGMENT) {
+			if (op->g.trans_A) {
+				tlc_error(st->ctx, op->s->loc, "T.gemm: a fragment A operand cannot be transposed (transpose_A)");
+				st->errors++;
+				return;
+			}
+			const tlc_layout *a =
+			    tlc_fragment_mma_a(st->m, op->g.M, op->g.K, op->warp_m, op->warp_n, op->thread_lo, &why);
+			if (!a) {
+				tlc_error(st->ctx, op->s->loc, "T.gemm: no layout for fragment A: %s", why ? why : "?");
+				st->errors++;
+				return;
+			}
+			li_propose(out, li_buf_of(st, op->g.A), a, true, op->who);
+		}
+	}
+	if (op->kind == LI_NEST && op->loop_given)
+		for (int i = 0; i < op->nacc; i++)
+			if (op->acc[i].regular && op->acc[i].nkeep == op->ndim)
+				li_propose(out, op->acc[i].b, op->loop, false, op->who);
+}
+
+/* The layout of an access that keeps loop dimensions keep[]: the loop
+ * layout with every other dimension projected away (highest first). */
+static const tlc_layout *projected(li_state *st, const tlc_layout *loop, const li_access *a, int ndim)
+{
+	const tlc_layout *l = loop;
+	for (int d = ndim - 1; d >= 0; d--) {
+		bool kept = false;
+		for (int k = 0; k < a->nkeep; k++)
+			kept |= a->keep[k] == d;
+		if (!kept)
+			l = tlc_fragment_project(st->m, l, d);
+	}
+	return l;
+}
+
+bool li_common(li_state *st, li_op *op, li_proposals *out)
+{
+	bool changed = false;
+	if (op->kind == LI_REDUCE) {
+		if (op->src->layout)
+			li_propose(out, op->dst, tlc_fragment_project(st->m, op->src->layout, op->dim), false, op->who);
+		return false;
+	}
+	if (op->kind != LI_NEST)
+		return false;
+	if (!op->loop) {
+		/* the loop follows a fragment it accesses whole: a written one
+		 * first, then the least replicated, then the smallest in the total
+		 * order, so that the choice does not depend on access order */
+		const tlc_layout *best = NULL;
+		bool best_w = false;
+		for (int i = 0; i < op->nacc; i++) {
+			const li_access *a = &op->acc[i];
+			const tlc_layout *l = a->b->layout;
+			if (!a->regular || a->nkeep != op->ndim || !l)
+				continue;
+			bool better = !best || (a->write && !best_w) ||
+			              (a->write == best_w && (l->replicate < best->replicate ||
+			                                      (l->replicate == best->replicate && li_layout_cmp(l, best) < 0)));
+			if (better) {
+				best = l;
+				best_w = a->write;
+			}
+		}
+		if (!best)
+			return false;
+		op->loop = best;
+		changed = true;
+	}
+	for (int i = 0; i < op->nacc; i++)
+		if (op->acc[i].regular && !op->acc[i].b->layout)
+			li_propose(out, op->acc[i].b, projected(st, op->loop, &op->acc[i], op->ndim), false, op->who);
+	return changed;
+}
+
+/* The free partition of a shape: 16-byte vectors of the given element size
+ * along the last dimension, shrunk until every thread has work. */
+static const tlc_layout *free_partition(li_state *st, int ndim, const int64_t *shape, int elem_bytes, int64_t threads)
+{
+	int64_t size = 1, vec = 16 / (elem_bytes > 0 ? elem_bytes : 4);
+	for (int d = 0; d < ndim; d++)
+		size *= shape[d];
+	while (vec > 1 && (shape[ndim - 1] % vec || size / vec < threads))
+		vec /= 2;
+	const char *why = NULL;
+	const tlc_layout *l = tlc_fragment_partition(st->m, ndim, shape, threads, vec, 0, &why);
+	if (!l)
+		l = tlc_fragment_partition(st->m, ndim, shape, threads, 1, 0, &why);
+	return l;
+}
+
+bool li_free(li_state *st, li_op *op, li_proposals *out)
+{
+	if (op->kind == LI_REDUCE && !op->src->layout) {
+		const tlc_buffer *b = op->src->buf;
+		int64_t shape[LI_MAX_DIMS];
+		for (int d = 0; d < b->ndim && d < LI_MAX_DIMS; d++)
+			if (!tlc_expr_as_int(b->shape[d], &shape[d]))
+				return false;
+		li_propose(out, op->src, free_partition(st, b->ndim, shape, tlc_dtype_bits(b->dtype) / 8, op->threads), false,
+		           op->who);
+		return false;
+	}
+	if (op->kind != LI_NEST || op->loop)
+		return false;
+	bool whole = false;
+	for (int i = 0; i < op->nacc; i++)
+		if (op->acc[i].regular && op->acc[i].nkeep == op->ndim) {
+			whole = true;
+			/* depends on the fragment alone, so two nests propose the same */
+			const tlc_buffer *b = op->acc[i].b->buf;
+			li_propose(out, op->acc[i].b,
+			           free_partition(st, op->ndim, op->shape, tlc_dtype_bits(b->dtype) / 8, op->threads), false,
+			           op->who);
+		}
+	if (whole)
+		return false;
+	op->loop = free_partition(st, op->ndim, op->shape, op->vec_bytes, op->threads);
+	return op->loop != NULL;
+}
+
+static int cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+
+int li_layout_cmp(const tlc_layout *a, const tlc_layout *b)
+{
+	int c;
+	if ((c = cmp_i64(a->thread_lo, b->thread_lo)) || (c = cmp_i64(a->threads, b->threads)) ||
+	    (c = cmp_i64(a->ndigits, b->ndigits)))
+		return c;
+	for (int i = 0; i < a->ndigits; i++) {
+		const tlc_frag_digit *x = &a->digits[i], *y = &b->digits[i];
+		if ((c = cmp_i64(x->radix, y->radix)) || (c = cmp_i64(x->dim, y->dim)) || (c = cmp_i64(x->stride, y->stride)) ||
+		    (c = cmp_i64(x->is_thread, y->is_thread)) || (c = cmp_i64(x->weight, y->weight)))
+			return c;
+	}
+	return 0;
+}

@@ -1,0 +1,316 @@
+/* layout_infer.c - the `layout-inference` pass: a layout for every fragment
+ * (and for every shared operand of a gemm) and a thread mapping for every
+ * T.Parallel nest and element-wise tile op.
+ *
+ * Levels, in order:
+ *   strict  layouts an instruction needs to be correct (the mma.sync
+ *           accumulator and register A operand) and the user's fragments;
+ *   common  what follows from them: a nest takes the layout of a fragment it
+ *           accesses whole, and gives its projections to fragments it
+ *           accesses in fewer dimensions; a reduction's result is the
+ *           projection of its source;
+ *   free    fragments nobody constrains get a partition of their own shape
+ *           (vectors of 16 bytes, consecutive threads along the last
+ *           dimension); common runs again after each free step.
+ * Every round computes all proposals from the state at its start, then merges
+ * them with a rule that ignores the order they came in: a strict layout beats
+ * any other, two different strict layouts for one buffer are an error naming
+ * both ops, and among free choices the least replicated, then the smallest
+ * in a fixed total order, wins.  So permuting independent ops never changes
+ * the result.
+ *
+ * Shared operands of gemms without a user layout get the widest swizzle
+ * their rows allow: for mma.sync that is a bank-conflict preference, so a
+ * user layout (and later the strict layouts of TMA and WGMMA) always wins.
+ *
+ * Output: one T.annotate_layout({...}) statement after the kernel's
+ * allocations listing every layout, loop_layout= on each T.Parallel nest and
+ * on each element-wise tile op that touches a fragment. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <tlc/plugin.h>
+
+#include "layout_infer.h"
+
+static void merge_error(li_state *st, const li_buf *b, const char *who1, const tlc_layout *l1, const char *who2,
+                        const tlc_layout *l2)
+{
+	tlc_buf d1, d2;
+	tlc_buf_init(&d1);
+	tlc_buf_init(&d2);
+	tlc_layout_describe(&d1, l1);
+	tlc_layout_describe(&d2, l2);
+	tlc_error(st->ctx, b->buf->loc,
+	          "conflicting layouts for '%s': %s needs %s, but %s needs %s; use two buffers and copy between them",
+	          b->buf->name, who1, tlc_buf_str(&d1), who2, tlc_buf_str(&d2));
+	tlc_buf_free(&d1);
+	tlc_buf_free(&d2);
+	st->errors++;
+}
+
+/* Apply one round of proposals; true if some buffer got a layout. */
+static bool merge(li_state *st, li_proposals *p)
+{
+	bool changed = false;
+	for (int i = 0; i < st->nbufs; i++) {
+		li_buf *b = st->bufs[i];
+		const li_proposal *pick = NULL;
+		for (int k = 0; k < p->n; k++) {
+			const li_proposal *q = &p->items[k];
+			if (q->b != b)
+				continue;
+			if (b->layout) {
+				if (q->strict && b->strict && !tlc_layout_equal(q->l, b->layout)) {
+					merge_error(st, b, b->who, b->layout, q->who, q->l);
+					return false;
+				}
+				continue;
+			}
+			if (!pick) {
+				pick = q;
+				continue;
+			}
+			if (q->strict && pick->strict) {
+				if (!tlc_layout_equal(q->l, pick->l)) {
+					/* name the two ops in a fixed order */
+					bool first = strcmp(pick->who, q->who) < 0;
+					merge_error(st, b, first ? pick->who : q->who, first ? pick->l : q->l,
+					            first ? q->who : pick->who, first ? q->l : pick->l);
+					return false;
+				}
+				continue;
+			}
+			if (q->strict != pick->strict) {
+				if (q->strict)
+					pick = q;
+				continue;
+			}
+			if (q->l->replicate < pick->l->replicate ||
+			    (q->l->replicate == pick->l->replicate && li_layout_cmp(q->l, pick->l) < 0))
+				pick = q;
+		}
+		if (pick && !b->layout) {
+			b->layout = pick->l;
+			b->strict = pick->strict;
+			b->who = pick->who;
+			changed = true;
+		}
+	}
+	p->n = 0;
+	return changed;
+}
+
+static void seed_user_layouts(li_state *st)
+{
+	for (int i = 0; i < st->nbufs; i++) {
+		li_buf *b = st->bufs[i];
+		if (b->buf->layout && b->buf->layout->kind == TLC_LAYOUT_FRAGMENT) {
+			b->layout = b->buf->layout;
+			b->strict = true;
+			b->who = li_where(st, "T.annotate_layout of its declaration", b->buf->loc);
+		}
+	}
+}
+
+static int infer(li_state *st)
+{
+	li_proposals p = {0};
+	seed_user_layouts(st);
+	for (int i = 0; i < st->nops; i++)
+		li_strict(st, &st->ops[i], &p);
+	merge(st, &p);
+	for (int guard = 0; !st->errors && guard < 64; guard++) {
+		bool changed = false;
+		for (int i = 0; i < st->nops; i++)
+			changed |= li_common(st, &st->ops[i], &p);
+		changed |= merge(st, &p);
+		if (changed)
+			continue;
+		bool freed = false;
+		for (int i = 0; i < st->nops; i++)
+			freed |= li_free(st, &st->ops[i], &p);
+		freed |= merge(st, &p);
+		if (!freed)
+			break;
+	}
+	free(p.items);
+	return st->errors;
+}
+
+/* ---- results into the IR ---- */
+
+static void add_pair(tlc_module *m, int *n, const tlc_expr **keys, const tlc_expr **vals, tlc_buffer *b,
+                     const tlc_layout *l)
+{
+	keys[*n] = tlc_buf_ref(m, b);
+	vals[*n] = tlc_layout_to_expr(m, l);
+	(*n)++;
+}
+
+static bool is_annotate(const tlc_stmt *s)
+{
+	return s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
+	       s->u.eval.call->u.call.op == TLC_OP_ANNOTATE_LAYOUT;
+}
+
+/* Shared operands of gemms get the widest swizzle their rows allow, unless
+ * the user gave a layout. */
+static void prefer_swizzles(li_state *st)
+{
+	for (int i = 0; i < st->nops; i++) {
+		li_op *op = &st->ops[i];
+		if (op->kind != LI_GEMM)
+			continue;
+		tlc_buffer *ab[2] = {op->g.A, op->g.B};
+		for (int k = 0; k < 2; k++) {
+			tlc_buffer *b = ab[k];
+			if ((b->scope != TLC_SCOPE_SHARED && b->scope != TLC_SCOPE_SHARED_DYN) || b->layout)
+				continue;
+			int64_t shape[2];
+			if (!tlc_expr_as_int(b->shape[0], &shape[0]) || !tlc_expr_as_int(b->shape[1], &shape[1]))
+				continue;
+			tlc_swizzle mode = tlc_swizzle_widest(shape[1], b->dtype);
+			const char *why = NULL;
+			if (mode != TLC_SWIZZLE_NONE)
+				b->layout = tlc_layout_swizzled(st->m, 2, shape, b->dtype, mode, &why);
+		}
+	}
+}
+
+static void collect_top_buffers(li_state *st, const tlc_stmt *body)
+{
+	for (int i = 0; i < st->f->nparams; i++)
+		if (st->f->params[i].kind == TLC_PARAM_TENSOR)
+			li_buf_of(st, st->f->params[i].buf);
+	for (int i = 0; body && body->kind == TLC_STMT_SEQ && i < body->u.seq.n; i++)
+		if (body->u.seq.items[i]->kind == TLC_STMT_ALLOC)
+			li_buf_of(st, body->u.seq.items[i]->u.alloc.buf);
+}
+
+static void write_annotation(li_state *st)
+{
+	tlc_stmt *body = st->f->body;
+	int n = 0, last_alloc = -1;
+	const tlc_expr **keys = tlc_alloc(st->m, sizeof(tlc_expr *) * (size_t)(st->nbufs + 1));
+	const tlc_expr **vals = tlc_alloc(st->m, sizeof(tlc_expr *) * (size_t)(st->nbufs + 1));
+	for (int i = 0; i < st->nbufs; i++) {
+		li_buf *b = st->bufs[i];
+		if (b->layout && b->buf->scope == TLC_SCOPE_FRAGMENT)
+			b->buf->layout = b->layout;
+		if (b->buf->layout)
+			add_pair(st->m, &n, keys, vals, b->buf, b->buf->layout);
+	}
+	/* drop the user's annotations (their layouts are in the new one) */
+	int w = 0;
+	for (int i = 0; i < body->u.seq.n; i++) {
+		tlc_stmt *s = body->u.seq.items[i];
+		if (is_annotate(s))
+			continue;
+		if (s->kind == TLC_STMT_ALLOC)
+			last_alloc = w;
+		body->u.seq.items[w++] = s;
+	}
+	body->u.seq.n = w;
+	if (!n)
+		return;
+	tlc_stmt *ann = tlc_eval_new(st->m, body->loc,
+	                             tlc_call(st->m, TLC_OP_ANNOTATE_LAYOUT, TLC_DT_VOID, 1,
+	                                      (const tlc_expr *[]){tlc_dict(st->m, n, keys, vals)}, 0, NULL, NULL));
+	tlc_seq_append(st->m, body, ann); /* grows the array; then move into place */
+	for (int i = body->u.seq.n - 1; i > last_alloc + 1; i--)
+		body->u.seq.items[i] = body->u.seq.items[i - 1];
+	body->u.seq.items[last_alloc + 1] = ann;
+}
+
+static const tlc_expr *with_loop_layout(tlc_module *m, const tlc_expr *c, const tlc_expr *l)
+{
+	int nkw = c->u.call.nkw, k = 0;
+	const char **names = tlc_alloc(m, sizeof(char *) * (size_t)(nkw + 1));
+	const tlc_expr **vals = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(nkw + 1));
+	for (int i = 0; i < nkw; i++)
+		if (strcmp(c->u.call.kw_names[i], "loop_layout") != 0) {
+			names[k] = c->u.call.kw_names[i];
+			vals[k++] = c->u.call.kw_values[i];
+		}
+	names[k] = tlc_intern(m, "loop_layout");
+	vals[k++] = l;
+	return tlc_call(m, c->u.call.op, c->dtype, c->u.call.nargs, c->u.call.args, k, names, vals);
+}
+
+static void write_loops(li_state *st)
+{
+	for (int i = 0; i < st->nops; i++) {
+		li_op *op = &st->ops[i];
+		if (op->kind != LI_NEST || !op->loop)
+			continue;
+		const tlc_expr *l = tlc_layout_to_expr(st->m, op->loop);
+		if (op->s->kind == TLC_STMT_FOR)
+			op->s->u.loop.loop_layout = l;
+		else
+			op->s->u.eval.call = with_loop_layout(st->m, op->s->u.eval.call, l);
+	}
+}
+
+static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
+{
+	(void)opts;
+	li_state st = {.m = m, .ctx = m->ctx, .f = f, .threads = 1};
+	for (int d = 0; d < f->thread_ndim && d < 3; d++) {
+		int64_t t;
+		if (!tlc_expr_as_int(f->threads[d], &t) || t <= 0) {
+			tlc_error(m->ctx, f->loc, "layout inference needs compile-time thread counts in T.Kernel");
+			return 1;
+		}
+		st.threads *= t;
+	}
+	if (!f->body || f->body->kind != TLC_STMT_SEQ)
+		return 0;
+	collect_top_buffers(&st, f->body);
+	li_collect(&st, f->body);
+	if (!st.errors)
+		infer(&st);
+	if (!st.errors) {
+		for (int i = 0; i < st.nbufs; i++)
+			if (st.bufs[i]->buf->scope == TLC_SCOPE_FRAGMENT && !st.bufs[i]->layout) {
+				/* touched by nothing that maps threads: each thread keeps a copy */
+				int64_t shape[LI_MAX_DIMS];
+				const tlc_buffer *b = st.bufs[i]->buf;
+				bool ok = b->ndim <= LI_MAX_DIMS;
+				for (int d = 0; ok && d < b->ndim; d++)
+					ok = tlc_expr_as_int(b->shape[d], &shape[d]);
+				if (ok)
+					st.bufs[i]->layout = tlc_fragment_replicated(m, b->ndim, shape, st.threads, 0);
+			}
+		prefer_swizzles(&st);
+		write_annotation(&st);
+		write_loops(&st);
+	}
+	free(st.bufs);
+	free(st.ops);
+	return st.errors ? 1 : 0;
+}
+
+static const tlc_pass_desc layout_inference_pass = {
+	.name = "layout-inference",
+	.summary = "choose layouts for fragments and shared gemm operands and thread mappings for T.Parallel nests",
+	.run = run_layout_inference,
+};
+
+static int layout_infer_init(tlc_registry *reg)
+{
+	return tlc_register_pass(reg, &layout_inference_pass);
+}
+
+static const tlc_plugin_desc layout_infer_plugin = {
+	.abi_version = TLC_PLUGIN_ABI_VERSION,
+	.struct_size = sizeof(tlc_plugin_desc),
+	.name = "layout_infer",
+	.version = "0.1.0",
+	.description = "the layout-inference pass",
+	.init = layout_infer_init,
+};
+
+TLC_DEFINE_PLUGIN(layout_infer_plugin)

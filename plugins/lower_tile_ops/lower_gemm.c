@@ -1,0 +1,133 @@
+/* lower_gemm.c - T.gemm on the mma.sync path.
+ *
+ * A gemm becomes one T.mma_gemm call that the target turns into a call of
+ * its device helper (backends/cuda/device/tlc_gemm.cuh).  Everything the
+ * helper must know is decided here and written on the call: the warp grid
+ * (the same function layout-inference used for the accumulator's layout),
+ * the shared operands' layouts (the helper addresses them through these) and
+ * whether ldmatrix may read them: only when every 8-element run along the
+ * stored rows is contiguous and 16-byte aligned in the physical layout
+ * (decided on physical addresses, as every vectorization is). */
+#include <string.h>
+
+#include "lower.h"
+
+/* True if a 2-D memory layout keeps each run of 8 elements along its last
+ * dimension (starting at a multiple of 8) contiguous and 8-element aligned. */
+static bool ldmatrix_ok(const tlc_layout *l)
+{
+	if (l->ndim != 2 || l->shape[1] % 8)
+		return false;
+	int64_t idx[2], o0, o;
+	for (idx[0] = 0; idx[0] < l->shape[0]; idx[0]++)
+		for (int64_t c = 0; c < l->shape[1]; c += 8) {
+			idx[1] = c;
+			if (!tlc_layout_eval(l, idx, &o0) || o0 % 8)
+				return false;
+			for (int k = 1; k < 8; k++) {
+				idx[1] = c + k;
+				if (!tlc_layout_eval(l, idx, &o) || o != o0 + k)
+					return false;
+			}
+		}
+	return true;
+}
+
+static const tlc_layout *operand_layout(lw_state *st, const tlc_buffer *b)
+{
+	if (b->layout)
+		return b->layout;
+	int64_t shape[2];
+	if (b->ndim != 2 || !tlc_expr_as_int(b->shape[0], &shape[0]) || !tlc_expr_as_int(b->shape[1], &shape[1]))
+		return NULL;
+	return tlc_layout_row_major(st->m, 2, shape);
+}
+
+static bool is_shared(const tlc_buffer *b)
+{
+	return b->scope == TLC_SCOPE_SHARED || b->scope == TLC_SCOPE_SHARED_DYN;
+}
+
+/* T.Parallel over C with C's layout, storing zero. */
+static tlc_stmt *clear_nest(lw_state *st, tlc_loc loc, tlc_buffer *C)
+{
+	tlc_var *i = lw_fresh(st, "i"), *j = lw_fresh(st, "j");
+	const tlc_expr *idx[2] = {tlc_var_ref(st->m, i), tlc_var_ref(st->m, j)};
+	tlc_stmt *body = tlc_store_new(st->m, loc, C, 2, idx, tlc_float(st->m, C->dtype, 0.0));
+	tlc_stmt *inner = tlc_for_new(st->m, loc, j, tlc_i32(st->m, 0), C->shape[1], TLC_FOR_PARALLEL, body);
+	tlc_stmt *outer = tlc_for_new(st->m, loc, i, tlc_i32(st->m, 0), C->shape[0], TLC_FOR_PARALLEL, inner);
+	outer->u.loop.loop_layout = tlc_layout_to_expr(st->m, C->layout);
+	return outer;
+}
+
+tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
+{
+	const tlc_expr *call = s->u.eval.call;
+	tlc_gemm_info g;
+	const char *why = NULL;
+	if (!tlc_gemm_decode(call, &g, &why)) {
+		lw_error(st, s->loc, "T.gemm: %s", why);
+		return NULL;
+	}
+	if ((g.A->dtype != TLC_DT_FLOAT16 && g.A->dtype != TLC_DT_BFLOAT16) || g.B->dtype != g.A->dtype ||
+	    g.C->dtype != TLC_DT_FLOAT32) {
+		lw_error(st, s->loc,
+		         "T.gemm on the mma.sync path takes float16 or bfloat16 A and B of one type and a float32 "
+		         "accumulator; got A %s, B %s, C %s",
+		         tlc_dtype_name(g.A->dtype), tlc_dtype_name(g.B->dtype), tlc_dtype_name(g.C->dtype));
+		return NULL;
+	}
+	if (!is_shared(g.B) || (!is_shared(g.A) && g.A->scope != TLC_SCOPE_FRAGMENT) || g.C->scope != TLC_SCOPE_FRAGMENT) {
+		lw_error(st, s->loc, "T.gemm: A must be in shared memory or a fragment, B in shared memory and C a fragment");
+		return NULL;
+	}
+	if (!g.C->layout || g.C->layout->kind != TLC_LAYOUT_FRAGMENT) {
+		lw_error(st, s->loc, "T.gemm: the accumulator '%s' has no layout (run layout-inference first)", g.C->name);
+		return NULL;
+	}
+	const tlc_layout *CL = g.C->layout;
+	int warp_m, warp_n;
+	if (CL->threads % 32 ||
+	    !tlc_gemm_warp_grid(g.M, g.N, 16, 8, (int)(CL->threads / 32), g.policy, &warp_m, &warp_n, &why)) {
+		lw_error(st, s->loc, "T.gemm: %s", why ? why : "the accumulator is not spread over whole warps");
+		return NULL;
+	}
+	const tlc_layout *want = tlc_fragment_mma_c(st->m, g.M, g.N, warp_m, warp_n, CL->thread_lo, &why);
+	if (!want || !tlc_layout_equal(want, CL)) {
+		lw_error(st, s->loc, "T.gemm: the accumulator '%s' does not have the mma.sync accumulator layout", g.C->name);
+		return NULL;
+	}
+
+	tlc_module *m = st->m;
+	const char *names[16];
+	const tlc_expr *vals[16];
+	int nk = 0;
+#define KW(name, value) (names[nk] = tlc_intern(m, name), vals[nk++] = (value))
+	KW("M", tlc_i32(m, g.M));
+	KW("N", tlc_i32(m, g.N));
+	KW("K", tlc_i32(m, g.K));
+	KW("warp_m", tlc_i32(m, warp_m));
+	KW("warp_n", tlc_i32(m, warp_n));
+	KW("transpose_A", tlc_bool(m, g.trans_A));
+	KW("transpose_B", tlc_bool(m, g.trans_B));
+	const tlc_buffer *ops[2] = {g.A, g.B};
+	for (int k = 0; k < 2; k++) {
+		if (!is_shared(ops[k]))
+			continue;
+		const tlc_layout *l = operand_layout(st, ops[k]);
+		if (!l || l->kind == TLC_LAYOUT_FRAGMENT) {
+			lw_error(st, s->loc, "T.gemm: operand '%s' needs a 2-D memory layout", ops[k]->name);
+			return NULL;
+		}
+		KW(k ? "layout_B" : "layout_A", tlc_layout_to_expr(m, l));
+		KW(k ? "ldmatrix_B" : "ldmatrix_A", tlc_bool(m, ldmatrix_ok(l)));
+	}
+	KW("thread_lo", tlc_i32(m, CL->thread_lo));
+#undef KW
+	const tlc_expr *mma = tlc_call(m, TLC_OP_MMA_GEMM, TLC_DT_VOID, 3, call->u.call.args, nk, names, vals);
+	tlc_stmt *out = tlc_seq_new(m, s->loc);
+	if (g.clear_accum)
+		tlc_seq_append(m, out, lw_lower_nest(st, clear_nest(st, s->loc, g.C)));
+	tlc_seq_append(m, out, tlc_eval_new(m, s->loc, mma));
+	return out;
+}

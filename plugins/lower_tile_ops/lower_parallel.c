@@ -1,0 +1,449 @@
+/* lower_parallel.c - a T.Parallel nest through its thread mapping.
+ *
+ * With loop layout L (a fragment over the nest's iteration space, bound to
+ * threads [lo, lo + n)), thread t = tid - lo runs
+ *
+ *     for r in T.unroll(registers of L):
+ *         i, j, ... = the logical index L maps to (t, r)
+ *         body
+ *
+ * A fragment P accessed in the body at (some of) the loop variables must hold
+ * that element in thread t; its register index is then a function of r alone
+ * (so registers stay registers after unrolling).  Both facts are read off the
+ * digits of L and P: every digit of P is made of digits of L of the same
+ * kind (thread or register), nested the same way; the loop's thread digits on
+ * dimensions P does not have are replication digits of P.  Anything else is
+ * an error naming the fragment, never a guess. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+typedef struct nest {
+	int ndim;
+	tlc_var *vars[LW_MAX_DIMS];
+	int64_t mins[LW_MAX_DIMS];
+	int64_t shape[LW_MAX_DIMS];
+	tlc_stmt *body;
+	const tlc_layout *loop;
+	const tlc_expr *t;   /* thread id relative to the loop's range */
+	const tlc_expr *r;   /* register counter */
+	int max_bytes;
+} nest;
+
+static const tlc_expr *ci(lw_state *st, int64_t v) { return tlc_i32(st->m, v); }
+static const tlc_expr *bin(lw_state *st, tlc_expr_kind k, const tlc_expr *a, const tlc_expr *b)
+{
+	return tlc_binary(st->m, k, a, b);
+}
+
+/* ((x / w) % radix) without the parts that are no-ops. */
+static const tlc_expr *digit_value(lw_state *st, const tlc_expr *x, int64_t w, int64_t radix, int64_t extent)
+{
+	if (w > 1)
+		x = bin(st, TLC_EXPR_FLOORDIV, x, ci(st, w));
+	if (w * radix < extent)
+		x = bin(st, TLC_EXPR_FLOORMOD, x, ci(st, radix));
+	return x;
+}
+
+/* The register index of fragment P at the loop's current element, from
+ * which loop dimension each of P's dimensions is (keep); NULL and *why when P
+ * does not hold that element in this thread. */
+static const tlc_expr *frag_register(lw_state *st, const nest *n, const tlc_layout *P, const int *keep, int nkeep,
+                                     const char **why)
+{
+	const tlc_layout *L = n->loop;
+	if (P->kind != TLC_LAYOUT_FRAGMENT || P->ndim != nkeep) {
+		*why = "its layout is not a fragment of that rank";
+		return NULL;
+	}
+	if (P->thread_lo != L->thread_lo || P->threads != L->threads) {
+		*why = "it is bound to other threads than the loop";
+		return NULL;
+	}
+	int64_t nregs_L = L->out_shape[0];
+	const tlc_expr *reg = ci(st, 0);
+	bool used[TLC_FRAGMENT_MAX_DIGITS] = {false};
+	for (int q = 0; q < P->ndigits; q++) {
+		const tlc_frag_digit *pd = &P->digits[q];
+		if (pd->dim < 0)
+			continue; /* replication: checked below */
+		int ldim = keep[pd->dim];
+		int64_t lo = pd->stride, hi = pd->stride * pd->radix;
+		const tlc_expr *val = ci(st, 0);
+		for (int k = 0; k < L->ndigits; k++) {
+			const tlc_frag_digit *ld = &L->digits[k];
+			if (ld->dim != ldim || ld->stride < lo || ld->stride >= hi)
+				continue;
+			if (ld->stride % lo || ld->stride * ld->radix > hi || ld->is_thread != pd->is_thread) {
+				*why = "its digits do not line up with the loop's";
+				return NULL;
+			}
+			used[k] = true;
+			if (pd->is_thread) {
+				/* the same thread digit, at the weight P expects */
+				if (ld->weight != pd->weight * (ld->stride / lo)) {
+					*why = "another thread holds the element";
+					return NULL;
+				}
+				continue;
+			}
+			const tlc_expr *term = digit_value(st, n->r, ld->weight, ld->radix, nregs_L);
+			if (ld->stride / lo > 1)
+				term = bin(st, TLC_EXPR_MUL, term, ci(st, ld->stride / lo));
+			val = bin(st, TLC_EXPR_ADD, val, term);
+		}
+		if (!pd->is_thread)
+			reg = bin(st, TLC_EXPR_ADD, reg, pd->weight > 1 ? bin(st, TLC_EXPR_MUL, val, ci(st, pd->weight)) : val);
+	}
+	/* the loop's other thread digits (dimensions P lacks, or replication of
+	 * the loop) must be replication in P: every such thread holds it too */
+	for (int k = 0; k < L->ndigits; k++) {
+		const tlc_frag_digit *ld = &L->digits[k];
+		if (used[k])
+			continue;
+		bool kept = false;
+		for (int d = 0; d < nkeep; d++)
+			kept |= ld->dim == keep[d];
+		if (kept) {
+			*why = "its digits do not cover the loop's";
+			return NULL;
+		}
+		if (!ld->is_thread)
+			continue; /* a register digit of a dimension P lacks: P's value is reused */
+		bool inside = false;
+		for (int q = 0; q < P->ndigits && !inside; q++) {
+			const tlc_frag_digit *pd = &P->digits[q];
+			inside = pd->is_thread && pd->dim < 0 && ld->weight % pd->weight == 0 &&
+			         ld->weight * ld->radix <= pd->weight * pd->radix;
+		}
+		if (!inside) {
+			*why = "threads of the loop that do not hold it would write it";
+			return NULL;
+		}
+	}
+	return tlc_simplify_expr(st->m, reg);
+}
+
+/* ---- rewriting the body ---- */
+
+typedef struct rewriter {
+	lw_state *st;
+	const nest *n;
+	tlc_loc loc;
+	bool failed;
+	/* loop variables whose value is a constant (extent-1 dimensions): they
+	 * are substituted, since a constant `x = 0` reads back as a
+	 * compile-time Python binding, not as IR */
+	int nconst;
+	const tlc_var *const_var[LW_MAX_DIMS];
+	const tlc_expr *const_val[LW_MAX_DIMS];
+} rewriter;
+
+static const tlc_expr *rw_expr(rewriter *w, const tlc_expr *e);
+
+/* The register of fragment buffer b at idx inside the nest. */
+static const tlc_expr *rw_frag_index(rewriter *w, tlc_buffer *b, int ni, const tlc_expr *const *idx)
+{
+	lw_state *st = w->st;
+	const char *why = "it has no layout";
+	if (b->layout) {
+		int keep[LW_MAX_DIMS], nk = 0;
+		bool regular = ni == b->ndim;
+		for (int d = 0; regular && d < ni; d++) {
+			int k = -1;
+			for (int j = 0; j < w->n->ndim; j++)
+				if (idx[d]->kind == TLC_EXPR_VAR && idx[d]->u.var == w->n->vars[j])
+					k = j;
+			regular = k > (nk ? keep[nk - 1] : -1);
+			keep[nk++] = k;
+		}
+		if (regular) {
+			const tlc_expr *r = frag_register(st, w->n, b->layout, keep, nk, &why);
+			if (r)
+				return r;
+		} else if (b->layout->replicate == b->layout->threads) {
+			/* every thread holds every element: any index works */
+			const tlc_expr *v[LW_MAX_DIMS];
+			for (int d = 0; d < ni && d < LW_MAX_DIMS; d++)
+				v[d] = rw_expr(w, idx[d]);
+			return tlc_layout_apply(st->m, b->layout, ni, v);
+		} else {
+			why = "it is indexed by something other than the loop variables, in order";
+		}
+	}
+	if (!w->failed)
+		lw_error(st, w->loc, "fragment '%s' cannot be accessed in this T.Parallel loop: %s", b->name, why);
+	w->failed = true;
+	return ci(st, 0);
+}
+
+static const tlc_expr *rw_expr(rewriter *w, const tlc_expr *e)
+{
+	tlc_module *m = w->st->m;
+	if (!e)
+		return NULL;
+	switch (e->kind) {
+	case TLC_EXPR_LOAD: {
+		tlc_buffer *b = e->u.load.buf;
+		if (b->scope == TLC_SCOPE_FRAGMENT) {
+			const tlc_expr *r = rw_frag_index(w, b, e->u.load.n, e->u.load.idx);
+			return tlc_load(m, b, 1, &r);
+		}
+		const tlc_expr **idx = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(e->u.load.n + 1));
+		for (int i = 0; i < e->u.load.n; i++)
+			idx[i] = rw_expr(w, e->u.load.idx[i]);
+		return tlc_load(m, b, e->u.load.n, idx);
+	}
+	case TLC_EXPR_CALL: {
+		const tlc_expr **a = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(e->u.call.nargs + 1));
+		for (int i = 0; i < e->u.call.nargs; i++)
+			a[i] = rw_expr(w, e->u.call.args[i]);
+		return tlc_call(m, e->u.call.op, e->dtype, e->u.call.nargs, a, e->u.call.nkw, e->u.call.kw_names,
+		                e->u.call.kw_values);
+	}
+	case TLC_EXPR_SELECT:
+		return tlc_select(m, rw_expr(w, e->u.op.a), rw_expr(w, e->u.op.b), rw_expr(w, e->u.op.c));
+	case TLC_EXPR_CAST: return tlc_cast(m, e->dtype, rw_expr(w, e->u.op.a));
+	case TLC_EXPR_NOT:
+	case TLC_EXPR_NEG: return tlc_unary(m, e->kind, rw_expr(w, e->u.op.a));
+	case TLC_EXPR_VAR:
+		for (int i = 0; i < w->nconst; i++)
+			if (w->const_var[i] == e->u.var)
+				return w->const_val[i];
+		return e;
+	default:
+		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_SHR)
+			return tlc_binary(m, e->kind, rw_expr(w, e->u.op.a), rw_expr(w, e->u.op.b));
+		return e;
+	}
+}
+
+/* True for an atomic (a write other replicas of the loop must not repeat). */
+static bool is_atomic(const tlc_stmt *s)
+{
+	return s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
+	       s->u.eval.call->u.call.op == TLC_OP_ATOMIC_ADD;
+}
+
+static tlc_stmt *rw_stmt(rewriter *w, tlc_stmt *s, const tlc_expr *first_replica)
+{
+	lw_state *st = w->st;
+	if (!s)
+		return NULL;
+	w->loc = s->loc;
+	switch (s->kind) {
+	case TLC_STMT_SEQ:
+		for (int i = 0; i < s->u.seq.n; i++)
+			s->u.seq.items[i] = rw_stmt(w, s->u.seq.items[i], first_replica);
+		return s;
+	case TLC_STMT_FOR:
+		if (s->u.loop.kind == TLC_FOR_PARALLEL) {
+			lw_error(st, s->loc, "a T.Parallel loop inside another one must be directly nested (for i, j in T.Parallel(a, b))");
+			return s;
+		}
+		s->u.loop.min = rw_expr(w, s->u.loop.min);
+		s->u.loop.extent = rw_expr(w, s->u.loop.extent);
+		s->u.loop.body = rw_stmt(w, s->u.loop.body, first_replica);
+		return s;
+	case TLC_STMT_IF:
+		s->u.if_.cond = rw_expr(w, s->u.if_.cond);
+		s->u.if_.then_s = rw_stmt(w, s->u.if_.then_s, first_replica);
+		s->u.if_.else_s = rw_stmt(w, s->u.if_.else_s, first_replica);
+		return s;
+	case TLC_STMT_LET: s->u.let.value = rw_expr(w, s->u.let.value); return s;
+	case TLC_STMT_STORE: {
+		tlc_buffer *b = s->u.store.buf;
+		const tlc_expr *v = rw_expr(w, s->u.store.value);
+		if (b->scope == TLC_SCOPE_FRAGMENT) {
+			const tlc_expr *r = rw_frag_index(w, b, s->u.store.n, s->u.store.idx);
+			return tlc_store_new(st->m, s->loc, b, 1, &r, v);
+		}
+		for (int i = 0; i < s->u.store.n; i++)
+			s->u.store.idx[i] = rw_expr(w, s->u.store.idx[i]);
+		s->u.store.value = v;
+		return s;
+	}
+	case TLC_STMT_EVAL:
+		s->u.eval.call = rw_expr(w, s->u.eval.call);
+		if (first_replica && is_atomic(s))
+			return tlc_if_new(st->m, s->loc, first_replica, s, NULL);
+		return s;
+	case TLC_STMT_SCOPE: s->u.scope.body = rw_stmt(w, s->u.scope.body, first_replica); return s;
+	case TLC_STMT_ATTR: s->u.attr.body = rw_stmt(w, s->u.attr.body, first_replica); return s;
+	case TLC_STMT_ALLOC: return s;
+	}
+	return s;
+}
+
+/* ---- the nest ---- */
+
+static void widest_access(const tlc_stmt *s, int *bytes);
+
+static void widest_expr(const tlc_expr *e, int *bytes)
+{
+	if (!e)
+		return;
+	if (e->kind == TLC_EXPR_LOAD) {
+		int b = tlc_dtype_bits(e->u.load.buf->dtype) / 8;
+		if (b > *bytes)
+			*bytes = b;
+		return;
+	}
+	if (e->kind == TLC_EXPR_CALL)
+		for (int i = 0; i < e->u.call.nargs; i++)
+			widest_expr(e->u.call.args[i], bytes);
+	if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_CAST) {
+		widest_expr(e->u.op.a, bytes);
+		if (e->kind != TLC_EXPR_CAST && e->kind != TLC_EXPR_NOT && e->kind != TLC_EXPR_NEG) {
+			widest_expr(e->u.op.b, bytes);
+			if (e->kind == TLC_EXPR_SELECT)
+				widest_expr(e->u.op.c, bytes);
+		}
+	}
+}
+
+static void widest_access(const tlc_stmt *s, int *bytes)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TLC_STMT_SEQ:
+		for (int i = 0; i < s->u.seq.n; i++)
+			widest_access(s->u.seq.items[i], bytes);
+		return;
+	case TLC_STMT_IF:
+		widest_access(s->u.if_.then_s, bytes);
+		widest_access(s->u.if_.else_s, bytes);
+		return;
+	case TLC_STMT_FOR: widest_access(s->u.loop.body, bytes); return;
+	case TLC_STMT_STORE: {
+		int b = tlc_dtype_bits(s->u.store.buf->dtype) / 8;
+		if (b > *bytes)
+			*bytes = b;
+		widest_expr(s->u.store.value, bytes);
+		return;
+	}
+	case TLC_STMT_EVAL: widest_expr(s->u.eval.call, bytes); return;
+	default: return;
+	}
+}
+
+static bool read_nest(lw_state *st, tlc_stmt *s, nest *n)
+{
+	const tlc_stmt *loop = s;
+	for (;;) {
+		if (n->ndim == LW_MAX_DIMS) {
+			lw_error(st, s->loc, "T.Parallel nests deeper than 8 loops are not supported");
+			return false;
+		}
+		if (!tlc_expr_as_int(loop->u.loop.min, &n->mins[n->ndim]) ||
+		    !tlc_expr_as_int(loop->u.loop.extent, &n->shape[n->ndim]) || n->shape[n->ndim] <= 0) {
+			lw_error(st, loop->loc, "the extents of a T.Parallel loop must be positive compile-time constants");
+			return false;
+		}
+		n->vars[n->ndim++] = loop->u.loop.var;
+		n->body = loop->u.loop.body;
+		const tlc_stmt *b = n->body;
+		if (b && b->kind == TLC_STMT_SEQ && b->u.seq.n == 1)
+			b = b->u.seq.items[0];
+		if (!(b && b->kind == TLC_STMT_FOR && b->u.loop.kind == TLC_FOR_PARALLEL))
+			return true;
+		loop = b;
+	}
+}
+
+/* A partition for a nest layout-inference left alone (no fragments): 16-byte
+ * vectors of its widest element, shrunk until every thread has work. */
+static const tlc_layout *own_partition(lw_state *st, const nest *n)
+{
+	int64_t size = 1, vec = 16 / (n->max_bytes > 0 ? n->max_bytes : 4);
+	for (int d = 0; d < n->ndim; d++)
+		size *= n->shape[d];
+	while (vec > 1 && (n->shape[n->ndim - 1] % vec || size / vec < st->threads))
+		vec /= 2;
+	const char *why = NULL;
+	const tlc_layout *l = tlc_fragment_partition(st->m, n->ndim, n->shape, st->threads, vec, 0, &why);
+	if (!l)
+		lw_error(st, n->body ? n->body->loc : st->f->loc, "no thread partition for this T.Parallel loop: %s", why);
+	return l;
+}
+
+tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
+{
+	nest n = {0};
+	if (!read_nest(st, s, &n))
+		return s;
+	widest_access(n.body, &n.max_bytes);
+	const char *why = NULL;
+	if (s->u.loop.loop_layout) {
+		n.loop = tlc_layout_from_expr(st->m, s->u.loop.loop_layout, &why);
+		if (!n.loop) {
+			lw_error(st, s->loc, "the loop_layout of this T.Parallel loop is not usable: %s", why);
+			return s;
+		}
+	} else {
+		n.loop = own_partition(st, &n);
+		if (!n.loop)
+			return s;
+	}
+	const tlc_layout *L = n.loop;
+	bool same = L->kind == TLC_LAYOUT_FRAGMENT && L->ndim == n.ndim;
+	for (int d = 0; same && d < n.ndim; d++)
+		same = L->shape[d] == n.shape[d];
+	if (!same) {
+		lw_error(st, s->loc, "the loop_layout of this T.Parallel loop does not have the loop's shape");
+		return s;
+	}
+	if (L->thread_lo < 0 || L->thread_lo + L->threads > st->threads) {
+		lw_error(st, s->loc, "the loop_layout of this T.Parallel loop uses threads outside the block");
+		return s;
+	}
+	tlc_loc loc = s->loc;
+	int64_t nregs = L->out_shape[0];
+	/* one register: no loop, r is 0 */
+	tlc_var *r = nregs > 1 ? lw_fresh(st, "r") : NULL;
+	n.r = r ? tlc_var_ref(st->m, r) : ci(st, 0);
+	n.t = L->thread_lo ? tlc_simplify_expr(st->m, bin(st, TLC_EXPR_SUB, st->tid, ci(st, L->thread_lo))) : st->tid;
+
+	/* the logical index of (t, r) */
+	const tlc_expr *idx[LW_MAX_DIMS];
+	tlc_fragment_logical_of(st->m, L, n.t, n.r, idx);
+	tlc_stmt *inner = tlc_seq_new(st->m, loc);
+	int saved = st->ranges.n;
+	rewriter w = {.st = st, .n = &n, .loc = loc};
+	for (int d = 0; d < n.ndim; d++) {
+		const tlc_expr *v = n.mins[d] ? bin(st, TLC_EXPR_ADD, idx[d], ci(st, n.mins[d])) : idx[d];
+		v = tlc_simplify_expr(st->m, v);
+		if (v->kind == TLC_EXPR_INT) {
+			w.const_var[w.nconst] = n.vars[d];
+			w.const_val[w.nconst++] = v;
+			continue;
+		}
+		tlc_seq_append(st->m, inner, tlc_let_new(st->m, loc, n.vars[d], v));
+		tlc_ranges_push(&st->ranges, n.vars[d], n.mins[d], n.mins[d] + n.shape[d] - 1);
+	}
+	/* replicas of a replicated loop repeat the body; only the first does atomics */
+	const tlc_expr *first = NULL;
+	for (int k = 0; k < L->ndigits; k++) {
+		const tlc_frag_digit *dg = &L->digits[k];
+		if (!dg->is_thread || dg->dim >= 0)
+			continue;
+		const tlc_expr *c = bin(st, TLC_EXPR_EQ, digit_value(st, n.t, dg->weight, dg->radix, L->threads), ci(st, 0));
+		first = first ? bin(st, TLC_EXPR_AND, first, c) : c;
+	}
+	tlc_stmt *body = rw_stmt(&w, n.body, first);
+	st->ranges.n = saved;
+	tlc_seq_append(st->m, inner, body);
+
+	tlc_stmt *out = r ? tlc_for_new(st->m, loc, r, ci(st, 0), ci(st, nregs), TLC_FOR_UNROLLED, inner) : inner;
+	if (L->thread_lo > 0 || L->threads < st->threads) {
+		const tlc_expr *c = bin(st, TLC_EXPR_LT, n.t, ci(st, L->threads));
+		if (L->thread_lo > 0)
+			c = bin(st, TLC_EXPR_AND, bin(st, TLC_EXPR_GE, st->tid, ci(st, L->thread_lo)), c);
+		out = tlc_if_new(st->m, loc, c, out, NULL);
+	}
+	/* tells the target that threads diverge inside: no barrier may go there */
+	return tlc_attr_new(st->m, loc, tlc_intern(st->m, "parallel_nest"), ci(st, 1), out);
+}

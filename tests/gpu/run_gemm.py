@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""GEMMs on a GPU: numerics of every case against PyTorch, then speed.
+
+Cases: examples/gemm.tl (fp16 out) and tests/gpu/kernels/gemm_trans.tl (fp32
+out) in fp16 and bf16, at tile multiples and at sizes that are not (partial
+tiles), with every transpose combination, warp policies and thread counts; and
+tests/gpu/kernels/two_transposes.tl (one shared buffer read plainly by one
+gemm and transposed by another). Inputs torch.randn (never zeros); outputs
+start as NaN so an element never written fails; the reference is the float64
+product of the same (rounded) inputs.
+
+Tolerances: a float32 accumulator of K products of fp16/bf16 values (each
+exact in float32) differs from float64 by rounding in the sums, so
+|err| <= 1e-3 * sqrt(K) + 1e-4 * |ref| for float32 outputs; fp16 outputs add
+their own rounding (2^-11 relative): atol 2e-2, rtol 2e-3; bf16 outputs round
+to 2^-8 relative: rtol 1e-2.
+
+Speed: examples/gemm.tl at 4096^3 and 8192^3 (fp16 and bf16 variants of the
+same kernel), CUDA events, median of 30 runs after 5 warm-ups, next to
+torch.matmul (cuBLAS) in the same process. Writes bench/results/gemm-<date>.md.
+
+Exit status: 0 all checks pass, 1 a check failed, 2 a build failed, 77 no GPU.
+"""
+import argparse
+import datetime
+import math
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tlc_gpu  # noqa: E402
+from run_elementwise import commit  # noqa: E402
+
+REPO = tlc_gpu.REPO
+GEMM = os.path.join(REPO, "examples", "gemm.tl")
+TRANS = os.path.join(REPO, "tests", "gpu", "kernels", "gemm_trans.tl")
+TWO = os.path.join(REPO, "tests", "gpu", "kernels", "two_transposes.tl")
+
+# (label, file, entry, M, N, K, dtype, trans_A, trans_B)
+CASES = [
+    ("example fp16 1024^3", GEMM, "matmul(1024, 1024, 1024)", 1024, 1024, 1024, "float16", False, False),
+    ("example fp16 1000x1000x1000 (partial tiles)", GEMM, "matmul(1000, 1000, 1000)", 1000, 1000, 1000,
+     "float16", False, False),
+    ("example bf16 512x768x256", GEMM, 'matmul(512, 768, 256, dtype="bfloat16")', 512, 768, 256, "bfloat16",
+     False, False),
+]
+for ta in (False, True):
+    for tb in (False, True):
+        for dt in ("float16", "bfloat16"):
+            CASES.append((f"{dt} A{'T' if ta else ''} B{'T' if tb else ''} 512x384x256", TRANS,
+                          f'gemm(512, 384, 256, trans_A={ta}, trans_B={tb}, dtype="{dt}")', 512, 384, 256, dt, ta,
+                          tb))
+CASES += [
+    ("fp16 AT BT 333x200x130 (partial tiles)", TRANS, "gemm(333, 200, 130, trans_A=True, trans_B=True)", 333, 200,
+     130, "float16", True, True),
+    ("fp16 64x64x32 tiles, FullRow", TRANS,
+     "gemm(256, 256, 256, 64, 64, 32, policy=T.GemmWarpPolicy.FullRow)", 256, 256, 256, "float16", False, False),
+    ("fp16 FullCol", TRANS, "gemm(256, 256, 256, 64, 64, 32, policy=T.GemmWarpPolicy.FullCol)", 256, 256, 256,
+     "float16", False, False),
+    ("fp16 256 threads 128x256x32", TRANS, "gemm(512, 512, 512, 128, 256, 32, threads=256)", 512, 512, 512,
+     "float16", False, False),
+    ("bf16 block_K 64, B^T", TRANS, 'gemm(384, 384, 640, 128, 128, 64, trans_B=True, dtype="bfloat16")', 384, 384,
+     640, "bfloat16", False, True),
+]
+BENCH = [(4096, "float16"), (4096, "bfloat16"), (8192, "float16"), (8192, "bfloat16")]
+WARMUP, RUNS = 5, 30
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def tolerance(K, out_dtype):
+    if out_dtype == "float32":
+        return 1e-3 * math.sqrt(K), 1e-4
+    if out_dtype == "bfloat16":
+        return 2e-2, 1e-2  # bf16 rounds to 2^-8 relative
+    return 2e-2, 2e-3
+
+
+def run_case(torch, args, case, workdir):
+    label, path, entry, M, N, K, dt, ta, tb = case
+    try:
+        kern = tlc_gpu.compile(path, entry=entry, tlc=args.tlc, nvcc=args.nvcc, cache_dir=workdir)
+    except (tlc_gpu.BuildError, OSError) as e:
+        log(f"{label}: build failed: {e}")
+        return dict(label=label, ok=False, note="build failed")
+    tdt = getattr(torch, dt)
+    torch.manual_seed(1)
+    a = torch.randn((K, M) if ta else (M, K), device="cuda").to(tdt)
+    b = torch.randn((N, K) if tb else (K, N), device="cuda").to(tdt)
+    out_dt = "float16" if path == GEMM and dt == "float16" else ("bfloat16" if path == GEMM else "float32")
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=getattr(torch, out_dt))
+    tlc_gpu.call(kern, a, b, c)
+    torch.cuda.synchronize()
+    ref = (a.double().t() if ta else a.double()) @ (b.double().t() if tb else b.double())
+    atol, rtol = tolerance(K, out_dt)
+    ok, err, rel = tlc_gpu.check(c, ref, atol=atol, rtol=rtol)
+    nonzero = bool((c.double().abs() > 0).any().item())
+    return dict(label=label, ok=ok and nonzero, err=err, rel=rel, tol=f"atol={atol:.3g} rtol={rtol:g}", note="")
+
+
+def run_two_transposes(torch, args, workdir):
+    label = "one shared buffer, two transposes (fp16 256x64)"
+    try:
+        kern = tlc_gpu.compile(TWO, entry="two_transposes(256, 64)", tlc=args.tlc, nvcc=args.nvcc,
+                               cache_dir=workdir)
+    except (tlc_gpu.BuildError, OSError) as e:
+        log(f"{label}: build failed: {e}")
+        return dict(label=label, ok=False, note="build failed")
+    torch.manual_seed(2)
+    a = torch.randn(256, 64, device="cuda").half()
+    b = torch.randn(256, 64, device="cuda").half()
+    c1 = torch.full((256, 64), float("nan"), device="cuda")
+    c2 = torch.full((256, 64), float("nan"), device="cuda")
+    tlc_gpu.call(kern, a, b, c1, c2)
+    torch.cuda.synchronize()
+    ref1 = torch.cat([a[i:i + 64].double() @ b[i:i + 64].double() for i in range(0, 256, 64)])
+    ref2 = torch.cat([a[i:i + 64].double().t() @ b[i:i + 64].double() for i in range(0, 256, 64)])
+    atol, rtol = tolerance(64, "float32")
+    ok1, e1, _ = tlc_gpu.check(c1, ref1, atol=atol, rtol=rtol)
+    ok2, e2, _ = tlc_gpu.check(c2, ref2, atol=atol, rtol=rtol)
+    return dict(label=label, ok=ok1 and ok2, err=max(e1, e2), rel=0.0, tol=f"atol={atol:.3g} rtol={rtol:g}",
+                note="" if ok1 and ok2 else f"plain ok={ok1} transposed ok={ok2}")
+
+
+def median_ms(torch, fn):
+    for _ in range(WARMUP):
+        fn()
+    times = []
+    for _ in range(RUNS):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    return statistics.median(times)
+
+
+def bench(torch, args, workdir):
+    rows = []
+    for n, dt in BENCH:
+        entry = f'matmul({n}, {n}, {n}, dtype="{dt}")'
+        try:
+            kern = tlc_gpu.compile(GEMM, entry=entry, tlc=args.tlc, nvcc=args.nvcc, cache_dir=workdir)
+        except (tlc_gpu.BuildError, OSError) as e:
+            rows.append(dict(n=n, dt=dt, note=f"build failed: {e}"))
+            continue
+        tdt = getattr(torch, dt)
+        torch.manual_seed(3)
+        a = torch.randn(n, n, device="cuda").to(tdt)
+        b = torch.randn(n, n, device="cuda").to(tdt)
+        c = torch.empty(n, n, device="cuda", dtype=tdt)
+        fn = tlc_gpu.bind(kern, a, b, c)
+        fn()
+        torch.cuda.synchronize()
+        ok, err, _ = tlc_gpu.check(c, a.float() @ b.float(), atol=0.5, rtol=2e-2)
+        ms = median_ms(torch, fn)
+        out = torch.empty_like(c)
+        tms = median_ms(torch, lambda: torch.matmul(a, b, out=out))
+        tf = lambda t: 2 * n ** 3 / (t * 1e-3) / 1e12
+        rows.append(dict(n=n, dt=dt, ok=ok, ms=ms, tms=tms, tf=tf(ms), ttf=tf(tms), note=""))
+        log(f"bench {n} {dt}: tlc {ms:.3f} ms ({tf(ms):.1f} TFLOP/s) torch {tms:.3f} ms ({tf(tms):.1f}) ok={ok}")
+    return rows
+
+
+def write_report(args, torch, rows, brows):
+    today = datetime.date.today().isoformat()
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"gemm-{today}.md")
+    lines = [
+        "# GEMM on the mma.sync path: numerics and speed",
+        "",
+        f"- date: {today}",
+        f"- device: {torch.cuda.get_device_name()}",
+        f"- commit: {commit()}",
+        f"- torch {torch.__version__}; target cuda-sm90 (lowered through mma.sync m16n8k16 + ldmatrix)",
+        "- reference: float64 product of the same inputs (torch.randn rounded to the input dtype)",
+        "",
+        "| case | check | max abs err | max rel err | tolerance | note |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "err" not in r:
+            lines.append(f"| {r['label']} | FAIL | | | | {r['note']} |")
+            continue
+        lines.append(f"| {r['label']} | {'pass' if r['ok'] else 'FAIL'} | {r['err']:.3g} | {r['rel']:.3g} | "
+                     f"{r['tol']} | {r['note']} |")
+    lines += ["", f"## Speed: examples/gemm.tl vs torch.matmul (cuBLAS), median of {RUNS} after {WARMUP} warm-up",
+              "", "| size | dtype | check | tlc ms | tlc TFLOP/s | torch ms | torch TFLOP/s | tlc / torch |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in brows:
+        if "ms" not in r:
+            lines.append(f"| {r['n']}^3 | {r['dt']} | FAIL: {r['note']} | | | | | |")
+            continue
+        lines.append(f"| {r['n']}^3 | {r['dt']} | {'pass' if r['ok'] else 'FAIL'} | {r['ms']:.3f} | {r['tf']:.1f} | "
+                     f"{r['tms']:.3f} | {r['ttf']:.1f} | {r['ttf'] and r['tf'] / r['ttf']:.2f} |")
+    if not all(r["ok"] for r in rows) or not all(r.get("ok") for r in brows):
+        lines += ["", "**A numeric check failed: the timings above are not a valid comparison.**"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tlc", default=os.path.join(REPO, "build", "tlc"))
+    ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
+    ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    ap.add_argument("--no-bench", action="store_true", help="numerics only")
+    args = ap.parse_args()
+    try:
+        import torch
+    except ImportError:
+        log("torch is not installed: skipping")
+        return 77
+    if not torch.cuda.is_available():
+        log("no CUDA device: skipping")
+        return 77
+    tlc_gpu.setup_env(args.tlc)
+    workdir = tempfile.mkdtemp(prefix="tlc-gemm-")
+    rows = []
+    for case in CASES:
+        r = run_case(torch, args, case, workdir)
+        log(f"{r['label']}: {'pass' if r['ok'] else 'FAIL'} {r}")
+        rows.append(r)
+    r = run_two_transposes(torch, args, workdir)
+    log(f"{r['label']}: {'pass' if r['ok'] else 'FAIL'} {r}")
+    rows.append(r)
+    brows = [] if args.no_bench else bench(torch, args, workdir)
+    path = write_report(args, torch, rows, brows)
+    print(open(path).read())
+    if any(r.get("note") == "build failed" for r in rows):
+        return 2
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

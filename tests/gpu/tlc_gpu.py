@@ -1,0 +1,284 @@
+"""tlc_gpu: build a tile-language kernel with `tlc --emit=so` and call it from Python.
+
+    import tlc_gpu
+    add = tlc_gpu.compile("examples/elementwise_add.tl", entry="elementwise_add(1024, 1024)")
+    tlc_gpu.call(add, a, b, c)                      # tensors, then runtime sizes
+    ok, abs_err, rel_err = tlc_gpu.check(c, a.float() + b.float())
+
+compile() returns a Kernel: a ctypes function whose argtypes come from the
+`tlc-signature` line of the generated header (doc/calling.md), with the
+parameter list beside it. Libraries are cached under a key made of the
+generated CUDA source, the target and the nvcc flags, so an unchanged kernel
+is built once. torch is needed only by call()/bind()/check(); compile() works
+without it.
+"""
+import ctypes
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# tolerances of check() by output dtype: (atol, rtol). float16 rounds to 2^-11
+# relative, bfloat16 to 2^-8; float32 leaves room for a different summation
+# order in reductions. Tests state their own where they know better.
+DEFAULT_TOL = {
+    "float64": (1e-12, 1e-12),
+    "float32": (1e-5, 1e-5),
+    "float16": (1e-3, 1e-3),
+    "bfloat16": (1e-2, 1e-2),
+}
+
+_SCALAR_CTYPES = {
+    "int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32, "int64": ctypes.c_int64,
+    "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32,
+    "uint64": ctypes.c_uint64, "bool": ctypes.c_bool, "float32": ctypes.c_float, "float64": ctypes.c_double,
+}
+
+# the C types of the header's prototype, for headers without a signature line
+_C_TO_DTYPE = {
+    "int8_t": "int8", "int16_t": "int16", "int32_t": "int32", "int64_t": "int64", "uint8_t": "uint8",
+    "uint16_t": "uint16", "uint32_t": "uint32", "uint64_t": "uint64", "float": "float32", "double": "float64",
+}
+
+
+class BuildError(RuntimeError):
+    """tlc (or the nvcc it runs) failed; the message holds its stderr."""
+
+
+class LaunchError(RuntimeError):
+    """A launcher returned a cudaError_t other than 0."""
+
+    def __init__(self, name, code, message):
+        super().__init__(f"{name} returned {code}: {message}")
+        self.code = code
+
+
+class Param:
+    """One launcher parameter: a tensor (pointer) or a scalar."""
+
+    def __init__(self, name, dtype, is_tensor, is_output=False):
+        self.name, self.dtype, self.is_tensor, self.is_output = name, dtype, is_tensor, is_output
+
+    def __repr__(self):
+        return f"{self.name}:{self.dtype}{'*' if self.is_tensor else ''}{':out' if self.is_output else ''}"
+
+
+class Kernel:
+    """A loaded launcher: fn (ctypes, argtypes set), params, error_string(code)."""
+
+    def __init__(self, lib, name, params, so_path):
+        self.lib, self.name, self.params, self.so_path = lib, name, params, so_path
+        self.fn = getattr(lib, name)
+        self.fn.argtypes = [ctypes.c_void_p if p.is_tensor else _scalar_ctype(p) for p in params] + [ctypes.c_void_p]
+        self.fn.restype = ctypes.c_int
+        self._err = getattr(lib, name + "_error_string", None)
+        if self._err is not None:
+            self._err.argtypes = [ctypes.c_int]
+            self._err.restype = ctypes.c_char_p
+
+    def error_string(self, code):
+        if self._err is None:
+            return f"CUDA error {code}"
+        s = self._err(code)
+        return s.decode() if s else f"CUDA error {code}"
+
+    def __call__(self, *args, **named):
+        return call(self, *args, **named)
+
+    def __repr__(self):
+        return f"Kernel({self.name}({', '.join(map(repr, self.params))}, stream) from {self.so_path})"
+
+
+def _scalar_ctype(p):
+    if p.dtype not in _SCALAR_CTYPES:
+        raise BuildError(f"parameter {p.name}: no ctypes type for scalar dtype {p.dtype}")
+    return _SCALAR_CTYPES[p.dtype]
+
+
+# ---- reading the header ----
+
+def parse_header(text):
+    """The first launcher of a generated header: (name, [Param]).
+
+    Reads the `tlc-signature:` line; without one (an older tlc), the C
+    prototype `int NAME(...);`, where tensors' dtypes are only known as C types."""
+    m = re.search(r"tlc-signature:\s*(\w+)((?:\s+\S+)*?)\s+stream\s*$", text, re.M)
+    if m:
+        params = []
+        for word in m.group(2).split():
+            pm = re.fullmatch(r"(\w+):(\w+)(\*)?(:out)?", word)
+            if not pm:
+                raise BuildError(f"cannot read '{word}' in the tlc-signature line")
+            params.append(Param(pm.group(1), pm.group(2), bool(pm.group(3)), bool(pm.group(4))))
+        return m.group(1), params
+    m = re.search(r"^int\s+(\w+)\(([^)]*)\);", text, re.M)
+    if not m:
+        raise BuildError("no launcher declaration in the header")
+    params = []
+    for decl in (x.strip() for x in m.group(2).split(",")):
+        pm = re.fullmatch(r"(\w+)\s*(\*?)\s*(\w+)", decl)
+        if not pm:
+            raise BuildError(f"cannot read parameter '{decl}' of {m.group(1)}")
+        if pm.group(3) == "stream":
+            continue
+        ctype, ptr, name = pm.groups()
+        # a tensor's dtype is not in its C type (float16 is uint16_t): left unknown, not checked
+        params.append(Param(name, "unknown" if ptr else _C_TO_DTYPE.get(ctype, ctype), bool(ptr)))
+    return m.group(1), params
+
+
+# ---- building ----
+
+def setup_env(tlc):
+    """TLC_PLUGIN_PATH / TLC_CONFIG for an uninstalled build of `tlc`, unless already set."""
+    build = os.path.dirname(os.path.abspath(tlc))
+    if os.path.isdir(os.path.join(build, ".libs")):
+        os.environ.setdefault("TLC_PLUGIN_PATH", os.path.join(build, ".libs"))
+    os.environ.setdefault("TLC_CONFIG", os.path.join(REPO, "etc", "tlc.ini"))
+
+
+def default_tlc():
+    return os.environ.get("TLC") or shutil.which("tlc") or os.path.join(REPO, "build", "tlc")
+
+
+def default_cache_dir():
+    return os.environ.get("TLC_GPU_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tlc-gpu")
+
+
+def _run(cmd, verbose):
+    if verbose:
+        print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise BuildError(f"{' '.join(cmd)}\nexit status {r.returncode}\n{r.stderr}")
+    if verbose and r.stderr:
+        sys.stderr.write(r.stderr)
+    return r
+
+
+def compile(tl_path, entry=None, defines=None, target="cuda-sm90", tlc=None, nvcc=None, cache_dir=None,
+            nvcc_args=(), verbose=True):
+    """Build tl_path with `tlc --emit=so` (cached) and load it: a Kernel.
+
+    entry: the --entry call; defines: {NAME: value} for -D; nvcc: passed as
+    --nvcc (default: tlc's own search); cache_dir: where libraries are kept
+    (default $TLC_GPU_CACHE, else ~/.cache/tlc-gpu). Raises BuildError."""
+    tlc = tlc or default_tlc()
+    setup_env(tlc)
+    common = [tlc, os.path.abspath(tl_path), f"--target={target}"]
+    if entry:
+        common.append(f"--entry={entry}")
+    for k, v in sorted((defines or {}).items()):
+        common += ["-D", f"{k}={v}"]
+    cache_dir = cache_dir or default_cache_dir()
+    os.makedirs(cache_dir, exist_ok=True)
+    # the key is the generated source: a changed tlc that emits the same code reuses the library
+    with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
+        cu = os.path.join(tmp, "k.cu")
+        _run(common + ["--emit=cu", "-o", cu], verbose=False)
+        with open(cu, "rb") as f:
+            key = hashlib.sha256(f.read() + repr((target, list(nvcc_args))).encode()).hexdigest()[:24]
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(tl_path))[0])
+    so = os.path.join(cache_dir, key, f"lib{stem}.so")
+    header = os.path.splitext(so)[0] + ".h"
+    if not (os.path.exists(so) and os.path.exists(header)):
+        os.makedirs(os.path.dirname(so), exist_ok=True)
+        cmd = common + ["--emit=so", "-o", so] + (["--nvcc=" + nvcc] if nvcc else [])
+        _run(cmd + ["-Xnvcc=" + a for a in nvcc_args], verbose)
+    with open(header) as f:
+        name, params = parse_header(f.read())
+    return Kernel(ctypes.CDLL(so), name, params, so)
+
+
+# ---- calling ----
+
+def _torch():
+    import torch
+    return torch
+
+
+def _arg_value(torch, p, v):
+    if p.is_tensor:
+        if not isinstance(v, torch.Tensor):
+            raise TypeError(f"parameter {p.name} is a tensor, got {type(v).__name__}")
+        if not v.is_cuda or not v.is_contiguous():
+            raise TypeError(f"parameter {p.name} needs a contiguous CUDA tensor")
+        want = getattr(torch, p.dtype, None)
+        if want is not None and v.dtype != want:
+            raise TypeError(f"parameter {p.name} is {p.dtype}, got {v.dtype}")
+        return ctypes.c_void_p(v.data_ptr())
+    if isinstance(v, torch.Tensor):
+        raise TypeError(f"parameter {p.name} is a scalar {p.dtype}, got a tensor")
+    return _scalar_ctype(p)(v)
+
+
+def bind(kernel, *args, stream=None, **named):
+    """A zero-argument function that launches kernel and returns its error code.
+
+    Arguments go in the launcher's order (tensors, then sizes), or by
+    parameter name; the stream defaults to torch's current stream. The
+    ctypes values are made once, so timing loops pay only for the call."""
+    torch = _torch()
+    if len(args) > len(kernel.params):
+        raise TypeError(f"{kernel.name} takes {len(kernel.params)} arguments, got {len(args)}")
+    values = []
+    for i, p in enumerate(kernel.params):
+        if i < len(args):
+            v = args[i]
+        elif p.name in named:
+            v = named.pop(p.name)
+        else:
+            raise TypeError(f"{kernel.name}: no value for parameter {p.name}")
+        values.append(_arg_value(torch, p, v))
+    if named:
+        raise TypeError(f"{kernel.name}: unknown parameters {sorted(named)}")
+    s = torch.cuda.current_stream().cuda_stream if stream is None else stream
+    values.append(ctypes.c_void_p(s))
+    fn = kernel.fn
+    return lambda: fn(*values)
+
+
+def call(kernel, *args, stream=None, **named):
+    """Launch kernel on torch's current stream (or `stream`); raises LaunchError on a non-zero code."""
+    rc = bind(kernel, *args, stream=stream, **named)()
+    if rc != 0:
+        raise LaunchError(kernel.name, rc, kernel.error_string(rc))
+
+
+# ---- checking ----
+
+def check(out, ref, atol=None, rtol=None):
+    """Compare out with a reference: (ok, max_abs_err, max_rel_err).
+
+    ok: no NaN in out (where ref has none) and |out - ref| <= atol + rtol*|ref|
+    everywhere (torch.allclose's rule), with DEFAULT_TOL[out's dtype] unless
+    given; atol = rtol = 0 asks for equality. Errors are computed in float64;
+    the relative error divides by max(|ref|, atol), or by |ref| where atol is
+    0, so that references near zero do not dominate it."""
+    torch = _torch()
+    name = str(out.dtype).replace("torch.", "")
+    d_atol, d_rtol = DEFAULT_TOL.get(name, (1e-5, 1e-5))
+    atol = d_atol if atol is None else atol
+    rtol = d_rtol if rtol is None else rtol
+    got, want = out.double(), ref.double()
+    if got.shape != want.shape:
+        raise ValueError(f"shape {tuple(got.shape)} against reference {tuple(want.shape)}")
+    if got.numel() == 0:
+        return True, 0.0, 0.0
+    diff = (got - want).abs()
+    nan_bad = bool((torch.isnan(got) & ~torch.isnan(want)).any().item())
+    diff = torch.where(torch.isnan(got) & torch.isnan(want), torch.zeros_like(diff), diff)
+    floor = atol if atol > 0 else torch.finfo(torch.float64).tiny
+    rel = diff / want.abs().clamp_min(floor)
+    within = diff <= atol + rtol * want.abs()
+    within = within | (torch.isnan(got) & torch.isnan(want))
+    ok = not nan_bad and bool(within.all().item())
+    max_abs = diff.max().item()
+    max_rel = rel.max().item()
+    return ok, float(max_abs), float(max_rel)
