@@ -247,7 +247,8 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 	}
 	tlc_dtype t = TLC_DT_VOID;
 	if (info->flags & TLC_OPF_PURE)
-		t = n > 0 && ax[0]->dtype != TLC_DT_VOID && !(info->flags & TLC_OPF_LOWERED) ? ax[0]->dtype
+		t = n > 0 && ax[0]->dtype != TLC_DT_VOID && (!(info->flags & TLC_OPF_LOWERED) || op == TLC_OP_SHFL_XOR)
+		        ? ax[0]->dtype
 		                                                                            : TLC_DT_INT32;
 	const tlc_expr *call = tlc_call(F->m, op, t, n, ax, nk, kwn, kwx);
 	if ((op == TLC_OP_COPY || op == TLC_OP_TMA_COPY) && !check_copy(F, ax[0], ax[1], loc))

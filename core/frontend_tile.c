@@ -246,9 +246,10 @@ const char *fe_hint(fe *F, const char *def)
 static fe_val *alloc_buffer(fe *F, const char *fname, tlc_scope scope, int nargs, fe_val **args,
                             int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
 {
-	static const char *const names[] = {"shape", "dtype", "scope"};
-	fe_val *a[3];
-	if (!fe_bind_args(F, fname, names, 3, 2, nargs, args, nkw, kwn, kwv, a, loc) ||
+	static const char *const names[] = {"shape", "dtype", "scope", "offset"};
+	fe_val *a[4] = {0};
+	if (!fe_bind_args(F, fname, names, scope == TLC_SCOPE_SHARED_DYN ? 4 : 3, 2, nargs, args, nkw, kwn, kwv, a,
+	                  loc) ||
 	    !fe_need_kernel(F, fname, true, loc))
 		return NULL;
 	int n;
@@ -265,7 +266,16 @@ static fe_val *alloc_buffer(fe *F, const char *fname, tlc_scope scope, int nargs
 			return NULL;
 		}
 	}
+	int64_t offset = -1;
+	if (scope == TLC_SCOPE_SHARED_DYN && a[3] && !fe_const_int(F, a[3], "offset", loc, &offset))
+		return NULL;
+	if (a[3] && (scope != TLC_SCOPE_SHARED_DYN || offset < 0)) {
+		tlc_error(F->ctx, loc, "offset= (the arena offset storage-plan prints) needs a dynamic shared buffer "
+		                       "and a value >= 0");
+		return NULL;
+	}
 	tlc_buffer *b = tlc_buffer_new(F->m, fe_hint(F, "buf"), dt, scope, n, dims, loc);
+	b->offset = offset;
 	fe_emit(F, tlc_alloc_new(F->m, loc, b));
 	return fe_buf(F, b);
 }
@@ -372,6 +382,7 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	}
 	tlc_buffer *b = tlc_buffer_new(F->m, fe_hint(F, "view"), t, src->scope, n, dims, loc);
 	b->alias_of = src;
+	b->offset = src->offset; /* a view lives where its source does */
 	fe_emit(F, tlc_alloc_new(F->m, loc, b));
 	return fe_buf(F, b);
 }

@@ -469,6 +469,8 @@ static void print_alloc(printer *p, const tlc_buffer *b)
 	put_dtype_str(out, b->dtype);
 	if (b->scope == TLC_SCOPE_SHARED || b->scope == TLC_SCOPE_GLOBAL)
 		tlc_buf_printf(out, ", scope=\"%s\"", tlc_scope_name(b->scope));
+	if (b->scope == TLC_SCOPE_SHARED_DYN && b->offset >= 0) /* placed by storage-plan */
+		tlc_buf_printf(out, ", offset=%lld", (long long)b->offset);
 	tlc_buf_putc(out, ')');
 }
 

@@ -69,6 +69,7 @@ tlc_buffer *tlc_buffer_new(tlc_module *m, const char *name, tlc_dtype t, tlc_sco
 	}
 	b->id = m->next_id++;
 	b->loc = loc;
+	b->offset = -1; /* not planned (storage-plan sets it) */
 	return b;
 }
 

@@ -119,9 +119,15 @@ ok_if "  --plugin-path first, then TLC_PLUGIN_PATH, in order" \
 	'[ "$(head -n 4 "$tmp/out" | paste -sd" ")" = "/c/1 /c/2 /e/1 /e/2" ]'
 ok_if "  then the dir beside libtlc" 'sed -n 5p "$tmp/out" | grep -q "/tlc/plugins$"'
 check "-v" 0 "$("$TLC" --version)" -- "$TLC" -v
+# the pipeline line lists the `pass =` lines of [pipeline.cuda-sm90], in order
+want_pipe=$(awk '/^\[/ { in_sec = ($0 == "[pipeline.cuda-sm90]") } in_sec && /^pass *=/ { sub(/^pass *= */, ""); print }' \
+	"$TLC_CONFIG" | paste -sd, | sed 's/,/, /g')
 ok_if "  shows the config, the plugins and the pipeline" \
 	'grep -q "^config: $TLC_CONFIG$" "$tmp/err" && grep -q "^  simplify " "$tmp/err" &&
-	 grep -q "^pipeline: simplify, layout-inference, lower-tile-ops, simplify$" "$tmp/err"'
+	 grep -q "^  layout_infer " "$tmp/err" && grep -q "^  lower_tile_ops " "$tmp/err" &&
+	 grep -qx "pipeline: $want_pipe" "$tmp/err"'
+ok_if "  the default pipeline lowers through layout-inference and lower-tile-ops" \
+	'case "$want_pipe" in "simplify, layout-inference, lower-tile-ops, simplify"*) true ;; *) false ;; esac'
 
 # ---- pipeline options ----
 f=$TLC_SRCDIR/examples/elementwise_add.tl

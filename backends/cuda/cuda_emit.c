@@ -26,6 +26,8 @@ void cuda_error(cuda_emitter *e, tlc_loc loc, const char *fmt, ...)
 
 /* ---- shared memory ---- */
 
+/* Record the shared buffers declared in s: static ones by size, dynamic ones
+ * with the arena offset storage-plan gave them (-1 when not planned). */
 static void collect_smem(cuda_emitter *e, const tlc_stmt *s)
 {
 	if (!s)
@@ -47,8 +49,9 @@ static void collect_smem(cuda_emitter *e, const tlc_stmt *s)
 	}
 	const tlc_buffer *b = s->u.alloc.buf;
 	int64_t numel;
-	if ((b->scope != TLC_SCOPE_SHARED_DYN && b->scope != TLC_SCOPE_SHARED) || !cuda_buffer_numel(b, &numel))
-		return; /* emit_alloc reports non-constant shapes */
+	if ((b->scope != TLC_SCOPE_SHARED_DYN && b->scope != TLC_SCOPE_SHARED) || b->alias_of ||
+	    !cuda_buffer_numel(b, &numel))
+		return; /* emit_alloc reports views and non-constant shapes */
 	int64_t bytes = numel * (tlc_dtype_bits(b->dtype) / 8);
 	if (b->scope == TLC_SCOPE_SHARED) {
 		e->static_smem += (bytes + 15) / 16 * 16;
@@ -58,23 +61,56 @@ static void collect_smem(cuda_emitter *e, const tlc_stmt *s)
 	e->smem_offsets = realloc(e->smem_offsets, (size_t)(e->nsmem + 1) * sizeof(*e->smem_offsets));
 	if (!e->smem_bufs || !e->smem_offsets)
 		abort();
-	int64_t off = (e->dyn_smem + SMEM_ALIGN - 1) / SMEM_ALIGN * SMEM_ALIGN;
 	e->smem_bufs[e->nsmem] = b;
-	e->smem_offsets[e->nsmem++] = off;
-	e->dyn_smem = off + bytes;
+	e->smem_offsets[e->nsmem++] = b->offset;
+	if (b->offset >= 0 && b->offset + bytes > e->dyn_smem)
+		e->dyn_smem = b->offset + bytes;
 }
 
+static int64_t smem_bytes(const tlc_buffer *b)
+{
+	int64_t numel = 0;
+	cuda_buffer_numel(b, &numel);
+	return numel * (tlc_dtype_bits(b->dtype) / 8);
+}
+
+/* Buffers storage-plan did not place (it did not run, or a later pass made
+ * them) go after the planned arena, each at the next 128-byte boundary;
+ * then the total must fit the target. */
 static int check_smem(cuda_emitter *e)
 {
-	if (e->static_smem > DEFAULT_SMEM_LIMIT)
+	for (int i = 0; i < e->f->nattrs; i++) {
+		int64_t planned;
+		if (e->f->attr_keys[i] && strcmp(e->f->attr_keys[i], "tlc.smem_bytes") == 0 &&
+		    tlc_expr_as_int(e->f->attr_values[i], &planned) && planned > e->dyn_smem)
+			e->dyn_smem = planned;
+	}
+	for (int i = 0; i < e->nsmem; i++)
+		if (e->smem_offsets[i] < 0) {
+			e->smem_offsets[i] = (e->dyn_smem + SMEM_ALIGN - 1) / SMEM_ALIGN * SMEM_ALIGN;
+			e->dyn_smem = e->smem_offsets[i] + smem_bytes(e->smem_bufs[i]);
+		}
+	if (e->static_smem > DEFAULT_SMEM_LIMIT) {
 		cuda_error(e, e->f->loc,
 		           "kernel '%s' uses %lld bytes of static shared memory (scope=\"shared\"); the limit is %d: "
 		           "use the default dynamic shared memory instead",
 		           e->f->name, (long long)e->static_smem, DEFAULT_SMEM_LIMIT);
-	else if (e->dyn_smem + e->static_smem > e->arch->max_dyn_smem)
-		cuda_error(e, e->f->loc, "kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld per block",
+	} else if (e->dyn_smem + e->static_smem > e->arch->max_dyn_smem) {
+		tlc_buf list;
+		tlc_buf_init(&list);
+		for (int i = 0; i < e->nsmem; i++)
+			tlc_buf_printf(&list, "%s'%s' %lld bytes at offset %lld", i ? ", " : "", e->smem_bufs[i]->name,
+			               (long long)smem_bytes(e->smem_bufs[i]), (long long)e->smem_offsets[i]);
+		if (e->static_smem)
+			tlc_buf_printf(&list, "%sstatic __shared__ arrays %lld bytes", e->nsmem ? ", " : "",
+			               (long long)e->static_smem);
+		cuda_error(e, e->f->loc,
+		           "kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld per block: %s; total "
+		           "%lld bytes",
 		           e->f->name, (long long)(e->dyn_smem + e->static_smem), e->arch->target,
-		           (long long)e->arch->max_dyn_smem);
+		           (long long)e->arch->max_dyn_smem, tlc_buf_str(&list), (long long)(e->dyn_smem + e->static_smem));
+		tlc_buf_free(&list);
+	}
 	return e->errors;
 }
 
@@ -157,9 +193,16 @@ static void emit_kernel(cuda_emitter *e, tlc_buf *out, const int64_t tdims[3])
 			               (long long)(tdims[0] * tdims[1]));
 		tlc_buf_puts(out, ";\n");
 	}
+	/* T.use_swizzle: the block variables come from the rasterization */
+	const char *block = "blockIdx";
+	if (e->raster_panel > 0 && (e->used_frame & 7u)) {
+		tlc_buf_printf(out, "\tconst dim3 tlc_block_idx = tlc::rasterization2D%s<%lld>();\n",
+		               e->raster_column ? "Column" : "Row", (long long)e->raster_panel);
+		block = "tlc_block_idx";
+	}
 	for (int d = 0; d < 3; d++) {
 		if ((e->used_frame & (1u << d)) && e->f->block_vars[d])
-			tlc_buf_printf(out, "\tconst int %s = (int)blockIdx.%c;\n", cuda_name(e, e->f->block_vars[d]->name),
+			tlc_buf_printf(out, "\tconst int %s = (int)%s.%c;\n", cuda_name(e, e->f->block_vars[d]->name), block,
 			               "xyz"[d]);
 		if ((e->used_frame & (1u << (3 + d))) && e->f->thread_vars[d])
 			tlc_buf_printf(out, "\tconst int %s = (int)threadIdx.%c;\n", cuda_name(e, e->f->thread_vars[d]->name),

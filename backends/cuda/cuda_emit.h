@@ -33,6 +33,7 @@ enum {
 	CUDA_HELPER_FLOORMOD_I64 = 1 << 3,
 	CUDA_HELPER_GEMM = 1 << 4,     /* device/tlc_gemm.cuh */
 	CUDA_HELPER_COPY_VEC = 1 << 5, /* tlc_copy_vec<bytes> */
+	CUDA_HELPER_RASTER = 1 << 6,   /* tlc::rasterization2DRow / Column */
 };
 
 /* A small set of shared buffers (for barrier placement). */
@@ -59,6 +60,8 @@ typedef struct cuda_emitter {
 	int64_t *smem_offsets;
 	tlc_ranges ranges;  /* variables in scope with known ranges */
 	bool in_nest;        /* inside a lowered T.Parallel nest: threads diverge, no barriers */
+	int64_t raster_panel; /* T.use_swizzle(panel, order): > 0 when block indices are rasterized */
+	bool raster_column;   /* ... in column panels */
 	tlc_buf *decls;      /* file-scope declarations the kernel needs (layout functors), before it */
 	int counter;         /* for fresh C names */
 	bool host;           /* printing host (launcher) code: no thread/block ids */
@@ -128,6 +131,8 @@ bool cuda_smem_set_intersects(const cuda_smem_set *a, const cuda_smem_set *b);
 void cuda_emit_mma_gemm(cuda_emitter *e, const tlc_expr *call, int ind);
 /* T.atomic_add(dst[i..], value) of one element. */
 void cuda_emit_atomic_add(cuda_emitter *e, const tlc_stmt *s, int ind);
+/* T.atomic_add_vec(dst[i..], src[j..], lanes): float32 vector atomics (per lane before sm_90). */
+void cuda_emit_atomic_add_vec(cuda_emitter *e, const tlc_stmt *s, int ind);
 /* T.copy_vec(dst[i..], src[j..], lanes). */
 void cuda_emit_copy_vec(cuda_emitter *e, const tlc_stmt *s, int ind);
 

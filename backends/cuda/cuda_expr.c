@@ -403,6 +403,16 @@ static void emit_call(cuda_emitter *e, const tlc_expr *x)
 		emit_math(e, x);
 		return;
 	}
+	if (op == TLC_OP_SHFL_XOR && x->u.call.nargs == 2 && !e->host) {
+		/* every lane of the warp takes part: lower-tile-ops emits it in
+		 * thread-uniform code only */
+		put(e, "__shfl_xor_sync(0xffffffffu, ");
+		cuda_emit_expr(e, x->u.call.args[0]);
+		put(e, ", ");
+		cuda_emit_expr(e, x->u.call.args[1]);
+		put(e, ")");
+		return;
+	}
 	if ((op == TLC_OP_THREAD_IDX || op == TLC_OP_BLOCK_IDX) && !e->host) {
 		int64_t d = 0;
 		if (x->u.call.nargs == 1 && tlc_expr_as_int(x->u.call.args[0], &d) && d >= 0 && d < 3) {
@@ -547,6 +557,31 @@ void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 		                  "static __device__ __forceinline__ void tlc_copy_vec(void *dst, const void *src)\n"
 		                  "{\n\ttypedef typename tlc_vec_type<BYTES>::type V;\n"
 		                  "\t*reinterpret_cast<V *>(dst) = *reinterpret_cast<const V *>(src);\n}\n\n");
+	if (helpers & CUDA_HELPER_RASTER)
+		tlc_buf_puts(out,
+		             "namespace tlc {\n"
+		             "/* T.use_swizzle: a permutation of the blocks of a 2-D grid for L2 locality.  Row: panels of\n"
+		             " * PANEL block rows, walked column by column inside a panel (the last panel may be\n"
+		             " * shorter); Column: the same with rows and columns exchanged. */\n"
+		             "template <int PANEL>\n"
+		             "static __device__ __forceinline__ dim3 rasterization2DRow()\n"
+		             "{\n"
+		             "\tconst unsigned gx = gridDim.x, gy = gridDim.y;\n"
+		             "\tconst unsigned id = blockIdx.x + blockIdx.y * gx;\n"
+		             "\tconst unsigned panel = id / (PANEL * gx), in_panel = id % (PANEL * gx);\n"
+		             "\tconst unsigned rows = min((unsigned)PANEL, gy - panel * PANEL);\n"
+		             "\treturn dim3(in_panel / rows, panel * PANEL + in_panel % rows, blockIdx.z);\n"
+		             "}\n\n"
+		             "template <int PANEL>\n"
+		             "static __device__ __forceinline__ dim3 rasterization2DColumn()\n"
+		             "{\n"
+		             "\tconst unsigned gx = gridDim.x, gy = gridDim.y;\n"
+		             "\tconst unsigned id = blockIdx.y + blockIdx.x * gy;\n"
+		             "\tconst unsigned panel = id / (PANEL * gy), in_panel = id % (PANEL * gy);\n"
+		             "\tconst unsigned cols = min((unsigned)PANEL, gx - panel * PANEL);\n"
+		             "\treturn dim3(panel * PANEL + in_panel % cols, in_panel / cols, blockIdx.z);\n"
+		             "}\n"
+		             "} /* namespace tlc */\n\n");
 	if (helpers & CUDA_HELPER_GEMM) {
 		const char *text = cuda_device_text("tlc_gemm");
 		tlc_buf_puts(out, text ? text : "#error tlc: device helper tlc_gemm.cuh missing from the cuda plugin\n");

@@ -151,3 +151,34 @@ void cuda_emit_copy_vec(cuda_emitter *e, const tlc_stmt *s, int ind)
 	cuda_emit_access(e, s->loc, src->u.load.buf, src->u.load.n, src->u.load.idx);
 	tlc_buf_puts(e->out, ");\n");
 }
+
+void cuda_emit_atomic_add_vec(cuda_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *c = s->u.eval.call;
+	int64_t lanes;
+	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
+	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD || !tlc_expr_as_int(c->u.call.args[2], &lanes) ||
+	    (lanes != 2 && lanes != 4) || dst->u.load.buf->dtype != TLC_DT_FLOAT32 ||
+	    src->u.load.buf->dtype != TLC_DT_FLOAT32) {
+		cuda_error(e, s->loc, "T.atomic_add_vec needs two float32 elements and 2 or 4 lanes");
+		return;
+	}
+	indent(e, ind);
+	if (strcmp(e->arch->sm, "sm_90a") == 0) {
+		/* vector atomics on global memory: compute capability 9.0 and up */
+		const char *vt = lanes == 4 ? "float4" : "float2";
+		tlc_buf_printf(e->out, "atomicAdd(reinterpret_cast<%s *>(&", vt);
+		cuda_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
+		tlc_buf_printf(e->out, "), *reinterpret_cast<const %s *>(&", vt);
+		cuda_emit_access(e, s->loc, src->u.load.buf, src->u.load.n, src->u.load.idx);
+		tlc_buf_puts(e->out, "));\n");
+		return;
+	}
+	tlc_buf_printf(e->out, "for (int tlc_l = 0; tlc_l < %lld; ++tlc_l)\n", (long long)lanes);
+	indent(e, ind + 1);
+	tlc_buf_puts(e->out, "atomicAdd(&");
+	cuda_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
+	tlc_buf_puts(e->out, " + tlc_l, (&");
+	cuda_emit_access(e, s->loc, src->u.load.buf, src->u.load.n, src->u.load.idx);
+	tlc_buf_puts(e->out, ")[tlc_l]);\n");
+}

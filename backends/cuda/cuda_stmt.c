@@ -31,21 +31,45 @@ static void emit_sync(cuda_emitter *e, int ind)
 	e->pend_writes = (cuda_smem_set){0};
 }
 
-/* Insert a barrier before s when s conflicts with shared accesses since the
- * last one; then record s's accesses. */
+static bool smem_hazard(const cuda_emitter *e, const cuda_smem_set *r, const cuda_smem_set *w)
+{
+	return cuda_smem_set_intersects(r, &e->pend_writes) || cuda_smem_set_intersects(w, &e->pend_reads) ||
+	       cuda_smem_set_intersects(w, &e->pend_writes);
+}
+
+/* The sync-insert pass places the barriers; check that s does not conflict
+ * with shared accesses since the last one, so that a pipeline without that
+ * pass fails here instead of racing on the GPU. */
 static void sync_before(cuda_emitter *e, const tlc_stmt *s, int ind)
 {
+	(void)ind;
 	cuda_smem_set r = {0}, w = {0};
+	if (e->in_nest)
+		return; /* no barrier can go there: sync-insert reports hazards inside a nest */
 	cuda_collect_shared(s, &r, &w);
-	bool hazard = cuda_smem_set_intersects(&r, &e->pend_writes) || cuda_smem_set_intersects(&w, &e->pend_reads) ||
-	              cuda_smem_set_intersects(&w, &e->pend_writes);
-	if (hazard) {
-		if (e->in_nest)
-			cuda_error(e, s->loc,
-			           "this T.Parallel loop reads back shared memory it wrote (or overwrites what it "
-			           "read): split it into two loops so that a barrier can go between them");
-		else
-			emit_sync(e, ind);
+	if (!smem_hazard(e, &r, &w))
+		return;
+	cuda_error(e, s->loc,
+	           "internal consistency check: this statement touches shared memory that other threads "
+	           "accessed since the last barrier, and no T.sync_threads() is between them: the pipeline "
+	           "must run sync-insert after the last pass that changes shared accesses (see tlc.ini)");
+	/* one report per missing barrier */
+	e->pend_reads = (cuda_smem_set){0};
+	e->pend_writes = (cuda_smem_set){0};
+}
+
+/* The shared accesses of a loop body before its first barrier: what the
+ * next iteration does before it synchronizes. */
+static void body_head(const tlc_stmt *body, cuda_smem_set *r, cuda_smem_set *w)
+{
+	bool seq = body->kind == TLC_STMT_SEQ;
+	int n = seq ? body->u.seq.n : 1;
+	for (int i = 0; i < n; i++) {
+		const tlc_stmt *item = seq ? body->u.seq.items[i] : body;
+		if (item->kind == TLC_STMT_EVAL && item->u.eval.call->kind == TLC_EXPR_CALL &&
+		    item->u.eval.call->u.call.op == TLC_OP_SYNC_THREADS)
+			return;
+		cuda_collect_shared(item, r, w);
 	}
 }
 
@@ -99,13 +123,17 @@ static void emit_serial(cuda_emitter *e, const tlc_stmt *s, int ind)
 	if (tlc_expr_bounds(&e->ranges, s->u.loop.min, &lo, &hi) &&
 	    tlc_expr_bounds(&e->ranges, s->u.loop.extent, &elo, &ehi) && ehi >= 1)
 		tlc_ranges_push(&e->ranges, s->u.loop.var, lo, hi + ehi - 1);
-	/* a barrier at the end of the body when one iteration's shared writes
-	 * may meet the next iteration's accesses in other threads */
-	cuda_smem_set r = {0}, w = {0};
-	cuda_collect_shared(s->u.loop.body, &r, &w);
 	emit_body(e, s->u.loop.body, ind + 1);
-	if (!e->in_nest && (cuda_smem_set_intersects(&w, &r) || cuda_smem_set_intersects(&w, &w)))
-		emit_sync(e, ind + 1);
+	/* what the body left pending must not meet what the next iteration does
+	 * before its first barrier (sync-insert ends such a body with one) */
+	cuda_smem_set r = {0}, w = {0};
+	if (s->u.loop.body)
+		body_head(s->u.loop.body, &r, &w);
+	if (!e->in_nest && !e->errors && smem_hazard(e, &r, &w))
+		cuda_error(e, s->loc,
+		           "internal consistency check: one iteration of this loop leaves shared memory that the next "
+		           "one touches before any barrier, and the body does not end with T.sync_threads(): the "
+		           "pipeline must run sync-insert (see tlc.ini)");
 	e->ranges.n = saved;
 	line(e, ind, "}");
 }
@@ -208,10 +236,35 @@ static void emit_eval(cuda_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_COPY_VEC:
 		cuda_emit_copy_vec(e, s, ind);
 		return;
-	case TLC_OP_USE_SWIZZLE:
-		/* block rasterization only changes the order of blocks, never results */
-		line(e, ind, "/* T.use_swizzle: block rasterization not applied yet */");
+	case TLC_OP_ATOMIC_ADD_VEC:
+		cuda_emit_atomic_add_vec(e, s, ind);
 		return;
+	case TLC_OP_USE_SWIZZLE: {
+		/* a permutation of the blocks for L2 locality; the block variables are
+		 * defined from it at kernel entry (cuda_emit.c) */
+		int64_t panel = 0, enable = 1;
+		const tlc_expr *order = c->u.call.nargs > 1 ? c->u.call.args[1] : tlc_call_kw(c, "order");
+		const tlc_expr *en = tlc_call_kw(c, "enable");
+		if (!tlc_expr_as_int(c->u.call.args[0], &panel) || panel <= 0 || (en && !tlc_expr_as_int(en, &enable))) {
+			cuda_error(e, s->loc, "T.use_swizzle needs a positive compile-time panel size");
+			return;
+		}
+		if (order && (order->kind != TLC_EXPR_STR || (strcmp(order->u.str, "row") && strcmp(order->u.str, "column")))) {
+			cuda_error(e, s->loc, "T.use_swizzle: order must be \"row\" or \"column\"");
+			return;
+		}
+		if (!enable)
+			return;
+		if (e->f->grid_ndim < 2) {
+			cuda_error(e, s->loc, "T.use_swizzle needs a 2-D grid (T.Kernel(nx, ny, ...))");
+			return;
+		}
+		e->raster_panel = panel;
+		e->raster_column = order && !strcmp(order->u.str, "column");
+		e->helpers |= CUDA_HELPER_RASTER;
+		line(e, ind, "/* T.use_swizzle: block indices come from tlc::rasterization2D* at kernel entry */");
+		return;
+	}
 	default:
 		cuda_error(e, s->loc, "T.%s is not supported by target %s yet", cuda_op_name(e, c), e->arch->target);
 	}

@@ -136,6 +136,10 @@ typedef struct tlc_buffer {
 	/* T.view: this buffer reinterprets the storage of alias_of (same scope,
 	 * its own shape and dtype, at most as many bytes); NULL = own storage */
 	const struct tlc_buffer *alias_of;
+	/* shared.dyn: byte offset in the kernel's dynamic shared arena, set by
+	 * the storage-plan pass (a T.view: its source's); -1 = not planned.
+	 * Printed as `offset=N` in T.alloc_shared. */
+	int64_t offset;
 } tlc_buffer;
 
 /* ---- expressions ---- */

@@ -96,6 +96,18 @@ static tlc_stmt *lower_eval(lw_state *st, tlc_stmt *s)
 		tlc_stmt *g = lw_lower_gemm(st, s);
 		return g ? g : s;
 	}
+	case TLC_OP_REDUCE_MAX:
+	case TLC_OP_REDUCE_MIN:
+	case TLC_OP_REDUCE_SUM:
+	case TLC_OP_REDUCE_ABSSUM:
+	case TLC_OP_REDUCE_ABSMAX: {
+		tlc_stmt *r = lw_lower_reduce(st, s);
+		return r ? r : s;
+	}
+	case TLC_OP_CUMSUM: {
+		tlc_stmt *r = lw_lower_cumsum(st, s);
+		return r ? r : s;
+	}
 	case TLC_OP_ANNOTATE_LAYOUT: return s; /* consumed by lower_buffers.c */
 	case TLC_OP_USE_SWIZZLE: return s;
 	default:

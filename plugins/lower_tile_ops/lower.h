@@ -52,6 +52,23 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s);
 
 /* lower_parallel.c: the thread-level form of a T.Parallel nest. */
 tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s);
+/* The register index of fragment P at the element that fragment L holds in
+ * register r of this thread, P's dimension d being L's dimension keep[d];
+ * NULL and *why when P does not hold that element in this thread (or would
+ * need the thread id to say where). */
+const tlc_expr *lw_frag_register(lw_state *st, const tlc_layout *L, const tlc_expr *r, const tlc_layout *P,
+                                 const int *keep, int nkeep, const char **why);
+/* ((x / w) % radix), leaving out the modulo when w * radix >= extent. */
+const tlc_expr *lw_digit_value(lw_state *st, const tlc_expr *x, int64_t w, int64_t radix, int64_t extent);
+
+/* lower_vector.c: the nest with its element copy widened to T.copy_vec, or
+ * NULL when the physical addresses do not allow it (see the file). inner
+ * holds nlets lets of the loop variables, then the body. */
+tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j, tlc_stmt *inner, int nlets);
+
+/* lower_reduce.c: T.reduce_* over a fragment dimension; T.cumsum of shared tiles. */
+tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s);
+tlc_stmt *lw_lower_cumsum(lw_state *st, tlc_stmt *s);
 
 /* lower_buffers.c: fragments -> local arrays, memory layouts applied. */
 void lw_lower_buffers(lw_state *st);

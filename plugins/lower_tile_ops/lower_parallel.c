@@ -37,8 +37,7 @@ static const tlc_expr *bin(lw_state *st, tlc_expr_kind k, const tlc_expr *a, con
 	return tlc_binary(st->m, k, a, b);
 }
 
-/* ((x / w) % radix) without the parts that are no-ops. */
-static const tlc_expr *digit_value(lw_state *st, const tlc_expr *x, int64_t w, int64_t radix, int64_t extent)
+const tlc_expr *lw_digit_value(lw_state *st, const tlc_expr *x, int64_t w, int64_t radix, int64_t extent)
 {
 	if (w > 1)
 		x = bin(st, TLC_EXPR_FLOORDIV, x, ci(st, w));
@@ -47,13 +46,9 @@ static const tlc_expr *digit_value(lw_state *st, const tlc_expr *x, int64_t w, i
 	return x;
 }
 
-/* The register index of fragment P at the loop's current element, from
- * which loop dimension each of P's dimensions is (keep); NULL and *why when P
- * does not hold that element in this thread. */
-static const tlc_expr *frag_register(lw_state *st, const nest *n, const tlc_layout *P, const int *keep, int nkeep,
-                                     const char **why)
+const tlc_expr *lw_frag_register(lw_state *st, const tlc_layout *L, const tlc_expr *r, const tlc_layout *P,
+                                 const int *keep, int nkeep, const char **why)
 {
-	const tlc_layout *L = n->loop;
 	if (P->kind != TLC_LAYOUT_FRAGMENT || P->ndim != nkeep) {
 		*why = "its layout is not a fragment of that rank";
 		return NULL;
@@ -89,7 +84,7 @@ static const tlc_expr *frag_register(lw_state *st, const nest *n, const tlc_layo
 				}
 				continue;
 			}
-			const tlc_expr *term = digit_value(st, n->r, ld->weight, ld->radix, nregs_L);
+			const tlc_expr *term = lw_digit_value(st, r, ld->weight, ld->radix, nregs_L);
 			if (ld->stride / lo > 1)
 				term = bin(st, TLC_EXPR_MUL, term, ci(st, ld->stride / lo));
 			val = bin(st, TLC_EXPR_ADD, val, term);
@@ -160,7 +155,7 @@ static const tlc_expr *rw_frag_index(rewriter *w, tlc_buffer *b, int ni, const t
 			keep[nk++] = k;
 		}
 		if (regular) {
-			const tlc_expr *r = frag_register(st, w->n, b->layout, keep, nk, &why);
+			const tlc_expr *r = lw_frag_register(st, w->n->loop, w->n->r, b->layout, keep, nk, &why);
 			if (r)
 				return r;
 		} else if (b->layout->replicate == b->layout->threads) {
@@ -430,14 +425,22 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 		const tlc_frag_digit *dg = &L->digits[k];
 		if (!dg->is_thread || dg->dim >= 0)
 			continue;
-		const tlc_expr *c = bin(st, TLC_EXPR_EQ, digit_value(st, n.t, dg->weight, dg->radix, L->threads), ci(st, 0));
+		const tlc_expr *c = bin(st, TLC_EXPR_EQ, lw_digit_value(st, n.t, dg->weight, dg->radix, L->threads), ci(st, 0));
 		first = first ? bin(st, TLC_EXPR_AND, first, c) : c;
 	}
 	tlc_stmt *body = rw_stmt(&w, n.body, first);
 	st->ranges.n = saved;
 	tlc_seq_append(st->m, inner, body);
 
-	tlc_stmt *out = r ? tlc_for_new(st->m, loc, r, ci(st, 0), ci(st, nregs), TLC_FOR_UNROLLED, inner) : inner;
+	int nlets = n.ndim - w.nconst;
+	bool j_is_let = true;
+	for (int i = 0; i < w.nconst; i++)
+		j_is_let &= w.const_var[i] != n.vars[n.ndim - 1];
+	tlc_stmt *out = NULL;
+	if (j_is_let && !w.failed && !first)
+		out = lw_vectorize(st, L, r, n.vars[n.ndim - 1], inner, nlets);
+	if (!out)
+		out = r ? tlc_for_new(st->m, loc, r, ci(st, 0), ci(st, nregs), TLC_FOR_UNROLLED, inner) : inner;
 	if (L->thread_lo > 0 || L->threads < st->threads) {
 		const tlc_expr *c = bin(st, TLC_EXPR_LT, n.t, ci(st, L->threads));
 		if (L->thread_lo > 0)

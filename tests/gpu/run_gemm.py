@@ -15,9 +15,9 @@ exact in float32) differs from float64 by rounding in the sums, so
 their own rounding (2^-11 relative): atol 2e-2, rtol 2e-3; bf16 outputs round
 to 2^-8 relative: rtol 1e-2.
 
-Speed: examples/gemm.tl at 4096^3 and 8192^3 (fp16 and bf16 variants of the
-same kernel), CUDA events, median of 30 runs after 5 warm-ups, next to
-torch.matmul (cuBLAS) in the same process. Writes bench/results/gemm-<date>.md.
+With --bench, also the speed of examples/gemm.tl at 4096^3 and 8192^3 next to
+torch.matmul (bench/bench_tile.py is the full benchmark). Writes
+bench/results/gemm-<date>.md.
 
 Exit status: 0 all checks pass, 1 a check failed, 2 a build failed, 77 no GPU.
 """
@@ -211,7 +211,7 @@ def main():
     ap.add_argument("--tlc", default=os.path.join(REPO, "build", "tlc"))
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
-    ap.add_argument("--no-bench", action="store_true", help="numerics only")
+    ap.add_argument("--bench", action="store_true", help="also time examples/gemm.tl next to cuBLAS")
     args = ap.parse_args()
     try:
         import torch
@@ -231,7 +231,7 @@ def main():
     r = run_two_transposes(torch, args, workdir)
     log(f"{r['label']}: {'pass' if r['ok'] else 'FAIL'} {r}")
     rows.append(r)
-    brows = [] if args.no_bench else bench(torch, args, workdir)
+    brows = bench(torch, args, workdir) if args.bench else []
     path = write_report(args, torch, rows, brows)
     print(open(path).read())
     if any(r.get("note") == "build failed" for r in rows):

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Speed of tlc's GEMM and flash-attention forward next to cuBLAS and torch SDPA.
+
+Same process, same inputs, same stream: examples/gemm.tl (fp16 and bf16,
+4096^3 and 8192^3) against torch.matmul (cuBLAS), and
+examples/flash_attn_fwd.tl (fp16, batch 8, 32 heads, seq 4096, dim 128,
+causal and not) against torch.nn.functional.scaled_dot_product_attention.
+Every timed kernel is first checked against the torch result (a failing check
+is reported and its speed is not compared). Timing: CUDA events around each
+launch, median of 30 after 5 warm-ups. Writes bench/results/bench-<date>.md
+with date, device and commit.
+
+Usage, from the repository root after a build:
+    python3 bench/bench_tile.py --tlc build/tlc
+"""
+import argparse
+import datetime
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "gpu"))
+import tlc_gpu  # noqa: E402
+from run_elementwise import commit  # noqa: E402
+
+REPO = tlc_gpu.REPO
+GEMM = os.path.join(REPO, "examples", "gemm.tl")
+FA = os.path.join(REPO, "examples", "flash_attn_fwd.tl")
+WARMUP, RUNS = 5, 30
+
+
+def median_ms(torch, fn):
+    for _ in range(WARMUP):
+        fn()
+    times = []
+    for _ in range(RUNS):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    return statistics.median(times)
+
+
+def gemm_rows(torch, args, workdir):
+    rows = []
+    for n in (4096, 8192):
+        for dt in ("float16", "bfloat16"):
+            kern = tlc_gpu.compile(GEMM, entry=f'matmul({n}, {n}, {n}, dtype="{dt}")', tlc=args.tlc,
+                                   nvcc=args.nvcc, cache_dir=workdir, verbose=False)
+            tdt = getattr(torch, dt)
+            torch.manual_seed(0)
+            a, b = torch.randn(n, n, device="cuda").to(tdt), torch.randn(n, n, device="cuda").to(tdt)
+            c, ref = torch.empty(n, n, device="cuda", dtype=tdt), torch.empty(n, n, device="cuda", dtype=tdt)
+            fn = tlc_gpu.bind(kern, a, b, c)
+            fn()
+            torch.matmul(a, b, out=ref)
+            torch.cuda.synchronize()
+            ok, _, _ = tlc_gpu.check(c, ref.float(), atol=0.5, rtol=2e-2)
+            flops = 2 * n ** 3
+            t = median_ms(torch, fn)
+            tt = median_ms(torch, lambda: torch.matmul(a, b, out=ref))
+            rows.append((f"GEMM {n}^3 {dt}", ok, t, tt, flops))
+    return rows
+
+
+def fa_rows(torch, args, workdir):
+    import torch.nn.functional as F
+    rows = []
+    B, H, S, D = 8, 32, 4096, 128
+    for causal in (False, True):
+        kern = tlc_gpu.compile(FA, entry=f"flashattn({B}, {H}, {S}, {D}, is_causal={causal})", tlc=args.tlc,
+                               nvcc=args.nvcc, cache_dir=workdir, verbose=False)
+        torch.manual_seed(1)
+        q, k, v = (torch.randn(B, S, H, D, device="cuda").half() for _ in range(3))
+        o = torch.empty_like(q)
+        qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+        fn = tlc_gpu.bind(kern, q, k, v, o)
+        fn()
+        ref = F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
+        torch.cuda.synchronize()
+        ok, _, _ = tlc_gpu.check(o, ref.transpose(1, 2).float(), atol=1e-2, rtol=1e-2)
+        flops = 4 * B * H * S * S * D // (2 if causal else 1)
+        t = median_ms(torch, fn)
+        tt = median_ms(torch, lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal))
+        rows.append((f"flash-attn fwd B{B} H{H} S{S} D{D} {'causal' if causal else 'non-causal'}", ok, t, tt, flops))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tlc", default=os.path.join(REPO, "build", "tlc"))
+    ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
+    ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    args = ap.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("torch is not installed: skipping", file=sys.stderr)
+        return 77
+    if not torch.cuda.is_available():
+        print("no CUDA device: skipping", file=sys.stderr)
+        return 77
+    tlc_gpu.setup_env(args.tlc)
+    workdir = tempfile.mkdtemp(prefix="tlc-bench-")
+    rows = gemm_rows(torch, args, workdir) + fa_rows(torch, args, workdir)
+    today = datetime.date.today().isoformat()
+    lines = ["# tlc vs cuBLAS / torch SDPA", "", f"- date: {today}", f"- device: {torch.cuda.get_device_name()}",
+             f"- commit: {commit()}", f"- torch {torch.__version__}; tlc target cuda-sm90 (mma.sync path)",
+             f"- timing: CUDA events per launch, median of {RUNS} after {WARMUP} warm-up",
+             "", "| kernel | check | tlc ms | tlc TFLOP/s | torch ms | torch TFLOP/s | tlc / torch |",
+             "|---|---|---|---|---|---|---|"]
+    for name, ok, t, tt, flops in rows:
+        tf, ttf = flops / t / 1e9, flops / tt / 1e9
+        lines.append(f"| {name} | {'pass' if ok else 'FAIL'} | {t:.3f} | {tf:.1f} | {tt:.3f} | {ttf:.1f} | "
+                     f"{tf / ttf:.2f} |")
+    if not all(r[1] for r in rows):
+        lines += ["", "**A numeric check failed: those timings are not a valid comparison.**"]
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"bench-{today}.md")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(open(path).read())
+    return 0 if all(r[1] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,360 @@
+/* lower_vector.c - widening element copies of a lowered nest.
+ *
+ * When the loop layout gives each thread `v` consecutive elements along the
+ * last dimension in consecutive registers (its lowest register digit), a body
+ * that only moves one element (dst[..] = src[..], possibly under a boundary
+ * predicate) can move the v elements with one access of v * size bytes
+ * (T.copy_vec), provided that on BOTH sides the v elements are contiguous and
+ * aligned to v in *physical* memory:
+ *   - a fragment: its register indices for the v elements are consecutive and
+ *     start at a multiple of v (checked for every register group);
+ *   - a buffer with a memory layout (a swizzle, the dQ layout of a flash-
+ *     attention backward): the layout maps every aligned run of v logical
+ *     elements along the last dimension to an aligned physical run (checked
+ *     at every logical index), and the access offset along that dimension is
+ *     a multiple of v;
+ *   - a row-major buffer: the row length and the offset along the last
+ *     dimension are provably multiples of v (dynamic sizes are not).
+ * A predicate may only test the last index against a bound that is a
+ * multiple of v, so that the v elements are all in or all out.
+ * Anything else stays one element at a time: never a wide access across
+ * non-contiguous addresses. */
+#include <string.h>
+
+#include "lower.h"
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	a = a < 0 ? -a : a;
+	b = b < 0 ? -b : b;
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+#define HUGE_MULTIPLE ((int64_t)1 << 40)
+
+/* A number that provably divides e (1 when nothing better is known). */
+static int64_t known_multiple(const tlc_expr *e)
+{
+	int64_t v;
+	if (tlc_expr_as_int(e, &v))
+		return v == 0 ? HUGE_MULTIPLE : (v < 0 ? -v : v);
+	switch (e->kind) {
+	case TLC_EXPR_ADD:
+	case TLC_EXPR_SUB: return gcd64(known_multiple(e->u.op.a), known_multiple(e->u.op.b));
+	case TLC_EXPR_MUL: {
+		int64_t a = known_multiple(e->u.op.a), b = known_multiple(e->u.op.b);
+		return a > HUGE_MULTIPLE / (b ? b : 1) ? HUGE_MULTIPLE : a * b;
+	}
+	case TLC_EXPR_FLOORMOD:
+		if (tlc_expr_as_int(e->u.op.b, &v) && v > 0)
+			return gcd64(known_multiple(e->u.op.a), v);
+		return 1;
+	default: return 1;
+	}
+}
+
+static bool uses_var(const tlc_expr *e, const tlc_var *v)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case TLC_EXPR_VAR: return e->u.var == v;
+	case TLC_EXPR_LOAD:
+		for (int i = 0; i < e->u.load.n; i++)
+			if (uses_var(e->u.load.idx[i], v))
+				return true;
+		return false;
+	case TLC_EXPR_CALL:
+		for (int i = 0; i < e->u.call.nargs; i++)
+			if (uses_var(e->u.call.args[i], v))
+				return true;
+		return false;
+	default:
+		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_CAST)
+			return uses_var(e->u.op.a, v) ||
+			       (e->kind != TLC_EXPR_CAST && e->kind != TLC_EXPR_NOT && e->kind != TLC_EXPR_NEG &&
+			        (uses_var(e->u.op.b, v) || (e->kind == TLC_EXPR_SELECT && uses_var(e->u.op.c, v))));
+		return false;
+	}
+}
+
+/* e = j + c with c free of j: *c set (0 when e is j). */
+static bool is_var_plus(const tlc_expr *e, const tlc_var *j, int64_t *c_multiple)
+{
+	if (e->kind == TLC_EXPR_VAR && e->u.var == j) {
+		*c_multiple = HUGE_MULTIPLE;
+		return true;
+	}
+	if (e->kind != TLC_EXPR_ADD)
+		return false;
+	const tlc_expr *a = e->u.op.a, *b = e->u.op.b;
+	if (b->kind == TLC_EXPR_VAR && b->u.var == j && !uses_var(a, j)) {
+		*c_multiple = known_multiple(a);
+		return true;
+	}
+	if (a->kind == TLC_EXPR_VAR && a->u.var == j && !uses_var(b, j)) {
+		*c_multiple = known_multiple(b);
+		return true;
+	}
+	return false;
+}
+
+/* ---- substitution ---- */
+
+static const tlc_expr *subst(lw_state *st, const tlc_expr *e, const tlc_var *v, const tlc_expr *by)
+{
+	tlc_module *m = st->m;
+	if (!e || !uses_var(e, v))
+		return e;
+	switch (e->kind) {
+	case TLC_EXPR_VAR: return by;
+	case TLC_EXPR_LOAD: {
+		const tlc_expr **idx = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(e->u.load.n + 1));
+		for (int i = 0; i < e->u.load.n; i++)
+			idx[i] = subst(st, e->u.load.idx[i], v, by);
+		return tlc_load(m, e->u.load.buf, e->u.load.n, idx);
+	}
+	case TLC_EXPR_CALL: {
+		const tlc_expr **a = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(e->u.call.nargs + 1));
+		for (int i = 0; i < e->u.call.nargs; i++)
+			a[i] = subst(st, e->u.call.args[i], v, by);
+		return tlc_call(m, e->u.call.op, e->dtype, e->u.call.nargs, a, e->u.call.nkw, e->u.call.kw_names,
+		                e->u.call.kw_values);
+	}
+	case TLC_EXPR_SELECT:
+		return tlc_select(m, subst(st, e->u.op.a, v, by), subst(st, e->u.op.b, v, by), subst(st, e->u.op.c, v, by));
+	case TLC_EXPR_CAST: return tlc_cast(m, e->dtype, subst(st, e->u.op.a, v, by));
+	case TLC_EXPR_NOT:
+	case TLC_EXPR_NEG: return tlc_unary(m, e->kind, subst(st, e->u.op.a, v, by));
+	default: return tlc_binary(m, e->kind, subst(st, e->u.op.a, v, by), subst(st, e->u.op.b, v, by));
+	}
+}
+
+static const tlc_expr **subst_list(lw_state *st, int n, const tlc_expr *const *l, const tlc_var *v, const tlc_expr *by)
+{
+	const tlc_expr **out = tlc_alloc(st->m, sizeof(tlc_expr *) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++)
+		out[i] = tlc_simplify_expr(st->m, subst(st, l[i], v, by));
+	return out;
+}
+
+/* A copy of the lets of a nest with v replaced by `by`. */
+static tlc_stmt *subst_lets(lw_state *st, const tlc_stmt *seq, int nlets, const tlc_var *v, const tlc_expr *by)
+{
+	tlc_stmt *out = tlc_seq_new(st->m, seq->loc);
+	for (int i = 0; i < nlets; i++) {
+		const tlc_stmt *l = seq->u.seq.items[i];
+		tlc_seq_append(st->m, out,
+		               tlc_let_new(st->m, l->loc, l->u.let.var, tlc_simplify_expr(st->m, subst(st, l->u.let.value, v, by))));
+	}
+	return out;
+}
+
+/* ---- the checks ---- */
+
+/* Does the memory layout map every aligned run of v along its last
+ * dimension to an aligned physical run?  Enumerates the logical tile. */
+static bool layout_runs(const tlc_layout *l, int64_t v)
+{
+	int nd = l->ndim;
+	if (nd < 1 || l->shape[nd - 1] % v)
+		return false;
+	int64_t idx[TLC_LAYOUT_MAX_DIMS] = {0}, total = tlc_layout_size(l);
+	if (total > (1 << 22))
+		return false;
+	for (int64_t n = 0; n < total; n += v) {
+		int64_t flat = n;
+		for (int d = nd - 1; d >= 0; d--) {
+			idx[d] = flat % l->shape[d];
+			flat /= l->shape[d];
+		}
+		int64_t o0, o;
+		if (!tlc_layout_eval(l, idx, &o0) || o0 % v)
+			return false;
+		for (int64_t u = 1; u < v; u++) {
+			idx[nd - 1]++;
+			if (!tlc_layout_eval(l, idx, &o) || o != o0 + u)
+				return false;
+		}
+	}
+	return true;
+}
+
+typedef struct vec_ctx {
+	lw_state *st;
+	const tlc_var *r, *j;
+	int64_t v, nregs;
+} vec_ctx;
+
+static bool side_ok(const vec_ctx *c, const tlc_buffer *b, int n, const tlc_expr *const *idx)
+{
+	int64_t mult, x;
+	if (b->scope == TLC_SCOPE_FRAGMENT) {
+		/* registers: consecutive within each group, groups aligned */
+		for (int64_t r0 = 0; r0 < c->nregs; r0 += c->v) {
+			int64_t base = 0;
+			for (int64_t u = 0; u < c->v; u++) {
+				const tlc_expr *e = tlc_simplify_expr(c->st->m, subst(c->st, idx[0], c->r, tlc_i32(c->st->m, r0 + u)));
+				if (!tlc_expr_as_int(e, &x))
+					return false;
+				if (u == 0)
+					base = x;
+				if (x != base + u || base % c->v)
+					return false;
+			}
+		}
+		return true;
+	}
+	if (b->scope == TLC_SCOPE_LOCAL || b->scope == TLC_SCOPE_VAR || n < 1)
+		return false;
+	for (int d = 0; d < n - 1; d++)
+		if (uses_var(idx[d], c->j))
+			return false;
+	if (!is_var_plus(idx[n - 1], c->j, &mult) || mult % c->v)
+		return false;
+	if (b->layout && b->layout->kind != TLC_LAYOUT_FRAGMENT)
+		return layout_runs(b->layout, c->v);
+	/* row-major: rows are multiples of v elements */
+	return b->ndim == n && known_multiple(b->shape[n - 1]) % c->v == 0;
+}
+
+/* Every comparison that looks at j is `j + c < bound` with c and bound
+ * multiples of v. */
+static bool predicate_ok(const vec_ctx *c, const tlc_expr *p)
+{
+	if (!uses_var(p, c->j))
+		return true;
+	int64_t mult;
+	switch (p->kind) {
+	case TLC_EXPR_AND: return predicate_ok(c, p->u.op.a) && predicate_ok(c, p->u.op.b);
+	case TLC_EXPR_LT:
+		return is_var_plus(p->u.op.a, c->j, &mult) && mult % c->v == 0 && !uses_var(p->u.op.b, c->j) &&
+		       known_multiple(p->u.op.b) % c->v == 0;
+	default: return false;
+	}
+}
+
+static bool is_zero(const tlc_expr *e)
+{
+	int64_t v;
+	return (e->kind == TLC_EXPR_FLOAT && e->u.fval == 0.0) || (tlc_expr_as_int(e, &v) && v == 0);
+}
+
+/* The vector width the layout offers: its lowest register digit, if it runs
+ * along the last dimension with stride 1. */
+static int64_t offered_width(const tlc_layout *L)
+{
+	for (int k = 0; k < L->ndigits; k++) {
+		const tlc_frag_digit *d = &L->digits[k];
+		if (!d->is_thread && d->weight == 1)
+			return d->dim == L->ndim - 1 && d->stride == 1 ? d->radix : 1;
+	}
+	return 1;
+}
+
+/* atomic_add(dst[..], src[..]) of float32: T.atomic_add_vec of 2 or 4 lanes
+ * when both runs are contiguous and aligned in physical memory and dst is a
+ * global tensor (the target splits it where the GPU has no vector atomics). */
+static tlc_stmt *vectorize_atomic(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j, tlc_stmt *inner, int nlets,
+                                  const tlc_expr *pred, const tlc_stmt *body, int64_t v)
+{
+	tlc_module *m = st->m;
+	const tlc_expr *c = body->u.eval.call;
+	if (c->kind != TLC_EXPR_CALL || c->u.call.op != TLC_OP_ATOMIC_ADD || c->u.call.nargs != 2)
+		return NULL;
+	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
+	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD || dst->u.load.buf->scope != TLC_SCOPE_GLOBAL ||
+	    dst->u.load.buf->dtype != TLC_DT_FLOAT32 || src->u.load.buf->dtype != TLC_DT_FLOAT32)
+		return NULL;
+	if (v > 4)
+		v = 4;
+	vec_ctx cx = {st, r, j, v, L->out_shape[0]};
+	if (!side_ok(&cx, dst->u.load.buf, dst->u.load.n, dst->u.load.idx) ||
+	    !side_ok(&cx, src->u.load.buf, src->u.load.n, src->u.load.idx) || (pred && !predicate_ok(&cx, pred)))
+		return NULL;
+	tlc_var *q = lw_fresh(st, "q");
+	const tlc_expr *r0 = tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, q), tlc_i32(m, v));
+	tlc_stmt *out = subst_lets(st, inner, nlets, r, r0);
+	const tlc_expr *args[3] = {
+	    tlc_load(m, dst->u.load.buf, dst->u.load.n, subst_list(st, dst->u.load.n, dst->u.load.idx, r, r0)),
+	    tlc_load(m, src->u.load.buf, src->u.load.n, subst_list(st, src->u.load.n, src->u.load.idx, r, r0)),
+	    tlc_i32(m, v)};
+	tlc_stmt *op = tlc_eval_new(m, body->loc, tlc_call(m, TLC_OP_ATOMIC_ADD_VEC, TLC_DT_VOID, 3, args, 0, NULL, NULL));
+	if (pred)
+		op = tlc_if_new(m, body->loc, tlc_simplify_expr(m, subst(st, pred, r, r0)), op, NULL);
+	tlc_seq_append(m, out, op);
+	return tlc_for_new(m, body->loc, q, tlc_i32(m, 0), tlc_i32(m, L->out_shape[0] / v), TLC_FOR_UNROLLED, out);
+}
+
+tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j, tlc_stmt *inner, int nlets)
+{
+	tlc_module *m = st->m;
+	int64_t nregs = L->out_shape[0], v = offered_width(L);
+	if (!r || v < 2 || nregs % v || inner->kind != TLC_STMT_SEQ || inner->u.seq.n != nlets + 1)
+		return NULL;
+	/* the body: one store of one load, maybe under a predicate */
+	const tlc_stmt *body = inner->u.seq.items[nlets];
+	if (body->kind == TLC_STMT_SEQ && body->u.seq.n == 1)
+		body = body->u.seq.items[0];
+	const tlc_expr *pred = NULL, *zero_pred = NULL;
+	if (body->kind == TLC_STMT_IF && !body->u.if_.else_s) {
+		pred = body->u.if_.cond;
+		body = body->u.if_.then_s;
+		if (body->kind == TLC_STMT_SEQ && body->u.seq.n == 1)
+			body = body->u.seq.items[0];
+	}
+	if (body->kind == TLC_STMT_EVAL)
+		return vectorize_atomic(st, L, r, j, inner, nlets, pred, body, v);
+	if (body->kind != TLC_STMT_STORE)
+		return NULL;
+	const tlc_expr *val = body->u.store.value;
+	if (val->kind == TLC_EXPR_SELECT && is_zero(val->u.op.c) && !pred) {
+		zero_pred = val->u.op.a;
+		val = val->u.op.b;
+	}
+	if (val->kind != TLC_EXPR_LOAD || val->u.load.buf->dtype != body->u.store.buf->dtype)
+		return NULL;
+	int64_t bytes = v * tlc_dtype_bits(val->dtype) / 8;
+	while (bytes > 16) {
+		v /= 2;
+		bytes /= 2;
+	}
+	if (bytes < 4 || (bytes != 4 && bytes != 8 && bytes != 16))
+		return NULL;
+	vec_ctx c = {st, r, j, v, nregs};
+	if (!side_ok(&c, body->u.store.buf, body->u.store.n, body->u.store.idx) ||
+	    !side_ok(&c, val->u.load.buf, val->u.load.n, val->u.load.idx) || (pred && !predicate_ok(&c, pred)) ||
+	    (zero_pred && !predicate_ok(&c, zero_pred)))
+		return NULL;
+
+	/* for q: the lets at r = q*v (u = 0), then one wide copy */
+	tlc_var *q = lw_fresh(st, "q");
+	const tlc_expr *r0 = tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, q), tlc_i32(m, v));
+	tlc_stmt *out = subst_lets(st, inner, nlets, r, r0);
+	tlc_loc loc = body->loc;
+	const tlc_expr *dst = tlc_load(m, body->u.store.buf, body->u.store.n,
+	                               subst_list(st, body->u.store.n, body->u.store.idx, r, r0));
+	const tlc_expr *src = tlc_load(m, val->u.load.buf, val->u.load.n, subst_list(st, val->u.load.n, val->u.load.idx, r, r0));
+	const tlc_expr *args[3] = {dst, src, tlc_i32(m, v)};
+	tlc_stmt *copy = tlc_eval_new(m, loc, tlc_call(m, TLC_OP_COPY_VEC, TLC_DT_VOID, 3, args, 0, NULL, NULL));
+	if (pred) {
+		copy = tlc_if_new(m, loc, tlc_simplify_expr(m, subst(st, pred, r, r0)), copy, NULL);
+	} else if (zero_pred) {
+		/* out of bounds: the v elements read as zero, one by one */
+		tlc_var *u = lw_fresh(st, "u");
+		const tlc_expr *ru = tlc_binary(m, TLC_EXPR_ADD, r0, tlc_var_ref(m, u));
+		const tlc_expr *ju = tlc_binary(m, TLC_EXPR_ADD, tlc_var_ref(m, j), tlc_var_ref(m, u));
+		const tlc_expr **didx = subst_list(st, body->u.store.n, body->u.store.idx, r, ru);
+		didx = subst_list(st, body->u.store.n, didx, j, ju);
+		tlc_stmt *z = tlc_store_new(m, loc, body->u.store.buf, body->u.store.n, didx, body->u.store.value->u.op.c);
+		tlc_stmt *zeros = tlc_for_new(m, loc, u, tlc_i32(m, 0), tlc_i32(m, v), TLC_FOR_UNROLLED, z);
+		copy = tlc_if_new(m, loc, tlc_simplify_expr(m, subst(st, zero_pred, r, r0)), copy, zeros);
+	}
+	tlc_seq_append(m, out, copy);
+	return tlc_for_new(m, loc, q, tlc_i32(m, 0), tlc_i32(m, nregs / v), TLC_FOR_UNROLLED, out);
+}

@@ -1,0 +1,417 @@
+/* storage_plan.c - the `storage-plan` pass: one dynamic shared-memory arena
+ * per kernel, with buffers whose lifetimes do not overlap sharing bytes.
+ *
+ * Liveness is counted over the top-level statements of the kernel body: a
+ * buffer is live from the first to the last top-level statement that touches
+ * it (directly or through a T.view of it).  A statement that holds a loop
+ * counts as one, so a buffer used anywhere inside a loop is live for the
+ * whole loop.  A buffer nothing touches is live at its declaration only.
+ *
+ * Alignment (the layouts are flat by now, so the rule reads what is left in
+ * the IR): 16 bytes for every buffer, enough for the widest vector access;
+ * a buffer that a T.mma_gemm reads through layout_A/layout_B =
+ * T.swizzled_layout(shape, dtype, W) is aligned to 8 * W bytes (256, 512,
+ * 1024 for 32B, 64B, 128B swizzles): the XOR pattern repeats every 8 rows
+ * of W bytes, and TMA / WGMMA descriptors need the base on that boundary.
+ *
+ * Placement is greedy first-fit in order of decreasing size (then
+ * declaration order): each buffer takes the lowest aligned offset that does
+ * not overlap a placed buffer whose live range meets its own.  The result is
+ * written into the IR: tlc_buffer.offset (printed `offset=N`), views take
+ * their source's, and the arena size is the function attribute
+ * "tlc.smem_bytes".  An arena (plus static __shared__ arrays) larger than
+ * the option `max-bytes` is an error listing every buffer and the total.
+ *
+ * Barriers between the last use of one buffer and the first write of another
+ * that shares its bytes are the business of sync-insert, which treats
+ * buffers with overlapping planned bytes as one. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <tlc/diag.h>
+#include <tlc/pass.h>
+
+#define SP_BASE_ALIGN 16
+#define SP_DEFAULT_MAX_BYTES 232448 /* sm_90: 227 KiB of opt-in shared memory per block */
+
+typedef struct sp_buf {
+	tlc_buffer *buf; /* a shared buffer with storage of its own (not a view) */
+	int64_t bytes, align;
+	int first, last; /* live range in top-level statements; first > last: untouched */
+	int alloc_at;    /* the top-level statement that declares it */
+	int order;       /* declaration order, for deterministic ties */
+} sp_buf;
+
+typedef struct sp_state {
+	tlc_module *m;
+	tlc_func *f;
+	int n, cap;
+	sp_buf *bufs;
+	int nviews, cap_views;
+	tlc_buffer **views;
+	int64_t static_bytes; /* scope="shared": not in the arena, but in the same per-block budget */
+	int errors;
+} sp_state;
+
+static const tlc_buffer *root_of(const tlc_buffer *b)
+{
+	while (b->alias_of)
+		b = b->alias_of;
+	return b;
+}
+
+static bool buffer_bytes(const tlc_buffer *b, int64_t *bytes)
+{
+	int64_t bits = tlc_dtype_bits(b->dtype);
+	for (int i = 0; i < b->ndim; i++) {
+		int64_t x;
+		if (!tlc_expr_as_int(b->shape[i], &x) || x < 0 || (x && bits > INT64_MAX / 2 / x))
+			return false;
+		bits *= x;
+	}
+	*bytes = (bits + 7) / 8;
+	return true;
+}
+
+static sp_buf *find(sp_state *st, const tlc_buffer *b)
+{
+	if (!b || b->scope != TLC_SCOPE_SHARED_DYN)
+		return NULL;
+	b = root_of(b);
+	for (int i = 0; i < st->n; i++)
+		if (st->bufs[i].buf == b)
+			return &st->bufs[i];
+	return NULL;
+}
+
+/* ---- declarations ---- */
+
+static void add_alloc(sp_state *st, tlc_buffer *b, int top)
+{
+	int64_t bytes;
+	if (b->scope == TLC_SCOPE_SHARED && !b->alias_of && buffer_bytes(b, &bytes)) {
+		st->static_bytes += (bytes + SP_BASE_ALIGN - 1) / SP_BASE_ALIGN * SP_BASE_ALIGN;
+		return;
+	}
+	if (b->scope != TLC_SCOPE_SHARED_DYN)
+		return;
+	if (b->alias_of) {
+		if (st->nviews == st->cap_views) {
+			st->cap_views = st->cap_views ? 2 * st->cap_views : 8;
+			st->views = realloc(st->views, (size_t)st->cap_views * sizeof(*st->views));
+			if (!st->views)
+				abort();
+		}
+		st->views[st->nviews++] = b;
+		return;
+	}
+	if (!buffer_bytes(b, &bytes)) {
+		tlc_error(st->m->ctx, b->loc, "shared buffer '%s' needs a compile-time size to be placed in shared memory",
+		          b->name);
+		st->errors++;
+		return;
+	}
+	if (st->n == st->cap) {
+		st->cap = st->cap ? 2 * st->cap : 8;
+		st->bufs = realloc(st->bufs, (size_t)st->cap * sizeof(*st->bufs));
+		if (!st->bufs)
+			abort();
+	}
+	st->bufs[st->n] = (sp_buf){b, bytes, SP_BASE_ALIGN, 1, 0, top, st->n};
+	st->n++;
+}
+
+static void collect_allocs(sp_state *st, tlc_stmt *s, int top)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TLC_STMT_SEQ:
+		for (int i = 0; i < s->u.seq.n; i++)
+			collect_allocs(st, s->u.seq.items[i], top);
+		return;
+	case TLC_STMT_FOR: collect_allocs(st, s->u.loop.body, top); return;
+	case TLC_STMT_IF:
+		collect_allocs(st, s->u.if_.then_s, top);
+		collect_allocs(st, s->u.if_.else_s, top);
+		return;
+	case TLC_STMT_SCOPE: collect_allocs(st, s->u.scope.body, top); return;
+	case TLC_STMT_ATTR: collect_allocs(st, s->u.attr.body, top); return;
+	case TLC_STMT_ALLOC: add_alloc(st, s->u.alloc.buf, top); return;
+	default: return;
+	}
+}
+
+/* ---- liveness and alignment ---- */
+
+static void touch(sp_state *st, const tlc_buffer *b, int top)
+{
+	sp_buf *p = find(st, b);
+	if (!p)
+		return;
+	if (p->first > p->last)
+		p->first = p->last = top;
+	if (top < p->first)
+		p->first = top;
+	if (top > p->last)
+		p->last = top;
+}
+
+/* 8 * W for layout = T.swizzled_layout(shape, dtype, W); 0 otherwise. */
+static int64_t swizzle_align(const tlc_expr *layout)
+{
+	int64_t w;
+	if (!layout || layout->kind != TLC_EXPR_CALL || layout->u.call.op != TLC_OP_SWIZZLED_LAYOUT ||
+	    layout->u.call.nargs != 3 || !tlc_expr_as_int(layout->u.call.args[2], &w) || w <= 0 || w > 1024)
+		return 0;
+	return 8 * w;
+}
+
+static void gemm_operand_align(sp_state *st, const tlc_expr *call)
+{
+	static const char *const kws[2] = {"layout_A", "layout_B"};
+	for (int i = 0; i < 2 && i < call->u.call.nargs; i++) {
+		const tlc_expr *a = call->u.call.args[i];
+		sp_buf *p = a->kind == TLC_EXPR_BUF ? find(st, a->u.buf) : NULL;
+		int64_t al = swizzle_align(tlc_call_kw(call, kws[i]));
+		if (p && al > p->align)
+			p->align = al;
+	}
+}
+
+static void touch_expr(sp_state *st, const tlc_expr *x, int top)
+{
+	if (!x)
+		return;
+	switch (x->kind) {
+	case TLC_EXPR_BUF: touch(st, x->u.buf, top); return;
+	case TLC_EXPR_LOAD:
+		touch(st, x->u.load.buf, top);
+		for (int i = 0; i < x->u.load.n; i++)
+			touch_expr(st, x->u.load.idx[i], top);
+		return;
+	case TLC_EXPR_REGION:
+		touch(st, x->u.region.buf, top);
+		for (int i = 0; i < x->u.region.n; i++) {
+			touch_expr(st, x->u.region.dims[i].begin, top);
+			touch_expr(st, x->u.region.dims[i].extent, top);
+		}
+		return;
+	case TLC_EXPR_CALL:
+		if (x->u.call.op == TLC_OP_MMA_GEMM)
+			gemm_operand_align(st, x);
+		for (int i = 0; i < x->u.call.nargs; i++)
+			touch_expr(st, x->u.call.args[i], top);
+		for (int i = 0; i < x->u.call.nkw; i++)
+			touch_expr(st, x->u.call.kw_values[i], top);
+		return;
+	case TLC_EXPR_TUPLE:
+		for (int i = 0; i < x->u.tuple.n; i++)
+			touch_expr(st, x->u.tuple.items[i], top);
+		return;
+	case TLC_EXPR_INT:
+	case TLC_EXPR_FLOAT:
+	case TLC_EXPR_STR:
+	case TLC_EXPR_SYM:
+	case TLC_EXPR_VAR:
+	case TLC_EXPR_LAMBDA: return;
+	default:
+		touch_expr(st, x->u.op.a, top);
+		touch_expr(st, x->u.op.b, top);
+		touch_expr(st, x->u.op.c, top);
+	}
+}
+
+static void touch_stmt(sp_state *st, const tlc_stmt *s, int top)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TLC_STMT_SEQ:
+		for (int i = 0; i < s->u.seq.n; i++)
+			touch_stmt(st, s->u.seq.items[i], top);
+		return;
+	case TLC_STMT_FOR:
+		touch_expr(st, s->u.loop.min, top);
+		touch_expr(st, s->u.loop.extent, top);
+		touch_stmt(st, s->u.loop.body, top);
+		return;
+	case TLC_STMT_IF:
+		touch_expr(st, s->u.if_.cond, top);
+		touch_stmt(st, s->u.if_.then_s, top);
+		touch_stmt(st, s->u.if_.else_s, top);
+		return;
+	case TLC_STMT_LET: touch_expr(st, s->u.let.value, top); return;
+	case TLC_STMT_STORE:
+		touch(st, s->u.store.buf, top);
+		for (int i = 0; i < s->u.store.n; i++)
+			touch_expr(st, s->u.store.idx[i], top);
+		touch_expr(st, s->u.store.value, top);
+		return;
+	case TLC_STMT_EVAL: touch_expr(st, s->u.eval.call, top); return;
+	case TLC_STMT_SCOPE:
+		touch_expr(st, s->u.scope.call, top);
+		touch_stmt(st, s->u.scope.body, top);
+		return;
+	case TLC_STMT_ATTR:
+		touch_expr(st, s->u.attr.value, top);
+		touch_stmt(st, s->u.attr.body, top);
+		return;
+	case TLC_STMT_ALLOC: return;
+	}
+}
+
+/* ---- placement ---- */
+
+static int by_size_then_order(const void *pa, const void *pb)
+{
+	const sp_buf *a = *(const sp_buf *const *)pa, *b = *(const sp_buf *const *)pb;
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return a->order - b->order;
+}
+
+static int by_offset(const void *pa, const void *pb)
+{
+	const sp_buf *a = *(const sp_buf *const *)pa, *b = *(const sp_buf *const *)pb;
+	if (a->buf->offset != b->buf->offset)
+		return a->buf->offset < b->buf->offset ? -1 : 1;
+	return a->order - b->order;
+}
+
+static int64_t align_up(int64_t x, int64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+/* The lowest offset aligned for p that overlaps no placed buffer live at
+ * the same time; `busy` is scratch space for n pointers. */
+static int64_t first_fit(sp_buf *const *placed, int nplaced, const sp_buf *p, const sp_buf **busy)
+{
+	int nbusy = 0;
+	for (int i = 0; i < nplaced; i++)
+		if (placed[i]->first <= p->last && p->first <= placed[i]->last)
+			busy[nbusy++] = placed[i];
+	qsort(busy, (size_t)nbusy, sizeof(*busy), by_offset);
+	int64_t at = 0;
+	for (int i = 0; i < nbusy; i++) {
+		int64_t lo = busy[i]->buf->offset, hi = lo + busy[i]->bytes;
+		if (at + p->bytes <= lo)
+			break;
+		if (hi > at)
+			at = align_up(hi, p->align);
+	}
+	return at;
+}
+
+static int64_t place_all(sp_state *st)
+{
+	sp_buf **order = calloc((size_t)st->n + 1, sizeof(*order));
+	const sp_buf **busy = calloc((size_t)st->n + 1, sizeof(*busy));
+	if (!order || !busy)
+		abort();
+	for (int i = 0; i < st->n; i++)
+		order[i] = &st->bufs[i];
+	qsort(order, (size_t)st->n, sizeof(*order), by_size_then_order);
+	int64_t arena = 0;
+	for (int i = 0; i < st->n; i++) {
+		sp_buf *p = order[i];
+		p->buf->offset = first_fit(order, i, p, busy);
+		if (p->buf->offset + p->bytes > arena)
+			arena = p->buf->offset + p->bytes;
+	}
+	free(order);
+	free(busy);
+	return arena;
+}
+
+/* ---- results ---- */
+
+static void set_func_attr(tlc_module *m, tlc_func *f, const char *key, const tlc_expr *value)
+{
+	for (int i = 0; i < f->nattrs; i++)
+		if (f->attr_keys[i] && strcmp(f->attr_keys[i], key) == 0) {
+			f->attr_values[i] = value;
+			return;
+		}
+	const char **keys = tlc_alloc(m, sizeof(*keys) * (size_t)(f->nattrs + 1));
+	const tlc_expr **values = tlc_alloc(m, sizeof(*values) * (size_t)(f->nattrs + 1));
+	if (f->nattrs) {
+		memcpy(keys, f->attr_keys, sizeof(*keys) * (size_t)f->nattrs);
+		memcpy(values, f->attr_values, sizeof(*values) * (size_t)f->nattrs);
+	}
+	keys[f->nattrs] = tlc_intern(m, key);
+	values[f->nattrs] = value;
+	f->attr_keys = keys;
+	f->attr_values = values;
+	f->nattrs++;
+}
+
+static void report_over_limit(sp_state *st, int64_t arena, int64_t limit)
+{
+	tlc_buf list;
+	tlc_buf_init(&list);
+	for (int i = 0; i < st->n; i++)
+		tlc_buf_printf(&list, "%s'%s' %lld bytes at offset %lld", i ? ", " : "", st->bufs[i].buf->name,
+		               (long long)st->bufs[i].bytes, (long long)st->bufs[i].buf->offset);
+	if (st->static_bytes)
+		tlc_buf_printf(&list, "%sstatic __shared__ arrays %lld bytes", st->n ? ", " : "",
+		               (long long)st->static_bytes);
+	tlc_error(st->m->ctx, st->f->loc,
+	          "kernel '%s' needs %lld bytes of shared memory, more than the %lld allowed (storage-plan "
+	          "max-bytes): %s; total %lld bytes: use smaller tiles, fewer stages or a narrower dtype",
+	          st->f->name, (long long)(arena + st->static_bytes), (long long)limit, tlc_buf_str(&list),
+	          (long long)(arena + st->static_bytes));
+	tlc_buf_free(&list);
+	st->errors++;
+}
+
+static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
+{
+	sp_state st = {.m = m, .f = f};
+	long limit = tlc_opt_int(opts, "max-bytes", SP_DEFAULT_MAX_BYTES);
+	tlc_stmt *body = f->body;
+	bool seq = body && body->kind == TLC_STMT_SEQ;
+	int ntop = !body ? 0 : seq ? body->u.seq.n : 1;
+	for (int i = 0; i < ntop; i++)
+		collect_allocs(&st, seq ? body->u.seq.items[i] : body, i);
+	for (int i = 0; i < ntop; i++)
+		touch_stmt(&st, seq ? body->u.seq.items[i] : body, i);
+	for (int i = 0; i < st.n; i++)
+		if (st.bufs[i].first > st.bufs[i].last)
+			st.bufs[i].first = st.bufs[i].last = st.bufs[i].alloc_at;
+	if (!st.errors) {
+		int64_t arena = place_all(&st);
+		for (int i = 0; i < st.nviews; i++)
+			st.views[i]->offset = root_of(st.views[i])->offset;
+		set_func_attr(m, f, "tlc.smem_bytes", tlc_i32(m, arena));
+		if (arena + st.static_bytes > limit)
+			report_over_limit(&st, arena, limit);
+	}
+	free(st.bufs);
+	free(st.views);
+	return st.errors;
+}
+
+static const tlc_pass_desc storage_plan_pass = {
+	.name = "storage-plan",
+	.summary = "place shared buffers in one arena, reusing bytes of buffers whose lifetimes do not overlap",
+	.run = run_storage_plan,
+};
+
+static int storage_plan_init(tlc_registry *reg)
+{
+	return tlc_register_pass(reg, &storage_plan_pass);
+}
+
+static const tlc_plugin_desc storage_plan_plugin = {
+	.abi_version = TLC_PLUGIN_ABI_VERSION,
+	.struct_size = sizeof(tlc_plugin_desc),
+	.name = "storage_plan",
+	.version = PACKAGE_VERSION,
+	.description = "the storage-plan pass: the dynamic shared-memory arena",
+	.init = storage_plan_init,
+};
+
+TLC_DEFINE_PLUGIN(storage_plan_plugin)

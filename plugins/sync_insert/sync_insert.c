@@ -1,0 +1,289 @@
+/* sync_insert.c - the `sync-insert` pass: T.sync_threads() where shared
+ * memory written by some threads is read or overwritten by others.
+ *
+ * Statements are walked in the order the target prints them, with the set
+ * of shared buffers read and written since the last barrier.  Before each
+ * statement of a block whose accesses (anywhere inside it) meet that set -
+ * read after write, write after read, write after write - a barrier goes in
+ * and the set empties; after it, its accesses join the set.  Compound
+ * statements are then walked inside the same way, so a loop gets a barrier
+ * before it when it conflicts as a whole, and barriers inside its body
+ * where its own statements conflict.  At the end of a serial loop body a
+ * barrier goes in when what the body left pending meets what the next
+ * iteration does before its first barrier (the loop-carried hazard).
+ *
+ * A barrier never goes where threads diverge: inside a lowered T.Parallel
+ * nest (`with T.attr("parallel_nest", 1)`), inside T.ws, or inside an `if`
+ * whose condition depends on the thread index.  A hazard there is an error
+ * at that region, asking to split it.  Buffers that storage-plan placed on
+ * overlapping bytes count as the same memory, so run this pass after it.
+ * The cuda target checks the result and fails on a hazard without barrier. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync_insert.h"
+
+static tlc_stmt *make_barrier(si_state *si, tlc_loc loc)
+{
+	tlc_module *m = si->m;
+	return tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL));
+}
+
+static bool mentions_thread(const si_state *si, const tlc_expr *x)
+{
+	if (!x)
+		return false;
+	switch (x->kind) {
+	case TLC_EXPR_VAR:
+		for (int d = 0; d < 3; d++)
+			if (si->f->thread_vars[d] && x->u.var == si->f->thread_vars[d])
+				return true;
+		for (int i = 0; i < si->nthread_vars; i++)
+			if (si->thread_vars[i] == x->u.var)
+				return true;
+		return false;
+	case TLC_EXPR_LOAD:
+		for (int i = 0; i < x->u.load.n; i++)
+			if (mentions_thread(si, x->u.load.idx[i]))
+				return true;
+		/* a value loaded from memory may differ between threads */
+		return x->u.load.buf->scope != TLC_SCOPE_GLOBAL && x->u.load.buf->scope != TLC_SCOPE_SHARED &&
+		       x->u.load.buf->scope != TLC_SCOPE_SHARED_DYN;
+	case TLC_EXPR_CALL:
+		if (x->u.call.op == TLC_OP_THREAD_IDX)
+			return true;
+		for (int i = 0; i < x->u.call.nargs; i++)
+			if (mentions_thread(si, x->u.call.args[i]))
+				return true;
+		return false;
+	case TLC_EXPR_INT:
+	case TLC_EXPR_FLOAT:
+	case TLC_EXPR_STR:
+	case TLC_EXPR_SYM:
+	case TLC_EXPR_BUF:
+	case TLC_EXPR_REGION:
+	case TLC_EXPR_TUPLE:
+	case TLC_EXPR_LAMBDA: return false;
+	default:
+		return mentions_thread(si, x->u.op.a) || mentions_thread(si, x->u.op.b) || mentions_thread(si, x->u.op.c);
+	}
+}
+
+static void add_thread_var(si_state *si, const tlc_var *v)
+{
+	if (si->nthread_vars == si->cap_thread_vars) {
+		si->cap_thread_vars = si->cap_thread_vars ? 2 * si->cap_thread_vars : 16;
+		si->thread_vars = realloc(si->thread_vars, (size_t)si->cap_thread_vars * sizeof(*si->thread_vars));
+		if (!si->thread_vars)
+			abort();
+	}
+	si->thread_vars[si->nthread_vars++] = v;
+}
+
+/* A hazard at `at` (a statement inside `region`) where no barrier may go. */
+static void report(si_state *si, si_where where, const tlc_stmt *region, const tlc_stmt *at, const tlc_buffer *b)
+{
+	if (si->reported == region)
+		return; /* one error per region */
+	si->reported = region;
+	si->errors++;
+	tlc_loc loc = region && region->loc.line ? region->loc : at->loc;
+	switch (where) {
+	case SI_NEST:
+		tlc_error(si->m->ctx, loc,
+		          "this T.Parallel loop reads back shared memory it wrote (or overwrites what it read): '%s' is "
+		          "used by other threads inside the loop; split it into two loops so that a barrier can go "
+		          "between them",
+		          b->name);
+		return;
+	case SI_WS:
+		tlc_error(si->m->ctx, loc,
+		          "shared buffer '%s' needs a barrier inside this T.ws block, where warp groups run different "
+		          "code: move the conflicting accesses out of it",
+		          b->name);
+		return;
+	case SI_THREAD_IF:
+	case SI_ANYWHERE:
+		tlc_error(si->m->ctx, loc,
+		          "shared buffer '%s' needs a barrier inside this %s, whose %s depends on the thread: move the "
+		          "conflicting accesses out of it",
+		          b->name, region && region->kind == TLC_STMT_FOR ? "loop" : "'if'",
+		          region && region->kind == TLC_STMT_FOR ? "trip count" : "condition");
+		return;
+	}
+}
+
+typedef struct si_region {
+	si_where where;
+	const tlc_stmt *stmt; /* the nest, T.ws or if that sets `where` */
+} si_region;
+
+static void visit_body(si_state *si, tlc_stmt **slot, si_region rg);
+
+static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
+{
+	si_region inner = rg;
+	if (s->u.loop.kind == TLC_FOR_PARALLEL || s->u.loop.kind == TLC_FOR_THREAD) {
+		/* not lowered: every iteration is another thread */
+		if (rg.where == SI_ANYWHERE)
+			inner = (si_region){SI_NEST, s};
+		visit_body(si, &s->u.loop.body, inner);
+		return;
+	}
+	if (rg.where == SI_ANYWHERE && (mentions_thread(si, s->u.loop.min) || mentions_thread(si, s->u.loop.extent)))
+		inner = (si_region){SI_THREAD_IF, s}; /* threads run different trip counts */
+	visit_body(si, &s->u.loop.body, inner);
+	if (inner.where == SI_NEST)
+		return; /* one thread's iterations of a nest: nothing carried between threads */
+	si_access head = {0};
+	si_body_head(si, s->u.loop.body, &head);
+	const tlc_buffer *b = si_hazard(si, &si->pending, &head);
+	if (!b)
+		return;
+	if (inner.where != SI_ANYWHERE) {
+		report(si, inner.where, inner.stmt, s, b);
+		return;
+	}
+	tlc_stmt *body = s->u.loop.body;
+	if (!body || body->kind != TLC_STMT_SEQ) {
+		tlc_stmt *seq = tlc_seq_new(si->m, body ? body->loc : s->loc);
+		if (body)
+			tlc_seq_append(si->m, seq, body);
+		s->u.loop.body = body = seq;
+	}
+	tlc_seq_append(si->m, body, make_barrier(si, s->loc));
+	si->pending = (si_access){0};
+}
+
+/* Walk inside s (its own check against pending is done by the caller). */
+static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
+{
+	switch (s->kind) {
+	case TLC_STMT_SEQ: visit_body(si, &s, rg); return;
+	case TLC_STMT_FOR: visit_loop(si, s, rg); return;
+	case TLC_STMT_IF: {
+		si_region inner = rg;
+		if (rg.where == SI_ANYWHERE && mentions_thread(si, s->u.if_.cond))
+			inner = (si_region){SI_THREAD_IF, s};
+		si_access before = si->pending;
+		visit_body(si, &s->u.if_.then_s, inner);
+		if (!s->u.if_.else_s)
+			return;
+		if (inner.where != SI_NEST) {
+			/* as the target checks: the else branch after the then branch */
+			visit_body(si, &s->u.if_.else_s, inner);
+			return;
+		}
+		/* in a nest each thread takes one branch: neither follows the other */
+		si_access after_then = si->pending;
+		si->pending = before;
+		visit_body(si, &s->u.if_.else_s, inner);
+		si_set_union(&si->pending.r, &after_then.r);
+		si_set_union(&si->pending.w, &after_then.w);
+		return;
+	}
+	case TLC_STMT_ATTR: {
+		si_region inner = rg;
+		if (rg.where == SI_ANYWHERE && s->u.attr.key && strcmp(s->u.attr.key, "parallel_nest") == 0)
+			inner = (si_region){SI_NEST, s};
+		visit_body(si, &s->u.attr.body, inner);
+		return;
+	}
+	case TLC_STMT_SCOPE: {
+		si_region inner = rg;
+		if (rg.where == SI_ANYWHERE)
+			inner = (si_region){SI_WS, s};
+		visit_body(si, &s->u.scope.body, inner);
+		return;
+	}
+	default: return;
+	}
+}
+
+/* Walk a block (or a single statement standing for one), inserting
+ * barriers; *slot becomes a block when a barrier goes before a lone
+ * statement. */
+static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
+{
+	tlc_stmt *s = *slot;
+	if (!s)
+		return;
+	bool seq = s->kind == TLC_STMT_SEQ;
+	int n = seq ? s->u.seq.n : 1;
+	tlc_stmt **items = seq ? s->u.seq.items : slot;
+	tlc_stmt *out = tlc_seq_new(si->m, s->loc);
+	bool inserted = false;
+	for (int i = 0; i < n; i++) {
+		tlc_stmt *item = items[i];
+		if (item->kind == TLC_STMT_LET && mentions_thread(si, item->u.let.value))
+			add_thread_var(si, item->u.let.var);
+		if (si_is_barrier(item)) {
+			si->pending = (si_access){0};
+			tlc_seq_append(si->m, out, item);
+			continue;
+		}
+		si_access acc = {0};
+		si_stmt_access(si, item, &acc);
+		const tlc_buffer *b = si_hazard(si, &si->pending, &acc);
+		if (b && rg.where == SI_ANYWHERE) {
+			tlc_seq_append(si->m, out, make_barrier(si, item->loc));
+			inserted = true;
+			si->pending = (si_access){0};
+		} else if (b) {
+			report(si, rg.where, rg.stmt, item, b);
+			si->pending = (si_access){0}; /* one error, not a cascade */
+		}
+		visit_inner(si, item, rg);
+		si_set_union(&si->pending.r, &acc.r);
+		si_set_union(&si->pending.w, &acc.w);
+		tlc_seq_append(si->m, out, item);
+	}
+	if (!inserted)
+		return;
+	if (seq) {
+		s->u.seq.n = out->u.seq.n;
+		s->u.seq.cap = out->u.seq.cap;
+		s->u.seq.items = out->u.seq.items;
+	} else {
+		*slot = out;
+	}
+}
+
+static int run_sync_insert(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
+{
+	(void)opts;
+	si_state *si = calloc(1, sizeof(*si));
+	if (!si)
+		abort();
+	si->m = m;
+	si->f = f;
+	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL});
+	int errors = si->errors + si->too_many;
+	free(si->thread_vars);
+	free(si);
+	return errors;
+}
+
+static const tlc_pass_desc sync_insert_pass = {
+	.name = "sync-insert",
+	.summary = "insert T.sync_threads() between shared-memory writes and reads by other threads",
+	.run = run_sync_insert,
+};
+
+static int sync_insert_init(tlc_registry *reg)
+{
+	return tlc_register_pass(reg, &sync_insert_pass);
+}
+
+static const tlc_plugin_desc sync_insert_plugin = {
+	.abi_version = TLC_PLUGIN_ABI_VERSION,
+	.struct_size = sizeof(tlc_plugin_desc),
+	.name = "sync_insert",
+	.version = PACKAGE_VERSION,
+	.description = "the sync-insert pass: barriers for shared memory",
+	.init = sync_insert_init,
+};
+
+TLC_DEFINE_PLUGIN(sync_insert_plugin)

@@ -1,0 +1,56 @@
+/* sync_insert.h - private declarations of the sync-insert pass. */
+#ifndef TLC_SYNC_INSERT_H
+#define TLC_SYNC_INSERT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tlc/diag.h>
+#include <tlc/ir.h>
+#include <tlc/pass.h>
+
+/* Shared buffers of one kernel are numbered; sets of them are bitsets. */
+#define SI_MAX_BUFS 256
+#define SI_WORDS (SI_MAX_BUFS / 64)
+
+typedef struct si_set {
+	uint64_t w[SI_WORDS];
+} si_set;
+
+/* Shared buffers read and written (by some threads) since some point. */
+typedef struct si_access {
+	si_set r, w;
+} si_access;
+
+/* Where the statements being visited sit: where a barrier may not go. */
+typedef enum si_where {
+	SI_ANYWHERE,   /* all threads of the block get here together */
+	SI_NEST,       /* inside a lowered T.Parallel nest: threads diverge */
+	SI_WS,         /* inside T.ws(...): warp groups run different code */
+	SI_THREAD_IF,  /* inside an `if` whose condition depends on the thread */
+} si_where;
+
+typedef struct si_state {
+	tlc_module *m;
+	tlc_func *f;
+	int nbufs;
+	const tlc_buffer *bufs[SI_MAX_BUFS];
+	si_set rows[SI_MAX_BUFS]; /* rows[i]: the buffers that share memory with bufs[i] */
+	int too_many;
+	si_access pending; /* shared accesses since the last barrier */
+	const tlc_stmt *reported; /* the last region an error was reported for */
+	int nthread_vars, cap_thread_vars;
+	const tlc_var **thread_vars; /* let-bound variables whose value depends on the thread */
+	int errors;
+} si_state;
+
+/* Add the shared buffers s reads / writes (anywhere inside it) to acc. */
+void si_stmt_access(si_state *si, const tlc_stmt *s, si_access *acc);
+/* The accesses of a loop body before its first top-level barrier. */
+void si_body_head(si_state *si, const tlc_stmt *body, si_access *acc);
+/* A buffer of `next` that must wait for `pending` (RAW, WAR, WAW), or NULL. */
+const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const si_access *next);
+void si_set_union(si_set *s, const si_set *t);
+/* True for a T.sync_threads() statement. */
+bool si_is_barrier(const tlc_stmt *s);
+
+#endif
