@@ -79,7 +79,20 @@ static int arg_mode(tlc_op_id op, int i)
 	case TLC_OP_TMA_COPY: return i == 0 ? MODE_R : MODE_W;
 	case TLC_OP_FILL:
 	case TLC_OP_CLEAR: return MODE_W;
+	case TLC_OP_ATOMIC_ADD: return i == 0 ? MODE_RW : MODE_R;
 	default: return MODE_RW;
+	}
+}
+
+/* How a call uses its element argument i (a LOAD: copy_vec and atomics take
+ * the address of their first one). */
+static int load_arg_mode(tlc_op_id op, int i)
+{
+	switch (op) {
+	case TLC_OP_COPY_VEC: return i == 0 ? MODE_W : MODE_R;
+	case TLC_OP_ATOMIC_ADD:
+	case TLC_OP_ATOMIC_ADD_VEC: return i == 0 ? MODE_RW : MODE_R;
+	default: return MODE_R;
 	}
 }
 
@@ -115,9 +128,7 @@ static void expr_access(const tlc_expr *x, int mode, cuda_smem_set *reads, cuda_
 	case TLC_EXPR_CALL:
 		for (int i = 0; i < x->u.call.nargs; i++) {
 			const tlc_expr *a = x->u.call.args[i];
-			int m = arg_mode(x->u.call.op, i);
-			if (a->kind == TLC_EXPR_LOAD && x->u.call.op != TLC_OP_COPY_VEC)
-				m = MODE_R;
+			int m = a->kind == TLC_EXPR_LOAD ? load_arg_mode(x->u.call.op, i) : arg_mode(x->u.call.op, i);
 			expr_access(a, m, reads, writes);
 		}
 		for (int i = 0; i < x->u.call.nkw; i++)

@@ -385,7 +385,8 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 		int64_t arena = place_all(&st);
 		for (int i = 0; i < st.nviews; i++)
 			st.views[i]->offset = root_of(st.views[i])->offset;
-		set_func_attr(m, f, "tlc.smem_bytes", tlc_i32(m, arena));
+		if (st.n) /* kernels without a dynamic arena keep their attributes as they are */
+			set_func_attr(m, f, "tlc.smem_bytes", tlc_i32(m, arena));
 		if (arena + st.static_bytes > limit)
 			report_over_limit(&st, arena, limit);
 	}

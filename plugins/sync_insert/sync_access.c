@@ -124,7 +124,20 @@ static int arg_mode(tlc_op_id op, int i)
 	case TLC_OP_TMA_COPY: return i == 0 ? MODE_R : MODE_W;
 	case TLC_OP_FILL:
 	case TLC_OP_CLEAR: return MODE_W;
+	case TLC_OP_ATOMIC_ADD: return i == 0 ? MODE_RW : MODE_R;
 	default: return MODE_RW; /* unknown: as conservative as can be */
+	}
+}
+
+/* How a call uses its element argument i (a LOAD: copy_vec and atomics take
+ * the address of their first one). */
+static int load_arg_mode(tlc_op_id op, int i)
+{
+	switch (op) {
+	case TLC_OP_COPY_VEC: return i == 0 ? MODE_W : MODE_R;
+	case TLC_OP_ATOMIC_ADD:
+	case TLC_OP_ATOMIC_ADD_VEC: return i == 0 ? MODE_RW : MODE_R;
+	default: return MODE_R;
 	}
 }
 
@@ -142,10 +155,7 @@ static void call_access(si_state *si, const tlc_expr *x, si_access *acc)
 {
 	for (int i = 0; i < x->u.call.nargs; i++) {
 		const tlc_expr *a = x->u.call.args[i];
-		int mode = arg_mode(x->u.call.op, i);
-		/* an element operand (copy_vec) is read unless the op writes it */
-		if (a->kind == TLC_EXPR_LOAD && x->u.call.op != TLC_OP_COPY_VEC)
-			mode = MODE_R;
+		int mode = a->kind == TLC_EXPR_LOAD ? load_arg_mode(x->u.call.op, i) : arg_mode(x->u.call.op, i);
 		expr_access(si, a, mode, acc);
 	}
 	for (int i = 0; i < x->u.call.nkw; i++)
