@@ -28,14 +28,11 @@
 # (tlc succeeds: delete the line) and when the input starts failing for another
 # reason.  A line naming no input is a failure too.  Never skip silently.
 #   ws_gemm.tl: TMA copies and T.ws are the Hopper passes (not written yet);
-#   reduce_free_source.tl, cumsum.tl, reduce_cross_warp.tl: the bugs their
-#   XFAIL comments describe.
+#   cumsum.tl: the sync-insert limitation its XFAIL comment describes.
 expected_failures() {
 	cat <<'EOF'
 examples/ws_gemm.tl|ws_gemm.tl:41:21: error: T.tma_copy is not supported by lower-tile-ops yet
-tests/lit/layout/reduce_free_source.tl|reduce_free_source.tl:31:13: error: T.reduce_max: 'm' does not have the layout of 'A_local' reduced over dim 1
 tests/lit/lower/cumsum.tl|cumsum.tl:26:13: error: this T.Parallel loop reads back shared memory it wrote
-tests/lit/lower/reduce_cross_warp.tl|reduce_cross_warp.tl:35:13: error: shared buffer 'red_ws_
 EOF
 }
 

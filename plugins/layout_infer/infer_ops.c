@@ -461,6 +461,14 @@ static const tlc_layout *free_partition(li_state *st, int ndim, const int64_t *s
 	return l;
 }
 
+static bool awaits_reduction(const li_state *st, const li_buf *b)
+{
+	for (int i = 0; i < st->nops; i++)
+		if (st->ops[i].kind == LI_REDUCE && st->ops[i].dst == b && !st->ops[i].src->layout)
+			return true;
+	return false;
+}
+
 bool li_free(li_state *st, li_op *op, li_proposals *out)
 {
 	if (op->kind == LI_REDUCE && !op->src->layout) {
@@ -479,6 +487,10 @@ bool li_free(li_state *st, li_op *op, li_proposals *out)
 	for (int i = 0; i < op->nacc; i++)
 		if (op->acc[i].regular && op->acc[i].nkeep == op->ndim) {
 			whole = true;
+			/* the result of a reduction whose source is still open gets the
+			 * source's projection in the next round, not a layout of its own */
+			if (awaits_reduction(st, op->acc[i].b))
+				continue;
 			/* depends on the fragment alone, so two nests propose the same */
 			const tlc_buffer *b = op->acc[i].b->buf;
 			li_propose(out, op->acc[i].b,

@@ -75,6 +75,15 @@ static tlc_buffer *new_buffer(lw_state *st, const char *name, tlc_dtype t, tlc_s
 	return tlc_buffer_new(st->m, buf, t, scope, 1, &shape, loc);
 }
 
+/* body for the threads of the source's range: no guard when that is the
+ * whole block (a guard would hide from sync-insert that every thread runs it) */
+static tlc_stmt *in_range(lw_state *st, tlc_loc loc, const tlc_expr *t, int64_t T, tlc_stmt *body)
+{
+	if (T >= st->threads && t == st->tid)
+		return body;
+	return tlc_if_new(st->m, loc, tlc_binary(st->m, TLC_EXPR_LT, t, ci(st, T)), body, NULL);
+}
+
 tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 {
 	const tlc_expr *c = s->u.eval.call;
@@ -174,7 +183,7 @@ tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 		const tlc_expr *slot = tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, r), ci(st, T)), t);
 		tlc_seq_append(m, pub, unrolled(st, loc, r, nD, store1(st, loc, ws, slot, load1(st, tmp, tlc_var_ref(m, r)))));
 		tlc_seq_append(m, out, tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL)));
-		tlc_seq_append(m, out, tlc_if_new(m, loc, tlc_binary(m, TLC_EXPR_LT, t, ci(st, T)), pub, NULL));
+		tlc_seq_append(m, out, in_range(st, loc, t, T, pub));
 		tlc_seq_append(m, out, tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL)));
 		/* base: t with the workspace digits cleared; partner c adds them back */
 		const tlc_expr *base = t;
@@ -208,7 +217,7 @@ tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 		tlc_seq_append(m, gather,
 		               unrolled(st, loc, r3, nD, store1(st, loc, tmp, tlc_var_ref(m, r3), identity(st, kind, acc))));
 		tlc_seq_append(m, gather, tlc_for_new(m, loc, cv, ci(st, 0), ci(st, count), TLC_FOR_UNROLLED, fold));
-		tlc_seq_append(m, out, tlc_if_new(m, loc, tlc_binary(m, TLC_EXPR_LT, t, ci(st, T)), gather, NULL));
+		tlc_seq_append(m, out, in_range(st, loc, t, T, gather));
 		/* the workspace may be reused by the next reduction */
 		tlc_seq_append(m, out, tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL)));
 	}
