@@ -2,6 +2,7 @@
  * into layouts (tlc_layout_from_expr) and layouts written back in their
  * canonical form (tlc_layout_to_expr).  The canonical form uses the layout's
  * own variables, so from_expr(to_expr(l)) gives back the same expression. */
+#include <stdint.h>
 #include "layout_priv.h"
 
 #include <string.h>
@@ -160,7 +161,76 @@ static const tlc_layout *fragment_from_expr(tlc_module *m, const tlc_expr *e, co
 	return frag_fit(m, ndim, shape, own, repv, &tp, &ip, rep, threads, lo, why);
 }
 
+/* ---- a per-module cache: layout expression -> layout ----
+ * Expressions are hash-consed, so the pointer is the key.  Reading a fragment
+ * back from its lambdas enumerates and fits the whole tile; passes convert
+ * the same expressions many times (every lowered nest, every gemm), and
+ * to_expr records what it built, so that work is done once. */
+typedef struct layout_cache {
+	size_t cap, n;
+	const tlc_expr **keys;
+	const tlc_layout **vals;
+} layout_cache;
+
+static size_t slot_of(const layout_cache *c, const tlc_expr *e)
+{
+	size_t i = ((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15ull & (c->cap - 1);
+	while (c->keys[i] && c->keys[i] != e)
+		i = (i + 1) & (c->cap - 1);
+	return i;
+}
+
+static const tlc_layout *cache_get(tlc_module *m, const tlc_expr *e)
+{
+	layout_cache *c = m->layout_cache;
+	if (!c || !c->n)
+		return NULL;
+	size_t i = slot_of(c, e);
+	return c->keys[i] ? c->vals[i] : NULL;
+}
+
+static void cache_put(tlc_module *m, const tlc_expr *e, const tlc_layout *l)
+{
+	layout_cache *c = m->layout_cache;
+	if (!c)
+		c = m->layout_cache = tlc_alloc(m, sizeof(*c));
+	if (2 * (c->n + 1) > c->cap) {
+		/* grow in the arena: the old arrays stay until the module is freed */
+		layout_cache old = *c;
+		c->cap = old.cap ? 2 * old.cap : 64;
+		c->keys = tlc_alloc(m, sizeof(*c->keys) * c->cap);
+		c->vals = tlc_alloc(m, sizeof(*c->vals) * c->cap);
+		c->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.keys[i]) {
+				size_t j = slot_of(c, old.keys[i]);
+				c->keys[j] = old.keys[i];
+				c->vals[j] = old.vals[i];
+				c->n++;
+			}
+	}
+	size_t i = slot_of(c, e);
+	if (!c->keys[i]) {
+		c->keys[i] = e;
+		c->vals[i] = l;
+		c->n++;
+	}
+}
+
+static const tlc_layout *layout_from_expr_uncached(tlc_module *m, const tlc_expr *e, const char **why);
+
 const tlc_layout *tlc_layout_from_expr(tlc_module *m, const tlc_expr *e, const char **why)
+{
+	const tlc_layout *l = e ? cache_get(m, e) : NULL;
+	if (l)
+		return l;
+	l = layout_from_expr_uncached(m, e, why);
+	if (l)
+		cache_put(m, e, l);
+	return l;
+}
+
+static const tlc_layout *layout_from_expr_uncached(tlc_module *m, const tlc_expr *e, const char **why)
 {
 	if (!e || e->kind != TLC_EXPR_CALL) {
 		fail(why, "not a layout (T.Layout, T.swizzled_layout or T.Fragment)");
@@ -182,7 +252,17 @@ static const tlc_expr *shape_expr(tlc_module *m, const tlc_layout *l)
 	return tlc_tuple(m, l->ndim, s, false);
 }
 
+static const tlc_expr *layout_to_expr_uncached(tlc_module *m, const tlc_layout *l);
+
 const tlc_expr *tlc_layout_to_expr(tlc_module *m, const tlc_layout *l)
+{
+	const tlc_expr *e = layout_to_expr_uncached(m, l);
+	if (e && !cache_get(m, e))
+		cache_put(m, e, l);
+	return e;
+}
+
+static const tlc_expr *layout_to_expr_uncached(tlc_module *m, const tlc_layout *l)
 {
 	if (!l)
 		return NULL;

@@ -24,6 +24,15 @@
 
 #define LW_MAX_DIMS 8
 
+#define LW_RUNS_CACHE 64
+
+/* A remembered answer of lw_layout_runs. */
+typedef struct lw_run_result {
+	const tlc_layout *l;
+	int64_t v;
+	bool ok;
+} lw_run_result;
+
 typedef struct lw_state {
 	tlc_module *m;
 	tlc_context *ctx;
@@ -32,6 +41,8 @@ typedef struct lw_state {
 	const tlc_expr *tid; /* the flat thread index of the block */
 	tlc_ranges ranges;   /* variables in scope with known ranges */
 	int counter;         /* fresh names */
+	int nruns;
+	lw_run_result runs[LW_RUNS_CACHE];
 	int errors;
 } lw_state;
 
@@ -64,6 +75,9 @@ const tlc_expr *lw_digit_value(lw_state *st, const tlc_expr *x, int64_t w, int64
 /* lower_vector.c: the nest with its element copy widened to T.copy_vec, or
  * NULL when the physical addresses do not allow it (see the file). inner
  * holds nlets lets of the loop variables, then the body. */
+/* Does memory layout l map every aligned run of v logical elements along its
+ * last dimension to an aligned, contiguous physical run?  (Cached.) */
+bool lw_layout_runs(lw_state *st, const tlc_layout *l, int64_t v);
 tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j, tlc_stmt *inner, int nlets);
 
 /* lower_reduce.c: T.reduce_* over a fragment dimension; T.cumsum of shared tiles. */

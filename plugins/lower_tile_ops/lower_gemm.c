@@ -12,27 +12,6 @@
 
 #include "lower.h"
 
-/* True if a 2-D memory layout keeps each run of 8 elements along its last
- * dimension (starting at a multiple of 8) contiguous and 8-element aligned. */
-static bool ldmatrix_ok(const tlc_layout *l)
-{
-	if (l->ndim != 2 || l->shape[1] % 8)
-		return false;
-	int64_t idx[2], o0, o;
-	for (idx[0] = 0; idx[0] < l->shape[0]; idx[0]++)
-		for (int64_t c = 0; c < l->shape[1]; c += 8) {
-			idx[1] = c;
-			if (!tlc_layout_eval(l, idx, &o0) || o0 % 8)
-				return false;
-			for (int k = 1; k < 8; k++) {
-				idx[1] = c + k;
-				if (!tlc_layout_eval(l, idx, &o) || o != o0 + k)
-					return false;
-			}
-		}
-	return true;
-}
-
 static const tlc_layout *operand_layout(lw_state *st, const tlc_buffer *b)
 {
 	if (b->layout)
@@ -120,7 +99,7 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 			return NULL;
 		}
 		KW(k ? "layout_B" : "layout_A", tlc_layout_to_expr(m, l));
-		KW(k ? "ldmatrix_B" : "ldmatrix_A", tlc_bool(m, ldmatrix_ok(l)));
+		KW(k ? "ldmatrix_B" : "ldmatrix_A", tlc_bool(m, l->ndim == 2 && lw_layout_runs(st, l, 8)));
 	}
 	KW("thread_lo", tlc_i32(m, CL->thread_lo));
 #undef KW

@@ -165,7 +165,9 @@ static bool layout_runs(const tlc_layout *l, int64_t v)
 	if (nd < 1 || l->shape[nd - 1] % v)
 		return false;
 	int64_t idx[TLC_LAYOUT_MAX_DIMS] = {0}, total = tlc_layout_size(l);
-	if (total > (1 << 22))
+	/* too large to check at compile-time speed (a global tensor with a
+	 * layout): stay scalar, which is always correct */
+	if (total > (1 << 17))
 		return false;
 	for (int64_t n = 0; n < total; n += v) {
 		int64_t flat = n;
@@ -183,6 +185,23 @@ static bool layout_runs(const tlc_layout *l, int64_t v)
 		}
 	}
 	return true;
+}
+
+bool lw_layout_runs(lw_state *st, const tlc_layout *l, int64_t v)
+{
+	/* enumerating a tile costs far more than the rest of the pass: once
+	 * per (layout, width) */
+	/* a swizzle permutes whole 16-byte chunks (tlc/layout.h): runs that fit
+	 * in one chunk stay contiguous and aligned */
+	if (l->kind == TLC_LAYOUT_SWIZZLED && l->shape[l->ndim - 1] % v == 0)
+		return 16 % (v * (tlc_dtype_bits(l->elem) / 8)) == 0;
+	for (int i = 0; i < st->nruns; i++)
+		if (st->runs[i].l == l && st->runs[i].v == v)
+			return st->runs[i].ok;
+	bool ok = layout_runs(l, v);
+	if (st->nruns < LW_RUNS_CACHE)
+		st->runs[st->nruns++] = (lw_run_result){l, v, ok};
+	return ok;
 }
 
 typedef struct vec_ctx {
@@ -218,7 +237,7 @@ static bool side_ok(const vec_ctx *c, const tlc_buffer *b, int n, const tlc_expr
 	if (!is_var_plus(idx[n - 1], c->j, &mult) || mult % c->v)
 		return false;
 	if (b->layout && b->layout->kind != TLC_LAYOUT_FRAGMENT)
-		return layout_runs(b->layout, c->v);
+		return lw_layout_runs(c->st, b->layout, c->v);
 	/* row-major: rows are multiples of v elements */
 	return b->ndim == n && known_multiple(b->shape[n - 1]) % c->v == 0;
 }
