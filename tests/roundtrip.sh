@@ -27,12 +27,10 @@
 # exit 1 with this text.  So the test fails loudly both when the feature lands
 # (tlc succeeds: delete the line) and when the input starts failing for another
 # reason.  A line naming no input is a failure too.  Never skip silently.
-#   ws_gemm.tl: TMA copies and T.ws are the Hopper passes (not written yet);
-#   cumsum.tl: the sync-insert limitation its XFAIL comment describes.
+#   ws_gemm.tl: TMA copies and T.ws are the Hopper passes (not written yet).
 expected_failures() {
 	cat <<'EOF'
 examples/ws_gemm.tl|ws_gemm.tl:41:21: error: T.tma_copy is not supported by lower-tile-ops yet
-tests/lit/lower/cumsum.tl|cumsum.tl:26:13: error: this T.Parallel loop reads back shared memory it wrote
 EOF
 }
 

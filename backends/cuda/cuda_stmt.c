@@ -343,7 +343,8 @@ void cuda_emit_stmt(cuda_emitter *e, const tlc_stmt *s, int ind)
 		           e->arch->target);
 		return;
 	case TLC_STMT_ATTR: {
-		bool nest = s->u.attr.key && !strcmp(s->u.attr.key, "parallel_nest");
+		bool nest = s->u.attr.key &&
+		            (!strcmp(s->u.attr.key, "parallel_nest") || !strcmp(s->u.attr.key, "thread_private"));
 		bool saved = e->in_nest;
 		e->in_nest |= nest;
 		line(e, ind, "{");

@@ -43,6 +43,15 @@ static void merge_error(li_state *st, const li_buf *b, const char *who1, const t
 	tlc_buf_init(&d2);
 	tlc_layout_describe(&d1, l1);
 	tlc_layout_describe(&d2, l2);
+	/* the thread maps tell two fragments of one shape apart */
+	if (l1->kind == TLC_LAYOUT_FRAGMENT && l2->kind == TLC_LAYOUT_FRAGMENT) {
+		tlc_buf_puts(&d1, " (thread ");
+		tlc_print_expr(&d1, st->m, l1->thread);
+		tlc_buf_puts(&d1, ")");
+		tlc_buf_puts(&d2, " (thread ");
+		tlc_print_expr(&d2, st->m, l2->thread);
+		tlc_buf_puts(&d2, ")");
+	}
 	tlc_error(st->ctx, b->buf->loc,
 	          "conflicting layouts for '%s': %s needs %s, but %s needs %s; use two buffers and copy between them",
 	          b->buf->name, who1, tlc_buf_str(&d1), who2, tlc_buf_str(&d2));

@@ -303,6 +303,7 @@ tlc_stmt *lw_lower_cumsum(lw_state *st, tlc_stmt *s)
 	                                               tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, turn), ci(st, st->threads)))));
 	tlc_seq_append(m, body, tlc_if_new(m, loc, tlc_binary(m, TLC_EXPR_LT, tlc_var_ref(m, line), ci(st, lines)), per_line, NULL));
 	tlc_stmt *loop = tlc_for_new(m, loc, turn, ci(st, 0), ci(st, turns), TLC_FOR_SERIAL, body);
-	tlc_seq_append(m, out, tlc_attr_new(m, loc, tlc_intern(m, "parallel_nest"), ci(st, 1), loop));
+	/* each thread reads and writes only its own lines */
+	tlc_seq_append(m, out, tlc_attr_new(m, loc, tlc_intern(m, "thread_private"), ci(st, 1), loop));
 	return out;
 }

@@ -186,6 +186,11 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 	}
 	case TLC_STMT_ATTR: {
 		si_region inner = rg;
+		/* lower-tile-ops' promise: each thread touches only elements no other
+		 * thread touches in there (T.cumsum's lines), so nothing inside needs
+		 * ordering; its accesses count as one statement's */
+		if (s->u.attr.key && strcmp(s->u.attr.key, "thread_private") == 0)
+			return;
 		if (rg.where == SI_ANYWHERE && s->u.attr.key && strcmp(s->u.attr.key, "parallel_nest") == 0)
 			inner = (si_region){SI_NEST, s};
 		visit_body(si, &s->u.attr.body, inner);

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Reductions and attention on a GPU: row softmax, flash-attention forward,
-GQA backward, each against PyTorch in float32/float64 on random inputs.
+"""Reductions and attention on a GPU: row softmax, row cumsum, flash-attention
+forward, GQA backward, each against PyTorch in float32/float64 on random inputs.
 
 Cases and tolerances:
 - softmax (tests/gpu/kernels/softmax.tl, T.reduce_max + T.reduce_sum over
   fp16 rows): reference torch.softmax in float64; fp16 output, atol 1e-3
   (outputs are <= 1, fp16 rounding 2^-11 relative) and rtol 1e-2.
+- cumsum (tests/gpu/kernels/cumsum.tl, T.cumsum of a shared float32 tile,
+  forward and reversed): reference torch.cumsum in float64; 128 sequential
+  float32 additions: atol 5e-4, rtol 1e-5.
 - flash-attention forward (examples/flash_attn_fwd.tl), causal and not:
   reference torch SDPA in float32 on the same fp16 inputs; fp16 output with
   fp16 probabilities feeding the second gemm: atol = rtol = 1e-2.
@@ -32,6 +35,7 @@ from run_elementwise import commit  # noqa: E402
 
 REPO = tlc_gpu.REPO
 SOFTMAX = os.path.join(REPO, "tests", "gpu", "kernels", "softmax.tl")
+CUMSUM = os.path.join(REPO, "tests", "gpu", "kernels", "cumsum.tl")
 FA = os.path.join(REPO, "examples", "flash_attn_fwd.tl")
 GQA = os.path.join(REPO, "examples", "gqa_bwd.tl")
 
@@ -54,6 +58,21 @@ def softmax_case(torch, args, workdir, M, N, block_M, threads):
     torch.cuda.synchronize()
     ok, err, rel = tlc_gpu.check(y, torch.softmax(x.double(), dim=1), atol=1e-3, rtol=1e-2)
     return dict(label=label, ok=ok, err=err, rel=rel, tol="atol=1e-3 rtol=1e-2")
+
+
+def cumsum_case(torch, args, workdir, reverse):
+    label = f"cumsum of rows, float32 256x128{' reversed' if reverse else ''}"
+    kern = build(args, CUMSUM, f"row_cumsum(256, 128, 64, reverse={reverse})", workdir)
+    torch.manual_seed(7)
+    x = torch.randn(256, 128, device="cuda")
+    y = torch.full((256, 128), float("nan"), device="cuda")
+    tlc_gpu.call(kern, x, y)
+    torch.cuda.synchronize()
+    xd = x.double()
+    ref = xd.flip(1).cumsum(1).flip(1) if reverse else xd.cumsum(1)
+    # 128 float32 additions in sequence: |err| <= 128 * 2^-24 * sum|x|, below 5e-4 here
+    ok, err, rel = tlc_gpu.check(y, ref, atol=5e-4, rtol=1e-5)
+    return dict(label=label, ok=ok, err=err, rel=rel, tol="atol=5e-4 rtol=1e-5")
 
 
 def fa_case(torch, args, workdir, B, H, S, D, causal, bm=128, bn=128, threads=128):
@@ -145,6 +164,8 @@ def main():
     jobs = [
         lambda: [softmax_case(torch, args, workdir, 1024, 256, 32, 128)],
         lambda: [softmax_case(torch, args, workdir, 512, 128, 16, 256)],
+        lambda: [cumsum_case(torch, args, workdir, False)],
+        lambda: [cumsum_case(torch, args, workdir, True)],
         lambda: [fa_case(torch, args, workdir, 2, 4, 512, 64, False)],
         lambda: [fa_case(torch, args, workdir, 2, 4, 512, 128, True)],
         lambda: [fa_case(torch, args, workdir, 1, 2, 256, 128, False, 64, 64, 128)],
