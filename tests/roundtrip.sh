@@ -52,7 +52,7 @@ list="$tmp/list"
 		[ -f "$f" ] && echo "$f"
 	done
 	if [ -d "$TLC_SRCDIR/tests/lit" ]; then
-		find "$TLC_SRCDIR/tests/lit" -name '*.tl' ! -path '*/Inputs/*' | LC_ALL=C sort
+		find "$TLC_SRCDIR/tests/lit" -name '*.tl' ! -path '*/Inputs/*' ! -path '*/Output/*' | LC_ALL=C sort
 	fi
 } >"$list"
 
