@@ -75,6 +75,9 @@ const tlc_expr *lw_digit_value(lw_state *st, const tlc_expr *x, int64_t w, int64
 /* lower_vector.c: the nest with its element copy widened to T.copy_vec, or
  * NULL when the physical addresses do not allow it (see the file). inner
  * holds nlets lets of the loop variables, then the body. */
+/* Whether an expression / a statement mentions variable v. */
+bool lw_expr_uses_var(const tlc_expr *e, const tlc_var *v);
+bool lw_stmt_uses_var(const tlc_stmt *s, const tlc_var *v);
 /* Does memory layout l map every aligned run of v logical elements along its
  * last dimension to an aligned, contiguous physical run?  (Cached.) */
 bool lw_layout_runs(lw_state *st, const tlc_layout *l, int64_t v);

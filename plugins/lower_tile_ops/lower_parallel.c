@@ -430,12 +430,18 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	}
 	tlc_stmt *body = rw_stmt(&w, n.body, first);
 	st->ranges.n = saved;
+	/* keep only the loop variables the body uses (a fill of a fragment
+	 * needs none: its registers come from r) */
+	int kept = 0;
+	for (int i = 0; i < inner->u.seq.n; i++)
+		if (lw_stmt_uses_var(body, inner->u.seq.items[i]->u.let.var))
+			inner->u.seq.items[kept++] = inner->u.seq.items[i];
+	int nlets = inner->u.seq.n = kept;
 	tlc_seq_append(st->m, inner, body);
 
-	int nlets = n.ndim - w.nconst;
-	bool j_is_let = true;
-	for (int i = 0; i < w.nconst; i++)
-		j_is_let &= w.const_var[i] != n.vars[n.ndim - 1];
+	bool j_is_let = false;
+	for (int i = 0; i < nlets; i++)
+		j_is_let |= inner->u.seq.items[i]->u.let.var == n.vars[n.ndim - 1];
 	tlc_stmt *out = NULL;
 	if (j_is_let && !w.failed && !first)
 		out = lw_vectorize(st, L, r, n.vars[n.ndim - 1], inner, nlets);

@@ -58,7 +58,7 @@ static int64_t known_multiple(const tlc_expr *e)
 	}
 }
 
-static bool uses_var(const tlc_expr *e, const tlc_var *v)
+bool lw_expr_uses_var(const tlc_expr *e, const tlc_var *v)
 {
 	if (!e)
 		return false;
@@ -66,21 +66,51 @@ static bool uses_var(const tlc_expr *e, const tlc_var *v)
 	case TLC_EXPR_VAR: return e->u.var == v;
 	case TLC_EXPR_LOAD:
 		for (int i = 0; i < e->u.load.n; i++)
-			if (uses_var(e->u.load.idx[i], v))
+			if (lw_expr_uses_var(e->u.load.idx[i], v))
 				return true;
 		return false;
 	case TLC_EXPR_CALL:
 		for (int i = 0; i < e->u.call.nargs; i++)
-			if (uses_var(e->u.call.args[i], v))
+			if (lw_expr_uses_var(e->u.call.args[i], v))
 				return true;
 		return false;
 	default:
 		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_CAST)
-			return uses_var(e->u.op.a, v) ||
+			return lw_expr_uses_var(e->u.op.a, v) ||
 			       (e->kind != TLC_EXPR_CAST && e->kind != TLC_EXPR_NOT && e->kind != TLC_EXPR_NEG &&
-			        (uses_var(e->u.op.b, v) || (e->kind == TLC_EXPR_SELECT && uses_var(e->u.op.c, v))));
+			        (lw_expr_uses_var(e->u.op.b, v) || (e->kind == TLC_EXPR_SELECT && lw_expr_uses_var(e->u.op.c, v))));
 		return false;
 	}
+}
+
+bool lw_stmt_uses_var(const tlc_stmt *s, const tlc_var *v)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case TLC_STMT_SEQ:
+		for (int i = 0; i < s->u.seq.n; i++)
+			if (lw_stmt_uses_var(s->u.seq.items[i], v))
+				return true;
+		return false;
+	case TLC_STMT_FOR:
+		return lw_expr_uses_var(s->u.loop.min, v) || lw_expr_uses_var(s->u.loop.extent, v) ||
+		       lw_stmt_uses_var(s->u.loop.body, v);
+	case TLC_STMT_IF:
+		return lw_expr_uses_var(s->u.if_.cond, v) || lw_stmt_uses_var(s->u.if_.then_s, v) ||
+		       lw_stmt_uses_var(s->u.if_.else_s, v);
+	case TLC_STMT_LET: return lw_expr_uses_var(s->u.let.value, v);
+	case TLC_STMT_STORE:
+		for (int i = 0; i < s->u.store.n; i++)
+			if (lw_expr_uses_var(s->u.store.idx[i], v))
+				return true;
+		return lw_expr_uses_var(s->u.store.value, v);
+	case TLC_STMT_EVAL: return lw_expr_uses_var(s->u.eval.call, v);
+	case TLC_STMT_SCOPE: return lw_expr_uses_var(s->u.scope.call, v) || lw_stmt_uses_var(s->u.scope.body, v);
+	case TLC_STMT_ATTR: return lw_expr_uses_var(s->u.attr.value, v) || lw_stmt_uses_var(s->u.attr.body, v);
+	case TLC_STMT_ALLOC: return false;
+	}
+	return false;
 }
 
 /* e = j + c with c free of j: *c set (0 when e is j). */
@@ -93,11 +123,11 @@ static bool is_var_plus(const tlc_expr *e, const tlc_var *j, int64_t *c_multiple
 	if (e->kind != TLC_EXPR_ADD)
 		return false;
 	const tlc_expr *a = e->u.op.a, *b = e->u.op.b;
-	if (b->kind == TLC_EXPR_VAR && b->u.var == j && !uses_var(a, j)) {
+	if (b->kind == TLC_EXPR_VAR && b->u.var == j && !lw_expr_uses_var(a, j)) {
 		*c_multiple = known_multiple(a);
 		return true;
 	}
-	if (a->kind == TLC_EXPR_VAR && a->u.var == j && !uses_var(b, j)) {
+	if (a->kind == TLC_EXPR_VAR && a->u.var == j && !lw_expr_uses_var(b, j)) {
 		*c_multiple = known_multiple(b);
 		return true;
 	}
@@ -109,7 +139,7 @@ static bool is_var_plus(const tlc_expr *e, const tlc_var *j, int64_t *c_multiple
 static const tlc_expr *subst(lw_state *st, const tlc_expr *e, const tlc_var *v, const tlc_expr *by)
 {
 	tlc_module *m = st->m;
-	if (!e || !uses_var(e, v))
+	if (!e || !lw_expr_uses_var(e, v))
 		return e;
 	switch (e->kind) {
 	case TLC_EXPR_VAR: return by;
@@ -232,7 +262,7 @@ static bool side_ok(const vec_ctx *c, const tlc_buffer *b, int n, const tlc_expr
 	if (b->scope == TLC_SCOPE_LOCAL || b->scope == TLC_SCOPE_VAR || n < 1)
 		return false;
 	for (int d = 0; d < n - 1; d++)
-		if (uses_var(idx[d], c->j))
+		if (lw_expr_uses_var(idx[d], c->j))
 			return false;
 	if (!is_var_plus(idx[n - 1], c->j, &mult) || mult % c->v)
 		return false;
@@ -246,13 +276,13 @@ static bool side_ok(const vec_ctx *c, const tlc_buffer *b, int n, const tlc_expr
  * multiples of v. */
 static bool predicate_ok(const vec_ctx *c, const tlc_expr *p)
 {
-	if (!uses_var(p, c->j))
+	if (!lw_expr_uses_var(p, c->j))
 		return true;
 	int64_t mult;
 	switch (p->kind) {
 	case TLC_EXPR_AND: return predicate_ok(c, p->u.op.a) && predicate_ok(c, p->u.op.b);
 	case TLC_EXPR_LT:
-		return is_var_plus(p->u.op.a, c->j, &mult) && mult % c->v == 0 && !uses_var(p->u.op.b, c->j) &&
+		return is_var_plus(p->u.op.a, c->j, &mult) && mult % c->v == 0 && !lw_expr_uses_var(p->u.op.b, c->j) &&
 		       known_multiple(p->u.op.b) % c->v == 0;
 	default: return false;
 	}
