@@ -17,7 +17,6 @@ import argparse
 import datetime
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 
@@ -30,20 +29,6 @@ REPO = tlc_gpu.REPO
 GEMM = os.path.join(REPO, "examples", "gemm.tl")
 FA = os.path.join(REPO, "examples", "flash_attn_fwd.tl")
 WARMUP, RUNS = 5, 30
-
-
-def median_ms(torch, fn):
-    for _ in range(WARMUP):
-        fn()
-    times = []
-    for _ in range(RUNS):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
 
 
 def gemm_rows(torch, args, workdir):
@@ -62,8 +47,8 @@ def gemm_rows(torch, args, workdir):
             torch.cuda.synchronize()
             ok, _, _ = tlc_gpu.check(c, ref.float(), atol=0.5, rtol=2e-2)
             flops = 2 * n ** 3
-            t = median_ms(torch, fn)
-            tt = median_ms(torch, lambda: torch.matmul(a, b, out=ref))
+            t = tlc_gpu.median_ms(fn, WARMUP, RUNS)
+            tt = tlc_gpu.median_ms(lambda: torch.matmul(a, b, out=ref), WARMUP, RUNS)
             rows.append((f"GEMM {n}^3 {dt}", ok, t, tt, flops))
     return rows
 
@@ -85,8 +70,8 @@ def fa_rows(torch, args, workdir):
         torch.cuda.synchronize()
         ok, _, _ = tlc_gpu.check(o, ref.transpose(1, 2).float(), atol=1e-2, rtol=1e-2)
         flops = 4 * B * H * S * S * D // (2 if causal else 1)
-        t = median_ms(torch, fn)
-        tt = median_ms(torch, lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal))
+        t = tlc_gpu.median_ms(fn, WARMUP, RUNS)
+        tt = tlc_gpu.median_ms(lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal), WARMUP, RUNS)
         rows.append((f"flash-attn fwd B{B} H{H} S{S} D{D} {'causal' if causal else 'non-causal'}", ok, t, tt, flops))
     return rows
 

@@ -25,7 +25,6 @@ import argparse
 import datetime
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 
@@ -128,20 +127,6 @@ def gqa_case(torch, args, workdir, causal, B=1, H=8, S=256, Dqk=192, Dv=128, gro
         ok, err, rel = tlc_gpu.check(got, want.float(), atol=2e-2, rtol=2e-2)
         res.append(dict(label=f"{label}: {name}", ok=ok, err=err, rel=rel, tol="atol=rtol=2e-2"))
     return res
-
-
-def median_ms(torch, fn, warmup=5, runs=30):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
 
 
 def main():

@@ -16,7 +16,6 @@ import argparse
 import datetime
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,20 +50,6 @@ def build(args, entry, workdir):
                            cache_dir=workdir)
 
 
-def median_us(torch, fn):
-    for _ in range(WARMUP):
-        fn()
-    times = []
-    for _ in range(RUNS):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1000.0)
-    return statistics.median(times)
-
-
 def check_case(torch, label, kernel, M, N, dtype_name):
     dt = getattr(torch, dtype_name)
     torch.manual_seed(0)
@@ -91,9 +76,9 @@ def check_case(torch, label, kernel, M, N, dtype_name):
         tol = f"atol=rtol={t:g}"
     ok, err, _ = tlc_gpu.check(c, ref, atol=t, rtol=t)
     same_as_torch = torch.equal(c, a + b)
-    us = median_us(torch, call)
+    us = 1000.0 * tlc_gpu.median_ms(call, WARMUP, RUNS)
     out = torch.empty_like(c)
-    torch_us = median_us(torch, lambda: torch.add(a, b, out=out))
+    torch_us = 1000.0 * tlc_gpu.median_ms(lambda: torch.add(a, b, out=out), WARMUP, RUNS)
     gbs = lambda t: 3 * M * N * a.element_size() / (t * 1e-6) / 1e9
     return dict(label=label, ok=ok, err=err, tol=tol, bitwise=same_as_torch, us=us, torch_us=torch_us,
                 gbs=gbs(us), torch_gbs=gbs(torch_us), note="")

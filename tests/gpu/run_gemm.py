@@ -26,7 +26,6 @@ import datetime
 import math
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 
@@ -127,20 +126,6 @@ def run_two_transposes(torch, args, workdir):
                 note="" if ok1 and ok2 else f"plain ok={ok1} transposed ok={ok2}")
 
 
-def median_ms(torch, fn):
-    for _ in range(WARMUP):
-        fn()
-    times = []
-    for _ in range(RUNS):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
-
-
 def bench(torch, args, workdir):
     rows = []
     for n, dt in BENCH:
@@ -159,9 +144,9 @@ def bench(torch, args, workdir):
         fn()
         torch.cuda.synchronize()
         ok, err, _ = tlc_gpu.check(c, a.float() @ b.float(), atol=0.5, rtol=2e-2)
-        ms = median_ms(torch, fn)
+        ms = tlc_gpu.median_ms(fn, WARMUP, RUNS)
         out = torch.empty_like(c)
-        tms = median_ms(torch, lambda: torch.matmul(a, b, out=out))
+        tms = tlc_gpu.median_ms(lambda: torch.matmul(a, b, out=out), WARMUP, RUNS)
         tf = lambda t: 2 * n ** 3 / (t * 1e-3) / 1e12
         rows.append(dict(n=n, dt=dt, ok=ok, ms=ms, tms=tms, tf=tf(ms), ttf=tf(tms), note=""))
         log(f"bench {n} {dt}: tlc {ms:.3f} ms ({tf(ms):.1f} TFLOP/s) torch {tms:.3f} ms ({tf(tms):.1f}) ok={ok}")

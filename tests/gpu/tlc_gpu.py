@@ -17,6 +17,7 @@ import hashlib
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -282,3 +283,22 @@ def check(out, ref, atol=None, rtol=None):
     max_abs = diff.max().item()
     max_rel = rel.max().item()
     return ok, float(max_abs), float(max_rel)
+
+
+# ---- timing ----
+
+def median_ms(fn, warmup=5, runs=30):
+    """Median wall time of fn() in milliseconds: CUDA events around each call
+    on torch's current stream, after `warmup` untimed calls."""
+    torch = _torch()
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
