@@ -5,6 +5,7 @@
  * T.view and its source) or when storage-plan gave them overlapping bytes
  * of the arena: a write to one after a read of the other by another thread
  * is a hazard like any other. */
+#include <tlc/access.h>
 #include <string.h>
 
 #include "sync_insert.h"
@@ -108,128 +109,26 @@ const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const 
 	return b;
 }
 
-/* ---- collecting accesses ---- */
+/* ---- collecting accesses (the classification is tlc/access.h's) ---- */
 
-enum { MODE_R = 1, MODE_W = 2, MODE_RW = 3 };
+typedef struct access_ctx {
+	si_state *si;
+	si_access *acc;
+} access_ctx;
 
-/* How a call uses its buffer-valued argument i. */
-static int arg_mode(tlc_op_id op, int i)
+static void add_access(void *p, const tlc_buffer *b, unsigned mode)
 {
-	switch (op) {
-	case TLC_OP_MMA_GEMM: /* A, B from shared memory; C accumulates */
-	case TLC_OP_GEMM:
-	case TLC_OP_WGMMA_GEMM: return i < 2 ? MODE_R : MODE_RW;
-	case TLC_OP_COPY_VEC: return i == 0 ? MODE_W : MODE_R;
-	case TLC_OP_COPY:
-	case TLC_OP_TMA_COPY: return i == 0 ? MODE_R : MODE_W;
-	case TLC_OP_FILL:
-	case TLC_OP_CLEAR: return MODE_W;
-	case TLC_OP_ATOMIC_ADD: return i == 0 ? MODE_RW : MODE_R;
-	default: return MODE_RW; /* unknown: as conservative as can be */
-	}
-}
-
-/* How a call uses its element argument i (a LOAD: copy_vec and atomics take
- * the address of their first one). */
-static int load_arg_mode(tlc_op_id op, int i)
-{
-	switch (op) {
-	case TLC_OP_COPY_VEC: return i == 0 ? MODE_W : MODE_R;
-	case TLC_OP_ATOMIC_ADD:
-	case TLC_OP_ATOMIC_ADD_VEC: return i == 0 ? MODE_RW : MODE_R;
-	default: return MODE_R;
-	}
-}
-
-static void expr_access(si_state *si, const tlc_expr *x, int mode, si_access *acc);
-
-static void buf_access(si_state *si, const tlc_buffer *b, int mode, si_access *acc)
-{
-	if (mode & MODE_R)
-		set_add(si, &acc->r, b);
-	if (mode & MODE_W)
-		set_add(si, &acc->w, b);
-}
-
-static void call_access(si_state *si, const tlc_expr *x, si_access *acc)
-{
-	for (int i = 0; i < x->u.call.nargs; i++) {
-		const tlc_expr *a = x->u.call.args[i];
-		int mode = a->kind == TLC_EXPR_LOAD ? load_arg_mode(x->u.call.op, i) : arg_mode(x->u.call.op, i);
-		expr_access(si, a, mode, acc);
-	}
-	for (int i = 0; i < x->u.call.nkw; i++)
-		expr_access(si, x->u.call.kw_values[i], MODE_RW, acc);
-}
-
-/* mode: how a buffer reference at the top of x is used (LOAD, BUF, REGION). */
-static void expr_access(si_state *si, const tlc_expr *x, int mode, si_access *acc)
-{
-	if (!x)
-		return;
-	switch (x->kind) {
-	case TLC_EXPR_LOAD:
-		buf_access(si, x->u.load.buf, mode, acc);
-		for (int i = 0; i < x->u.load.n; i++)
-			expr_access(si, x->u.load.idx[i], MODE_R, acc);
-		return;
-	case TLC_EXPR_BUF: buf_access(si, x->u.buf, mode, acc); return;
-	case TLC_EXPR_REGION:
-		buf_access(si, x->u.region.buf, mode, acc);
-		for (int i = 0; i < x->u.region.n; i++) {
-			expr_access(si, x->u.region.dims[i].begin, MODE_R, acc);
-			expr_access(si, x->u.region.dims[i].extent, MODE_R, acc);
-		}
-		return;
-	case TLC_EXPR_CALL: call_access(si, x, acc); return;
-	case TLC_EXPR_TUPLE:
-		for (int i = 0; i < x->u.tuple.n; i++)
-			expr_access(si, x->u.tuple.items[i], mode, acc);
-		return;
-	case TLC_EXPR_INT:
-	case TLC_EXPR_FLOAT:
-	case TLC_EXPR_STR:
-	case TLC_EXPR_SYM:
-	case TLC_EXPR_VAR:
-	case TLC_EXPR_LAMBDA: return;
-	default:
-		expr_access(si, x->u.op.a, MODE_R, acc);
-		expr_access(si, x->u.op.b, MODE_R, acc);
-		expr_access(si, x->u.op.c, MODE_R, acc);
-	}
+	access_ctx *c = p;
+	if (mode & TLC_ACCESS_READ)
+		set_add(c->si, &c->acc->r, b);
+	if (mode & TLC_ACCESS_WRITE)
+		set_add(c->si, &c->acc->w, b);
 }
 
 void si_stmt_access(si_state *si, const tlc_stmt *s, si_access *acc)
 {
-	if (!s)
-		return;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			si_stmt_access(si, s->u.seq.items[i], acc);
-		return;
-	case TLC_STMT_FOR:
-		expr_access(si, s->u.loop.min, MODE_R, acc);
-		expr_access(si, s->u.loop.extent, MODE_R, acc);
-		si_stmt_access(si, s->u.loop.body, acc);
-		return;
-	case TLC_STMT_IF:
-		expr_access(si, s->u.if_.cond, MODE_R, acc);
-		si_stmt_access(si, s->u.if_.then_s, acc);
-		si_stmt_access(si, s->u.if_.else_s, acc);
-		return;
-	case TLC_STMT_LET: expr_access(si, s->u.let.value, MODE_R, acc); return;
-	case TLC_STMT_STORE:
-		buf_access(si, s->u.store.buf, MODE_W, acc);
-		for (int i = 0; i < s->u.store.n; i++)
-			expr_access(si, s->u.store.idx[i], MODE_R, acc);
-		expr_access(si, s->u.store.value, MODE_R, acc);
-		return;
-	case TLC_STMT_EVAL: expr_access(si, s->u.eval.call, MODE_R, acc); return;
-	case TLC_STMT_SCOPE: si_stmt_access(si, s->u.scope.body, acc); return;
-	case TLC_STMT_ATTR: si_stmt_access(si, s->u.attr.body, acc); return;
-	case TLC_STMT_ALLOC: return;
-	}
+	access_ctx c = {si, acc};
+	tlc_stmt_accesses(s, add_access, &c);
 }
 
 bool si_is_barrier(const tlc_stmt *s)

@@ -1,0 +1,31 @@
+/* tlc/access.h - which buffers a statement reads and writes.
+ *
+ * One classification of every operand of every op (a gemm reads A and B and
+ * accumulates into C; T.copy_vec writes its first element operand; an atomic
+ * reads and writes its destination; an unknown op reads and writes all of
+ * its buffer operands), shared by every pass and target that reasons about
+ * memory hazards, so that they cannot disagree. */
+#ifndef TLC_ACCESS_H
+#define TLC_ACCESS_H
+
+#include <tlc/ir.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { TLC_ACCESS_READ = 1, TLC_ACCESS_WRITE = 2, TLC_ACCESS_RW = 3 };
+
+/* Called once per buffer access with TLC_ACCESS_READ and/or _WRITE. */
+typedef void (*tlc_access_fn)(void *ctx, const tlc_buffer *b, unsigned mode);
+
+/* The accesses of expression x; `mode` is how a buffer operand at the top of
+ * x (a load, a whole buffer, a region) is used. */
+TLC_API void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn fn, void *ctx);
+/* The accesses of s and of every statement nested in it. */
+TLC_API void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
