@@ -82,13 +82,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     args = ap.parse_args()
-    try:
-        import torch
-    except ImportError:
-        print("torch is not installed: skipping", file=sys.stderr)
-        return 77
-    if not torch.cuda.is_available():
-        print("no CUDA device: skipping", file=sys.stderr)
+    torch = tlc_gpu.gpu_torch()
+    if torch is None:
         return 77
     tlc_gpu.setup_env(args.tlc)
     workdir = tempfile.mkdtemp(prefix="tlc-bench-")

@@ -29,6 +29,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <tlc/access.h>
 #include <tlc/diag.h>
 #include <tlc/pass.h>
 
@@ -180,86 +181,49 @@ static void gemm_operand_align(sp_state *st, const tlc_expr *call)
 	}
 }
 
-static void touch_expr(sp_state *st, const tlc_expr *x, int top)
+typedef struct touch_ctx {
+	sp_state *st;
+	int top;
+} touch_ctx;
+
+static void touch_access(void *p, const tlc_buffer *b, unsigned mode)
 {
-	if (!x)
-		return;
-	switch (x->kind) {
-	case TLC_EXPR_BUF: touch(st, x->u.buf, top); return;
-	case TLC_EXPR_LOAD:
-		touch(st, x->u.load.buf, top);
-		for (int i = 0; i < x->u.load.n; i++)
-			touch_expr(st, x->u.load.idx[i], top);
-		return;
-	case TLC_EXPR_REGION:
-		touch(st, x->u.region.buf, top);
-		for (int i = 0; i < x->u.region.n; i++) {
-			touch_expr(st, x->u.region.dims[i].begin, top);
-			touch_expr(st, x->u.region.dims[i].extent, top);
-		}
-		return;
-	case TLC_EXPR_CALL:
-		if (x->u.call.op == TLC_OP_MMA_GEMM)
-			gemm_operand_align(st, x);
-		for (int i = 0; i < x->u.call.nargs; i++)
-			touch_expr(st, x->u.call.args[i], top);
-		for (int i = 0; i < x->u.call.nkw; i++)
-			touch_expr(st, x->u.call.kw_values[i], top);
-		return;
-	case TLC_EXPR_TUPLE:
-		for (int i = 0; i < x->u.tuple.n; i++)
-			touch_expr(st, x->u.tuple.items[i], top);
-		return;
-	case TLC_EXPR_INT:
-	case TLC_EXPR_FLOAT:
-	case TLC_EXPR_STR:
-	case TLC_EXPR_SYM:
-	case TLC_EXPR_VAR:
-	case TLC_EXPR_LAMBDA: return;
-	default:
-		touch_expr(st, x->u.op.a, top);
-		touch_expr(st, x->u.op.b, top);
-		touch_expr(st, x->u.op.c, top);
-	}
+	(void)mode; /* liveness: any access counts */
+	touch_ctx *c = p;
+	touch(c->st, b, c->top);
 }
 
-static void touch_stmt(sp_state *st, const tlc_stmt *s, int top)
+/* The gemms in s ask for the alignment of their swizzled operands. */
+static void align_gemm_operands(sp_state *st, const tlc_stmt *s)
 {
 	if (!s)
 		return;
 	switch (s->kind) {
 	case TLC_STMT_SEQ:
 		for (int i = 0; i < s->u.seq.n; i++)
-			touch_stmt(st, s->u.seq.items[i], top);
+			align_gemm_operands(st, s->u.seq.items[i]);
 		return;
-	case TLC_STMT_FOR:
-		touch_expr(st, s->u.loop.min, top);
-		touch_expr(st, s->u.loop.extent, top);
-		touch_stmt(st, s->u.loop.body, top);
-		return;
+	case TLC_STMT_FOR: align_gemm_operands(st, s->u.loop.body); return;
 	case TLC_STMT_IF:
-		touch_expr(st, s->u.if_.cond, top);
-		touch_stmt(st, s->u.if_.then_s, top);
-		touch_stmt(st, s->u.if_.else_s, top);
+		align_gemm_operands(st, s->u.if_.then_s);
+		align_gemm_operands(st, s->u.if_.else_s);
 		return;
-	case TLC_STMT_LET: touch_expr(st, s->u.let.value, top); return;
-	case TLC_STMT_STORE:
-		touch(st, s->u.store.buf, top);
-		for (int i = 0; i < s->u.store.n; i++)
-			touch_expr(st, s->u.store.idx[i], top);
-		touch_expr(st, s->u.store.value, top);
+	case TLC_STMT_SCOPE: align_gemm_operands(st, s->u.scope.body); return;
+	case TLC_STMT_ATTR: align_gemm_operands(st, s->u.attr.body); return;
+	case TLC_STMT_EVAL:
+		if (s->u.eval.call->kind == TLC_EXPR_CALL && s->u.eval.call->u.call.op == TLC_OP_MMA_GEMM)
+			gemm_operand_align(st, s->u.eval.call);
 		return;
-	case TLC_STMT_EVAL: touch_expr(st, s->u.eval.call, top); return;
-	case TLC_STMT_SCOPE:
-		touch_expr(st, s->u.scope.call, top);
-		touch_stmt(st, s->u.scope.body, top);
-		return;
-	case TLC_STMT_ATTR:
-		touch_expr(st, s->u.attr.value, top);
-		touch_stmt(st, s->u.attr.body, top);
-		return;
-	case TLC_STMT_ALLOC: return;
+	default: return;
 	}
+}
+
+/* Top-level statement `top` touches every buffer s accesses (tlc/access.h). */
+static void touch_stmt(sp_state *st, const tlc_stmt *s, int top)
+{
+	touch_ctx c = {st, top};
+	tlc_stmt_accesses(s, touch_access, &c);
+	align_gemm_operands(st, s);
 }
 
 /* ---- placement ---- */

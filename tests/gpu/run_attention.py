@@ -135,13 +135,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     args = ap.parse_args()
-    try:
-        import torch
-    except ImportError:
-        log("torch is not installed: skipping")
-        return 77
-    if not torch.cuda.is_available():
-        log("no CUDA device: skipping")
+    torch = tlc_gpu.gpu_torch()
+    if torch is None:
         return 77
     tlc_gpu.setup_env(args.tlc)
     workdir = tempfile.mkdtemp(prefix="tlc-attn-")

@@ -138,13 +138,8 @@ def main():
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     ap.add_argument("--keep", help="keep the generated files in this directory")
     args = ap.parse_args()
-    try:
-        import torch
-    except ImportError:
-        log("torch is not installed: skipping")
-        return 77
-    if not torch.cuda.is_available():
-        log("no CUDA device: skipping")
+    torch = tlc_gpu.gpu_torch()
+    if torch is None:
         return 77
     tlc_gpu.setup_env(args.tlc)
     workdir = args.keep or tempfile.mkdtemp(prefix="tlc-elementwise-")

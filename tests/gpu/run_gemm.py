@@ -198,13 +198,8 @@ def main():
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     ap.add_argument("--bench", action="store_true", help="also time examples/gemm.tl next to cuBLAS")
     args = ap.parse_args()
-    try:
-        import torch
-    except ImportError:
-        log("torch is not installed: skipping")
-        return 77
-    if not torch.cuda.is_available():
-        log("no CUDA device: skipping")
+    torch = tlc_gpu.gpu_torch()
+    if torch is None:
         return 77
     tlc_gpu.setup_env(args.tlc)
     workdir = tempfile.mkdtemp(prefix="tlc-gemm-")

@@ -302,3 +302,17 @@ def median_ms(fn, warmup=5, runs=30):
         stop.synchronize()
         times.append(start.elapsed_time(stop))
     return statistics.median(times)
+
+
+def gpu_torch():
+    """torch when it is installed and sees a CUDA device, else None (after
+    saying why on stderr): the scripts then exit with 77, "skipped"."""
+    try:
+        import torch
+    except ImportError:
+        print("torch is not installed: skipping", file=sys.stderr)
+        return None
+    if not torch.cuda.is_available():
+        print("no CUDA device: skipping", file=sys.stderr)
+        return None
+    return torch
