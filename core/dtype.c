@@ -65,6 +65,25 @@ bool tlc_dtype_is_unsigned(tlc_dtype t)
 	return valid(t) && dtypes[t].cls == 'u';
 }
 
+bool tlc_dtype_int_range(tlc_dtype t, int64_t *lo, int64_t *hi)
+{
+	if (t == TLC_DT_BOOL) {
+		*lo = 0, *hi = 1;
+		return true;
+	}
+	if (!tlc_dtype_is_int(t))
+		return false;
+	int bits = tlc_dtype_bits(t);
+	if (tlc_dtype_is_unsigned(t)) {
+		*lo = 0;
+		*hi = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << bits) - 1);
+	} else {
+		*hi = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+		*lo = -*hi - 1;
+	}
+	return true;
+}
+
 tlc_dtype tlc_dtype_from_name(const char *name)
 {
 	if (!name)

@@ -332,9 +332,20 @@ static bool is_const(const tlc_expr *e)
 	return e->kind == TLC_EXPR_INT || e->kind == TLC_EXPR_FLOAT;
 }
 
+/* True when the integer constant c keeps its value in type t. */
+static bool int_fits(const tlc_expr *c, tlc_dtype t)
+{
+	if (c->kind != TLC_EXPR_INT || !tlc_dtype_is_int(t))
+		return true;
+	int64_t lo, hi;
+	return tlc_dtype_int_range(t, &lo, &hi) && c->u.ival >= lo && c->u.ival <= hi;
+}
+
 /* The type of an arithmetic result (see ir.h): a constant adopts the other
- * operand's type unless that would turn a float constant into an integer;
- * otherwise float beats integer, wider beats narrower, unsigned beats signed. */
+ * operand's type unless that would turn a float constant into an integer or
+ * change an integer constant's value (i + 2**32 with i an int32 is an int64
+ * sum: truncating the constant would silently index elsewhere); otherwise
+ * float beats integer, wider beats narrower, unsigned beats signed. */
 static tlc_dtype common_type(const tlc_expr *a, const tlc_expr *b)
 {
 	tlc_dtype ta = a->dtype, tb = b->dtype;
@@ -346,7 +357,11 @@ static tlc_dtype common_type(const tlc_expr *a, const tlc_expr *b)
 	if (is_const(a) != is_const(b)) {
 		const tlc_expr *c = is_const(a) ? a : b, *x = is_const(a) ? b : a;
 		bool fc = tlc_dtype_is_float(c->dtype), fx = tlc_dtype_is_float(x->dtype);
-		return (fx || !fc) ? x->dtype : c->dtype;
+		if (fx || (!fc && int_fits(c, x->dtype)))
+			return x->dtype;
+		if (fc)
+			return c->dtype;
+		/* an integer constant too wide for the other side: the wider type */
 	}
 	if (fa != fb)
 		return fa ? ta : tb;

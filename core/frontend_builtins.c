@@ -3,6 +3,7 @@
  * that compile-time code around kernels uses. */
 #include "frontend.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,6 +351,24 @@ static fe_val *make_range(fe *F, int nargs, fe_val **args, tlc_loc loc)
 	return r;
 }
 
+/* The integer value of an integral double x (the result of floor, ceil,
+ * round, ...), or Python's error where an int64 cannot hold it (Python's
+ * ints are unbounded: silently clamping would be a wrong value). */
+static fe_val *fe_int_of_float(fe *F, double x, const char *fn, tlc_loc loc)
+{
+	if (isnan(x) || isinf(x)) {
+		tlc_error(F->ctx, loc, "%s(): cannot convert float %s to integer", fn,
+		          isnan(x) ? "NaN" : "infinity");
+		return NULL;
+	}
+	/* [-2^63, 2^63): both bounds are exact doubles */
+	if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) {
+		tlc_error(F->ctx, loc, "%s(): %.17g is too large for a 64-bit integer", fn, x);
+		return NULL;
+	}
+	return fe_int(F, (int64_t)x);
+}
+
 static fe_val *to_number(fe *F, const char *name, fe_val *a, tlc_loc loc)
 {
 	bool is_int = strcmp(name, "int") == 0;
@@ -359,16 +378,17 @@ static fe_val *to_number(fe *F, const char *name, fe_val *a, tlc_loc loc)
 	if (a->kind == FV_FLOAT) {
 		if (!is_int)
 			return a;
-		if (!isfinite(a->u.f) || fabs(a->u.f) > 9.2e18) {
-			tlc_error(F->ctx, loc, "cannot convert %g to int", a->u.f);
-			return NULL;
-		}
-		return fe_int(F, (int64_t)a->u.f);
+		return fe_int_of_float(F, trunc(a->u.f), "int", loc);
 	}
 	if (a->kind == FV_STR) {
 		char *end;
 		if (is_int) {
+			errno = 0;
 			long long x = strtoll(a->u.s, &end, 10);
+			if (*a->u.s && !*end && errno == ERANGE) {
+				tlc_error(F->ctx, loc, "int('%.40s'): too large for a 64-bit integer", a->u.s);
+				return NULL;
+			}
 			if (*a->u.s && !*end)
 				return fe_int(F, x);
 		} else {
@@ -407,9 +427,14 @@ static fe_val *call_math(fe *F, const char *fn, int nargs, fe_val **args, tlc_lo
 	}
 	double x = args[0]->kind == FV_FLOAT ? args[0]->u.f : (double)(args[0]->kind == FV_INT ? args[0]->u.i : args[0]->u.b);
 	if (!strcmp(fn, "ceil") || !strcmp(fn, "floor"))
-		return fe_int(F, (int64_t)(fn[0] == 'c' ? ceil(x) : floor(x)));
-	if (!strcmp(fn, "isqrt"))
-		return fe_int(F, (int64_t)floor(sqrt(x)));
+		return fe_int_of_float(F, fn[0] == 'c' ? ceil(x) : floor(x), fn, loc);
+	if (!strcmp(fn, "isqrt")) {
+		if (x < 0) {
+			tlc_error(F->ctx, loc, "math.isqrt() argument must be nonnegative");
+			return NULL;
+		}
+		return fe_int_of_float(F, floor(sqrt(x)), fn, loc);
+	}
 	double r = !strcmp(fn, "sqrt") ? sqrt(x) : !strcmp(fn, "log") ? log(x) : !strcmp(fn, "log2") ? log2(x)
 	         : !strcmp(fn, "log10") ? log10(x) : !strcmp(fn, "exp") ? exp(x) : exp2(x);
 	return fe_float(F, r);
@@ -558,7 +583,7 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 	if (strcmp(name, "pow") == 0 && nargs == 2)
 		return fe_binop(F, PY_OP_POW, args[0], args[1], loc);
 	if (strcmp(name, "round") == 0 && nargs == 1 && args[0]->kind == FV_FLOAT)
-		return fe_int(F, (int64_t)nearbyint(args[0]->u.f));
+		return fe_int_of_float(F, nearbyint(args[0]->u.f), "round", loc);
 	if (strcmp(name, "round") == 0 && nargs == 1 && args[0]->kind == FV_INT)
 		return args[0];
 	if (strcmp(name, "isinstance") == 0 && nargs == 2) {

@@ -31,6 +31,13 @@ static bool loop_bounds(fe *F, fe_val *start, fe_val *stop, fe_val *step, tlc_lo
 		return *extent != NULL;
 	}
 	if (fe_as_int(start, &a) && fe_as_int(stop, &b)) {
+		/* loop variables are int32: a bound or trip count past it would wrap */
+		if (a < INT32_MIN || a > INT32_MAX || b < INT32_MIN || b > INT32_MAX ||
+		    (b > a && b - a > INT32_MAX)) {
+			tlc_error(F->ctx, loc, "loop range [%lld, %lld) does not fit a 32-bit loop variable (bounds and "
+			          "trip count up to 2^31 - 1)", (long long)a, (long long)b);
+			return false;
+		}
 		*min = tlc_i32(F->m, a);
 		*extent = tlc_i32(F->m, b > a ? b - a : 0);
 		return true;
@@ -196,9 +203,20 @@ fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 		}
 		if (!fe_const_int(F, a, "T.Parallel extent", loc, &x))
 			return NULL;
+		if (x < 0 || x > INT32_MAX) {
+			tlc_error(F->ctx, loc, "T.Parallel extent %lld does not fit a 32-bit loop variable", (long long)x);
+			return NULL;
+		}
 		v->u.loop.min[i] = tlc_i32(F->m, 0);
 		v->u.loop.extent[i] = tlc_i32(F->m, x);
 	}
+	/* layout inference multiplies the extents: keep the product in int32 */
+	int64_t total = 1, x;
+	for (int i = 0; i < nargs; i++)
+		if (tlc_expr_as_int(v->u.loop.extent[i], &x) && x > 0 && (total *= x) > INT32_MAX) {
+			tlc_error(F->ctx, loc, "T.Parallel covers more than 2^31 - 1 points");
+			return NULL;
+		}
 	return parallel_kwargs(F, v, nkw, kwn, kwv, loc) ? v : NULL;
 }
 

@@ -151,6 +151,14 @@ static bool shape_of(fe *F, fe_val *v, const char *what, bool need_const, tlc_lo
 			tlc_error(F->ctx, loc, "%s has a non-positive extent %lld", what, (long long)x);
 			return false;
 		}
+		/* one dimension's index is 32-bit arithmetic of 32-bit thread and
+		 * block ids; only the flattened offset over all dimensions widens
+		 * (tlc_buffer_index_dtype) */
+		if (fe_as_int(items[i], &x) && x > INT32_MAX) {
+			tlc_error(F->ctx, loc, "%s extent %lld is over 2^31 - 1, the most one dimension can index: split "
+			          "that dimension into two", what, (long long)x);
+			return false;
+		}
 		if (!(d[i] = fe_to_scalar(F, items[i], loc)))
 			return false;
 		if (!tlc_dtype_is_int(d[i]->dtype)) {
@@ -275,6 +283,15 @@ static fe_val *alloc_buffer(fe *F, const char *fname, tlc_scope scope, int nargs
 		return NULL;
 	}
 	tlc_buffer *b = tlc_buffer_new(F->m, fe_hint(F, "buf"), dt, scope, n, dims, loc);
+	int64_t numel;
+	if (!tlc_buffer_numel(b, &numel) || numel > INT32_MAX) {
+		char count[32] = "over 2^63";
+		if (tlc_buffer_numel(b, &numel))
+			snprintf(count, sizeof(count), "%lld", (long long)numel);
+		tlc_error(F->ctx, loc, "%s: %s elements, more than the 2^31 - 1 a buffer of a block can index", fname,
+		          count);
+		return NULL;
+	}
 	b->offset = offset;
 	fe_emit(F, tlc_alloc_new(F->m, loc, b));
 	return fe_buf(F, b);
@@ -478,7 +495,13 @@ static fe_val *ceildiv(fe *F, int nargs, fe_val **args, tlc_loc loc)
 			tlc_error(F->ctx, loc, "T.ceildiv by zero");
 			return NULL;
 		}
-		return fe_binop(F, PY_OP_FLOORDIV, fe_int(F, a + b - 1), fe_int(F, b), loc);
+		if (b > 0) { /* exact, where a + b - 1 would overflow near INT64_MAX */
+			int64_t q = a / b;
+			return fe_int(F, q + (a % b > 0));
+		}
+		fe_val *num = fe_binop(F, PY_OP_ADD, fe_int(F, a), fe_int(F, b), loc);
+		num = num ? fe_binop(F, PY_OP_SUB, num, fe_int(F, 1), loc) : NULL;
+		return num ? fe_binop(F, PY_OP_FLOORDIV, num, fe_int(F, b), loc) : NULL;
 	}
 	/* (a + b - 1) // b, with b - 1 folded when b is a constant */
 	fe_val *num;

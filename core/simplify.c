@@ -81,6 +81,29 @@ static const tlc_expr *mk_int(tlc_module *m, tlc_dtype t, int64_t v)
 	return tlc_int(m, t, wrap(v, t));
 }
 
+static bool fits(int64_t v, tlc_dtype t)
+{
+	int64_t lo, hi;
+	return !tlc_dtype_int_range(t, &lo, &hi) || (v >= lo && v <= hi);
+}
+
+/* int32 is the index type: it stands for the source's unbounded Python
+ * integers, narrowed for speed, so a result that does not fit it is int64,
+ * never wrapped (a wrapped index loads from the wrong address, and int32
+ * overflow is undefined in C anyway).  int8/int16 data arithmetic wraps like
+ * the stores it feeds; unsigned arithmetic is modular by definition; int64
+ * results that overflow are not folded at all (see fold_int). */
+static tlc_dtype exact_type(tlc_dtype t, int64_t v)
+{
+	return t == TLC_DT_INT32 && !fits(v, t) ? TLC_DT_INT64 : t;
+}
+
+/* The constant v of the arithmetic type t (widened, see exact_type). */
+static const tlc_expr *mk_exact(tlc_module *m, tlc_dtype t, int64_t v)
+{
+	return mk_int(m, exact_type(t, v), v);
+}
+
 static const tlc_expr *mk_float(tlc_module *m, tlc_dtype t, double v)
 {
 	if (t == TLC_DT_FLOAT32)
@@ -105,6 +128,24 @@ static double as_double(const tlc_expr *e)
 
 static int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
 static int64_t wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
+/* a + b and a * b, setting *overflow when int64 cannot hold the result
+ * (the wrapped value is what unsigned types mean). */
+static int64_t cadd(int64_t a, int64_t b, bool *overflow)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		*overflow = true;
+	return wadd(a, b);
+}
+
+static int64_t cmul(int64_t a, int64_t b, bool *overflow)
+{
+	int64_t r;
+	if (__builtin_mul_overflow(a, b, &r))
+		*overflow = true;
+	return wmul(a, b);
+}
 
 /* Python's // and % on integers: the quotient rounds toward -infinity and the
  * remainder has the divisor's sign.  b != 0 and not (INT64_MIN, -1). */
@@ -146,14 +187,24 @@ static const tlc_expr *fold_int(tlc_module *m, tlc_expr_kind k, tlc_dtype t, int
 	if (is_cmp(k))
 		return tlc_bool(m, cmp_result(k, a < b ? -1 : a > b));
 	bool bad_div = b == 0 || (a == INT64_MIN && b == -1);
+	/* int32/int64 results beyond int64 stay unfolded rather than wrap */
+	bool modular = t != TLC_DT_INT32 && t != TLC_DT_INT64, overflow = false;
+	int64_t r;
 	int bits = tlc_dtype_bits(t);
 	switch (k) {
-	case TLC_EXPR_ADD: return mk_int(m, t, wadd(a, b));
-	case TLC_EXPR_SUB: return mk_int(m, t, (int64_t)((uint64_t)a - (uint64_t)b));
-	case TLC_EXPR_MUL: return mk_int(m, t, wmul(a, b));
-	case TLC_EXPR_DIV: return !bad_div && a % b == 0 ? mk_int(m, t, a / b) : NULL;
-	case TLC_EXPR_FLOORDIV: return bad_div ? NULL : mk_int(m, t, py_floordiv(a, b));
-	case TLC_EXPR_FLOORMOD: return bad_div ? NULL : mk_int(m, t, py_floormod(a, b));
+	case TLC_EXPR_ADD:
+		r = cadd(a, b, &overflow);
+		return overflow && !modular ? NULL : mk_exact(m, t, r);
+	case TLC_EXPR_SUB:
+		if (__builtin_sub_overflow(a, b, &r) && !modular)
+			return NULL;
+		return mk_exact(m, t, (int64_t)((uint64_t)a - (uint64_t)b));
+	case TLC_EXPR_MUL:
+		r = cmul(a, b, &overflow);
+		return overflow && !modular ? NULL : mk_exact(m, t, r);
+	case TLC_EXPR_DIV: return !bad_div && a % b == 0 ? mk_exact(m, t, a / b) : NULL;
+	case TLC_EXPR_FLOORDIV: return bad_div ? NULL : mk_exact(m, t, py_floordiv(a, b));
+	case TLC_EXPR_FLOORMOD: return bad_div ? NULL : mk_exact(m, t, py_floormod(a, b));
 	case TLC_EXPR_MIN: return mk_int(m, t, a < b ? a : b);
 	case TLC_EXPR_MAX: return mk_int(m, t, a > b ? a : b);
 	case TLC_EXPR_AND: return tlc_bool(m, a && b);
@@ -162,7 +213,12 @@ static const tlc_expr *fold_int(tlc_module *m, tlc_expr_kind k, tlc_dtype t, int
 	case TLC_EXPR_BITOR: return mk_int(m, t, a | b);
 	case TLC_EXPR_BITXOR: return mk_int(m, t, a ^ b);
 	case TLC_EXPR_SHL:
-		return b >= 0 && b < bits ? mk_int(m, t, (int64_t)((uint64_t)a << b)) : NULL;
+		if (b < 0 || b >= bits)
+			return NULL;
+		r = (int64_t)((uint64_t)a << b);
+		if (!modular && (b >= 63 || (r >> b) != a))
+			return NULL;
+		return mk_exact(m, t, r);
 	case TLC_EXPR_SHR:
 		if (b < 0 || b >= bits)
 			return NULL;
@@ -233,13 +289,14 @@ typedef struct linear {
 	int64_t c;
 	int n, cap;
 	term *t;
+	bool overflow; /* a coefficient or the constant left int64 */
 } linear;
 
 static void lin_add(linear *l, const tlc_expr *atom, int64_t coef)
 {
 	for (int i = 0; i < l->n; i++)
 		if (l->t[i].atom == atom) {
-			l->t[i].coef = wadd(l->t[i].coef, coef);
+			l->t[i].coef = cadd(l->t[i].coef, coef, &l->overflow);
 			return;
 		}
 	if (l->n == l->cap) {
@@ -257,7 +314,7 @@ static void to_linear(const tlc_expr *e, int64_t scale, linear *l)
 {
 	int64_t v;
 	if (as_int(e, &v)) {
-		l->c = wadd(l->c, wmul(scale, v));
+		l->c = cadd(l->c, cmul(scale, v, &l->overflow), &l->overflow);
 		return;
 	}
 	if (e->dtype == l->dt) {
@@ -268,18 +325,18 @@ static void to_linear(const tlc_expr *e, int64_t scale, linear *l)
 			return;
 		case TLC_EXPR_SUB:
 			to_linear(e->u.op.a, scale, l);
-			to_linear(e->u.op.b, wmul(scale, -1), l);
+			to_linear(e->u.op.b, cmul(scale, -1, &l->overflow), l);
 			return;
 		case TLC_EXPR_NEG:
-			to_linear(e->u.op.a, wmul(scale, -1), l);
+			to_linear(e->u.op.a, cmul(scale, -1, &l->overflow), l);
 			return;
 		case TLC_EXPR_MUL:
 			if (as_int(e->u.op.b, &v)) {
-				to_linear(e->u.op.a, wmul(scale, v), l);
+				to_linear(e->u.op.a, cmul(scale, v, &l->overflow), l);
 				return;
 			}
 			if (as_int(e->u.op.a, &v)) {
-				to_linear(e->u.op.b, wmul(scale, v), l);
+				to_linear(e->u.op.b, cmul(scale, v, &l->overflow), l);
 				return;
 			}
 			break;
@@ -295,7 +352,8 @@ static int term_cmp(const void *x, const void *y)
 	return tlc_expr_compare(((const term *)x)->atom, ((const term *)y)->atom);
 }
 
-/* Drop zero terms and sort the rest into the canonical order. */
+/* Drop zero terms and sort the rest into the canonical order; widen the
+ * type when a coefficient or the constant does not fit it (exact_type). */
 static void lin_normalize(linear *l)
 {
 	int k = 0;
@@ -305,6 +363,23 @@ static void lin_normalize(linear *l)
 	l->n = k;
 	if (k > 1)
 		qsort(l->t, (size_t)k, sizeof(*l->t), term_cmp);
+	l->dt = exact_type(l->dt, l->c);
+	for (int i = 0; i < l->n; i++) {
+		int64_t c = l->t[i].coef;
+		l->dt = exact_type(l->dt, c == INT64_MIN ? c : (c < 0 ? -c : c));
+	}
+}
+
+/* A signed linear form whose arithmetic left int64 (or that needs to negate
+ * INT64_MIN) cannot be rebuilt. */
+static bool lin_exact(const linear *l)
+{
+	if (l->dt != TLC_DT_INT32 && l->dt != TLC_DT_INT64)
+		return true;
+	bool bad = l->overflow || l->c == INT64_MIN;
+	for (int i = 0; i < l->n; i++)
+		bad |= l->t[i].coef == INT64_MIN;
+	return !bad;
 }
 
 /* |coef| * atom. */
@@ -352,7 +427,7 @@ static const tlc_expr *canonical_sum(tlc_module *m, const tlc_expr *e)
 	linear l = {.dt = e->dtype};
 	to_linear(e, 1, &l);
 	lin_normalize(&l);
-	const tlc_expr *r = lin_build(m, &l);
+	const tlc_expr *r = lin_exact(&l) ? lin_build(m, &l) : e;
 	free(l.t);
 	return r;
 }
@@ -373,15 +448,20 @@ static const tlc_expr *div_mod_const(tlc_module *m, tlc_expr_kind k, const tlc_e
 		return k == TLC_EXPR_FLOORDIV ? a : mk_int(m, dt, 0);
 	/* (x // a) // c == x // (a * c) for positive a, c */
 	if (k == TLC_EXPR_FLOORDIV && a->kind == TLC_EXPR_FLOORDIV && as_int(a->u.op.b, &inner) &&
-	    inner > 0 && inner <= INT32_MAX && c <= INT32_MAX)
-		return tlc_binary(m, k, a->u.op.a, mk_int(m, dt, inner * c));
+	    inner > 0 && inner <= INT32_MAX && c <= INT32_MAX && fits(inner * c, a->dtype))
+		return tlc_binary(m, k, a->u.op.a, mk_int(m, a->dtype, inner * c));
 	/* (x % c) % c == x % c */
 	if (k == TLC_EXPR_FLOORMOD && a->kind == TLC_EXPR_FLOORMOD && as_int(a->u.op.b, &inner) && inner == c)
 		return a;
 	linear l = {.dt = dt}, rest = {.dt = dt};
 	to_linear(a, 1, &l);
 	lin_normalize(&l);
-	linear quot = {.dt = dt};
+	if (!lin_exact(&l)) {
+		free(l.t);
+		return tlc_binary(m, k, a, mk_int(m, dt, c));
+	}
+	rest.dt = l.dt; /* lin_normalize may have widened it */
+	linear quot = {.dt = l.dt};
 	for (int i = 0; i < l.n; i++) {
 		if (l.t[i].coef % c == 0)
 			lin_add(&quot, l.t[i].atom, l.t[i].coef / c);
@@ -477,7 +557,7 @@ static const tlc_expr *simplify_cmp(tlc_module *m, tlc_expr_kind k, const tlc_ex
 		to_linear(a, 1, &l);
 		to_linear(b, -1, &l);
 		lin_normalize(&l);
-		bool constant = l.n == 0;
+		bool constant = l.n == 0 && lin_exact(&l);
 		int64_t c = l.c;
 		free(l.t);
 		if (constant)
@@ -552,8 +632,11 @@ static const tlc_expr *simplify_unary(tlc_module *m, const tlc_expr *e, const tl
 			return a->u.op.a;
 		return tlc_unary(m, TLC_EXPR_NOT, a);
 	}
-	if (a->kind == TLC_EXPR_INT)
-		return mk_int(m, a->dtype, wmul(a->u.ival, -1));
+	if (a->kind == TLC_EXPR_INT) {
+		if (a->u.ival == INT64_MIN && a->dtype == TLC_DT_INT64)
+			return tlc_unary(m, TLC_EXPR_NEG, a);
+		return mk_exact(m, a->dtype, wmul(a->u.ival, -1));
+	}
 	if (a->kind == TLC_EXPR_FLOAT)
 		return tlc_float(m, a->dtype, -a->u.fval);
 	if (int_typed(a))

@@ -73,6 +73,31 @@ tlc_buffer *tlc_buffer_new(tlc_module *m, const char *name, tlc_dtype t, tlc_sco
 	return b;
 }
 
+bool tlc_buffer_numel(const tlc_buffer *b, int64_t *numel)
+{
+	int64_t n = 1, v;
+	for (int d = 0; d < b->ndim; d++)
+		if (!tlc_expr_as_int(b->shape[d], &v) || v < 0 || __builtin_mul_overflow(n, v, &n))
+			return false;
+	*numel = n;
+	return true;
+}
+
+bool tlc_buffer_bytes(const tlc_buffer *b, int64_t *bytes)
+{
+	int64_t n, bits;
+	if (!tlc_buffer_numel(b, &n) || __builtin_mul_overflow(n, (int64_t)tlc_dtype_bits(b->dtype), &bits))
+		return false;
+	*bytes = bits / 8 + (bits % 8 != 0);
+	return true;
+}
+
+tlc_dtype tlc_buffer_index_dtype(const tlc_buffer *b)
+{
+	int64_t n;
+	return tlc_buffer_numel(b, &n) && n <= INT32_MAX ? TLC_DT_INT32 : TLC_DT_INT64;
+}
+
 /* ---- statements ---- */
 
 static tlc_stmt *stmt(tlc_module *m, tlc_stmt_kind k, tlc_loc loc)

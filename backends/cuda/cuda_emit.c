@@ -50,7 +50,7 @@ static void collect_smem(cuda_emitter *e, const tlc_stmt *s)
 	const tlc_buffer *b = s->u.alloc.buf;
 	int64_t numel;
 	if ((b->scope != TLC_SCOPE_SHARED_DYN && b->scope != TLC_SCOPE_SHARED) || b->alias_of ||
-	    !cuda_buffer_numel(b, &numel))
+	    !tlc_buffer_numel(b, &numel))
 		return; /* emit_alloc reports views and non-constant shapes */
 	int64_t bytes = numel * (tlc_dtype_bits(b->dtype) / 8);
 	if (b->scope == TLC_SCOPE_SHARED) {
@@ -70,7 +70,7 @@ static void collect_smem(cuda_emitter *e, const tlc_stmt *s)
 static int64_t smem_bytes(const tlc_buffer *b)
 {
 	int64_t numel = 0;
-	cuda_buffer_numel(b, &numel);
+	tlc_buffer_numel(b, &numel);
 	return numel * (tlc_dtype_bits(b->dtype) / 8);
 }
 

@@ -107,8 +107,6 @@ void cuda_emit_access(cuda_emitter *e, tlc_loc loc, const tlc_buffer *b, int n, 
 void cuda_emit_helpers(tlc_buf *out, unsigned helpers);
 /* C-safe spelling of an IR name (keywords and reserved prefixes get a suffix). */
 const char *cuda_name(cuda_emitter *e, const char *name);
-/* Product of a buffer's extents, when all are constants. */
-bool cuda_buffer_numel(const tlc_buffer *b, int64_t *numel);
 /* The printed name of a call's op ("gemm"). */
 const char *cuda_op_name(cuda_emitter *e, const tlc_expr *call);
 

@@ -68,18 +68,6 @@ const char *cuda_op_name(cuda_emitter *e, const tlc_expr *call)
 	return info && info->name ? info->name : "?";
 }
 
-bool cuda_buffer_numel(const tlc_buffer *b, int64_t *numel)
-{
-	int64_t n = 1, v;
-	for (int d = 0; d < b->ndim; d++) {
-		if (!tlc_expr_as_int(b->shape[d], &v) || v < 0)
-			return false;
-		n *= v;
-	}
-	*numel = n;
-	return true;
-}
-
 static void put(cuda_emitter *e, const char *s) { tlc_buf_puts(e->out, s); }
 
 static void emit_int(cuda_emitter *e, tlc_dtype t, int64_t v)
@@ -430,9 +418,13 @@ void cuda_emit_flat_index(cuda_emitter *e, const tlc_buffer *b, int n, const tlc
 		put(e, "0");
 		return;
 	}
-	/* Horner form: ((i0 * s1 + i1) * s2 + i2) */
+	/* Horner form: ((i0 * s1 + i1) * s2 + i2), in 64 bits when the buffer
+	 * is too large for a 32-bit offset (the first cast widens the rest) */
+	bool wide = n > 1 && tlc_buffer_index_dtype(b) == TLC_DT_INT64;
 	for (int d = 1; d < n; d++)
 		put(e, "(");
+	if (wide)
+		put(e, "(long long)");
 	cuda_emit_expr(e, idx[0]);
 	for (int d = 1; d < n; d++) {
 		put(e, " * ");

@@ -175,7 +175,7 @@ static void emit_alloc(cuda_emitter *e, const tlc_stmt *s, int ind)
 		           e->arch->target);
 		return;
 	}
-	if (b->scope != TLC_SCOPE_VAR && !cuda_buffer_numel(b, &numel)) {
+	if (b->scope != TLC_SCOPE_VAR && !tlc_buffer_numel(b, &numel)) {
 		cuda_error(e, s->loc, "the shape of '%s' must be compile-time constants", b->name);
 		return;
 	}

@@ -29,7 +29,7 @@ static bool same_memory(const tlc_buffer *a, const tlc_buffer *b)
 		return true;
 	if (a->scope != TLC_SCOPE_SHARED_DYN || b->scope != TLC_SCOPE_SHARED_DYN || a->offset < 0 || b->offset < 0)
 		return false;
-	if (!cuda_buffer_numel(a, &na) || !cuda_buffer_numel(b, &nb))
+	if (!tlc_buffer_numel(a, &na) || !tlc_buffer_numel(b, &nb))
 		return true;
 	na = (na * tlc_dtype_bits(a->dtype) + 7) / 8;
 	nb = (nb * tlc_dtype_bits(b->dtype) + 7) / 8;

@@ -61,6 +61,9 @@ TLC_API int tlc_dtype_bits(tlc_dtype t);
 TLC_API bool tlc_dtype_is_float(tlc_dtype t);
 TLC_API bool tlc_dtype_is_int(tlc_dtype t);       /* signed or unsigned, not bool */
 TLC_API bool tlc_dtype_is_unsigned(tlc_dtype t);
+/* The values an integer (or bool) type holds, as [*lo, *hi] (uint64: up to
+ * INT64_MAX, what an IR constant can hold); false for other types. */
+TLC_API bool tlc_dtype_int_range(tlc_dtype t, int64_t *lo, int64_t *hi);
 /* Parse a dtype name in any TileLang spelling ("float16", "half", "float",
  * "float8_e4m3", ...). Returns TLC_DT_VOID if unknown. */
 TLC_API tlc_dtype tlc_dtype_from_name(const char *name);
@@ -217,7 +220,7 @@ TLC_API const tlc_expr *tlc_var_ref(tlc_module *m, tlc_var *v);
 TLC_API const tlc_expr *tlc_buf_ref(tlc_module *m, tlc_buffer *b);
 /* Unary and binary operators, SELECT, MIN/MAX. Result dtype: comparisons and
  * logic give bool; arithmetic gives the operands' common type (the
- * non-constant one if one side is a constant). */
+ * non-constant one if one side is a constant whose value that type holds). */
 TLC_API const tlc_expr *tlc_unary(tlc_module *m, tlc_expr_kind k, const tlc_expr *a);
 TLC_API const tlc_expr *tlc_binary(tlc_module *m, tlc_expr_kind k, const tlc_expr *a, const tlc_expr *b);
 TLC_API const tlc_expr *tlc_select(tlc_module *m, const tlc_expr *cond, const tlc_expr *t, const tlc_expr *f);
@@ -400,6 +403,17 @@ TLC_API void tlc_module_add_func(tlc_module *m, tlc_func *f);
 TLC_API tlc_var *tlc_var_new(tlc_module *m, const char *name, tlc_dtype t);
 TLC_API tlc_buffer *tlc_buffer_new(tlc_module *m, const char *name, tlc_dtype t, tlc_scope s, int ndim,
                                    const tlc_expr *const *shape, tlc_loc loc);
+/* The element count of b when every extent is a constant and the product
+ * fits int64; false otherwise. */
+TLC_API bool tlc_buffer_numel(const tlc_buffer *b, int64_t *numel);
+/* The byte size of b (tlc_buffer_numel times the element size, rounded up
+ * to whole bytes); false when unknown or over int64. */
+TLC_API bool tlc_buffer_bytes(const tlc_buffer *b, int64_t *bytes);
+/* The integer type b's flattened element offset is computed in: int32 when
+ * every offset inside b fits it, int64 when the element count can pass
+ * 2^31 - 1 (large or runtime-sized shapes).  Printers cast the flattened
+ * index to it; an offset computed in int32 would silently wrap. */
+TLC_API tlc_dtype tlc_buffer_index_dtype(const tlc_buffer *b);
 /* Rename variables and buffers so that every name in f is unique (name, name_1, ...). */
 TLC_API void tlc_func_uniquify_names(tlc_module *m, tlc_func *f);
 

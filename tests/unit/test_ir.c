@@ -743,6 +743,57 @@ static void test_dict(void)
 	ok(d != tlc_tuple(m, 2, d->u.tuple.items, false), "a dict differs from a tuple of pairs");
 }
 
+/* Index arithmetic never truncates a value to 32 bits (hardening issue:
+ * A[i * 2**40 + 5] folded to A[5], A[i + 2**32] to A[i + 0]). */
+static void test_wide_index_arith(void)
+{
+	tlc_var *i = tlc_var_new(m, "i", TLC_DT_INT32);
+	const tlc_expr *t40 = tlc_int(m, TLC_DT_INT64, INT64_C(1) << 40);
+	const tlc_expr *t32 = tlc_int(m, TLC_DT_INT64, INT64_C(1) << 32);
+	int64_t lo, hi;
+	ok(tlc_dtype_int_range(TLC_DT_INT32, &lo, &hi) && lo == INT32_MIN && hi == INT32_MAX, "int32 range");
+	ok(tlc_dtype_int_range(TLC_DT_UINT8, &lo, &hi) && lo == 0 && hi == 255, "uint8 range");
+	ok(!tlc_dtype_int_range(TLC_DT_FLOAT32, &lo, &hi), "float32 has no integer range");
+	ok(add(V(i), t32)->dtype == TLC_DT_INT64, "int32 var + 2**32 is an int64 sum");
+	ok(mul(V(i), t40)->dtype == TLC_DT_INT64, "int32 var * 2**40 is an int64 product");
+	ok(add(V(i), tlc_int(m, TLC_DT_INT64, 5))->dtype == TLC_DT_INT32, "a small int64 constant adopts int32");
+	is_str(P(S(add(mul(V(i), t40), I(5)))), "i * T.int64(1099511627776) + T.int64(5)", "i * 2**40 + 5 keeps 2**40");
+	is_str(P(S(add(V(i), t32))), "i + T.int64(4294967296)", "i + 2**32 keeps 2**32");
+	/* int32 products whose folded coefficient passes 2^31 widen */
+	is_str(P(S(mul(mul(V(i), I(65536)), I(65536)))), "i * T.int64(4294967296)", "(i * 65536) * 65536 widens");
+	ok(S(mul(I(65536), I(65536))) == tlc_int(m, TLC_DT_INT64, INT64_C(1) << 32), "65536 * 65536 folds to int64");
+	ok(S(sub(I(INT32_MIN), I(1)))->dtype == TLC_DT_INT64, "INT32_MIN - 1 folds to int64");
+	ok(S(tlc_unary(m, TLC_EXPR_NEG, I(INT32_MIN))) == tlc_int(m, TLC_DT_INT64, -(int64_t)INT32_MIN),
+	   "-INT32_MIN folds to int64");
+	/* int64 overflow is never folded into a wrong constant */
+	const tlc_expr *big = tlc_int(m, TLC_DT_INT64, INT64_MAX);
+	const tlc_expr *ovf = add(big, tlc_int(m, TLC_DT_INT64, 1));
+	ok(S(ovf) == ovf, "INT64_MAX + 1 is left alone");
+	const tlc_expr *ovm = mul(mul(V(i), t40), t40);
+	ok(S(ovm)->kind == TLC_EXPR_MUL && S(ovm) != mul(V(i), tlc_int(m, TLC_DT_INT64, 0)),
+	   "i * 2**40 * 2**40 is not folded to i * 0");
+	/* (x // a) // c merges only when a * c fits */
+	is_str(P(S(bin(TLC_EXPR_FLOORDIV, bin(TLC_EXPR_FLOORDIV, V(i), I(65536)), I(65536)))), "i // 65536 // 65536",
+	       "(i // 2**16) // 2**16 does not fold to i // 0");
+	is_str(P(S(bin(TLC_EXPR_FLOORDIV, bin(TLC_EXPR_FLOORDIV, V(i), I(64)), I(64)))), "i // 4096",
+	       "(i // 64) // 64 == i // 4096");
+	/* unsigned arithmetic stays modular */
+	ok(S(add(tlc_int(m, TLC_DT_UINT32, 0xffffffffLL), tlc_int(m, TLC_DT_UINT32, 1))) == tlc_int(m, TLC_DT_UINT32, 0),
+	   "uint32 folding is modular");
+	/* the flattened offset of a large buffer is 64-bit */
+	const tlc_expr *sh_small[2] = {I(1024), I(1024)}, *sh_big[2] = {I(65536), I(65536)}, *sh_dyn[2] = {I(4), V(i)};
+	tlc_buffer *small = tlc_buffer_new(m, "S", TLC_DT_FLOAT16, TLC_SCOPE_GLOBAL, 2, sh_small, (tlc_loc){0});
+	tlc_buffer *large = tlc_buffer_new(m, "L", TLC_DT_FLOAT16, TLC_SCOPE_GLOBAL, 2, sh_big, (tlc_loc){0});
+	tlc_buffer *dyn = tlc_buffer_new(m, "D", TLC_DT_FLOAT16, TLC_SCOPE_GLOBAL, 2, sh_dyn, (tlc_loc){0});
+	int64_t n;
+	ok(tlc_buffer_numel(large, &n) && n == INT64_C(1) << 32, "numel of 65536 x 65536");
+	ok(tlc_buffer_bytes(large, &n) && n == INT64_C(1) << 33, "bytes of 65536 x 65536 float16");
+	ok(!tlc_buffer_numel(dyn, &n), "a runtime extent has no constant numel");
+	ok(tlc_buffer_index_dtype(small) == TLC_DT_INT32, "1024 x 1024 indexes in int32");
+	ok(tlc_buffer_index_dtype(large) == TLC_DT_INT64, "65536 x 65536 indexes in int64");
+	ok(tlc_buffer_index_dtype(dyn) == TLC_DT_INT64, "a runtime-sized buffer indexes in int64");
+}
+
 int main(void)
 {
 	ctx = tlc_context_new();
@@ -750,6 +801,7 @@ int main(void)
 	test_hashcons();
 	test_dtypes();
 	test_simplify();
+	test_wide_index_arith();
 	test_simplify_random();
 	test_print_expr();
 	test_print_kernel();
