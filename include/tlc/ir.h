@@ -390,7 +390,7 @@ struct tlc_module {
 	int nfuncs, cap_funcs;
 	tlc_func **funcs;
 	void *hashcons; /* private */
-	void *layout_cache; /* private: the layout of each layout expression seen (core/layout_expr.c) */
+	void *layout_cache; /* private: the layout of each layout expression seen (core/layout/layout_expr.c) */
 	uint32_t next_id;
 };
 
