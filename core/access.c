@@ -1,5 +1,6 @@
 /* access.c - the buffer accesses of statements (tlc/access.h). */
 #include <tlc/access.h>
+#include <tlc/walk.h>
 
 /* How a call uses its buffer-valued argument i. */
 static unsigned arg_mode(tlc_op_id op, int i)
@@ -30,79 +31,66 @@ static unsigned load_arg_mode(tlc_op_id op, int i)
 	}
 }
 
+/* How operand i of x is used, x itself being used as `mode`: the indices
+ * of an access and the operands of arithmetic are read; a call says per
+ * argument (keyword values: unknown, so both); a tuple passes its own use
+ * on to its items. */
+static unsigned operand_mode(const tlc_expr *x, int i, unsigned mode)
+{
+	switch (x->kind) {
+	case TLC_EXPR_CALL: {
+		if (i >= x->u.call.nargs)
+			return TLC_ACCESS_RW;
+		const tlc_expr *a = tlc_expr_child(x, i);
+		return a && a->kind == TLC_EXPR_LOAD ? load_arg_mode(x->u.call.op, i) : arg_mode(x->u.call.op, i);
+	}
+	case TLC_EXPR_TUPLE: return mode;
+	default: return TLC_ACCESS_READ;
+	}
+}
+
 void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn fn, void *ctx)
 {
 	if (!x)
 		return;
 	switch (x->kind) {
-	case TLC_EXPR_LOAD:
-		fn(ctx, x->u.load.buf, mode);
-		for (int i = 0; i < x->u.load.n; i++)
-			tlc_expr_accesses(x->u.load.idx[i], TLC_ACCESS_READ, fn, ctx);
-		return;
-	case TLC_EXPR_BUF: fn(ctx, x->u.buf, mode); return;
-	case TLC_EXPR_REGION:
-		fn(ctx, x->u.region.buf, mode);
-		for (int i = 0; i < x->u.region.n; i++) {
-			tlc_expr_accesses(x->u.region.dims[i].begin, TLC_ACCESS_READ, fn, ctx);
-			tlc_expr_accesses(x->u.region.dims[i].extent, TLC_ACCESS_READ, fn, ctx);
-		}
-		return;
-	case TLC_EXPR_CALL:
-		for (int i = 0; i < x->u.call.nargs; i++) {
-			const tlc_expr *a = x->u.call.args[i];
-			unsigned m = a->kind == TLC_EXPR_LOAD ? load_arg_mode(x->u.call.op, i) : arg_mode(x->u.call.op, i);
-			tlc_expr_accesses(a, m, fn, ctx);
-		}
-		for (int i = 0; i < x->u.call.nkw; i++)
-			tlc_expr_accesses(x->u.call.kw_values[i], TLC_ACCESS_RW, fn, ctx);
-		return;
-	case TLC_EXPR_TUPLE:
-		for (int i = 0; i < x->u.tuple.n; i++)
-			tlc_expr_accesses(x->u.tuple.items[i], mode, fn, ctx);
-		return;
-	case TLC_EXPR_INT:
-	case TLC_EXPR_FLOAT:
-	case TLC_EXPR_STR:
-	case TLC_EXPR_SYM:
-	case TLC_EXPR_VAR:
-	case TLC_EXPR_LAMBDA: return;
-	default:
-		tlc_expr_accesses(x->u.op.a, TLC_ACCESS_READ, fn, ctx);
-		tlc_expr_accesses(x->u.op.b, TLC_ACCESS_READ, fn, ctx);
-		tlc_expr_accesses(x->u.op.c, TLC_ACCESS_READ, fn, ctx);
+	case TLC_EXPR_LOAD: fn(ctx, x->u.load.buf, mode); break;
+	case TLC_EXPR_BUF: fn(ctx, x->u.buf, mode); break;
+	case TLC_EXPR_REGION: fn(ctx, x->u.region.buf, mode); break;
+	case TLC_EXPR_LAMBDA: return; /* a layout function: index arithmetic, no memory */
+	default: break;
 	}
+	int n = tlc_expr_num_children(x);
+	for (int i = 0; i < n; i++)
+		tlc_expr_accesses(tlc_expr_child(x, i), operand_mode(x, i, mode), fn, ctx);
+}
+
+typedef struct access_walk {
+	tlc_access_fn fn;
+	void *ctx;
+} access_walk;
+
+static tlc_walk_action stmt_access(void *p, const tlc_stmt *s)
+{
+	access_walk *w = p;
+	if (s->kind == TLC_STMT_STORE)
+		w->fn(w->ctx, s->u.store.buf, TLC_ACCESS_WRITE);
+	/* a declaration's shape and init are not accesses of memory */
+	return s->kind == TLC_STMT_ALLOC ? TLC_WALK_SKIP : TLC_WALK_CONTINUE;
+}
+
+/* Each expression a statement holds is a value read (a call statement's
+ * arguments say more for themselves): classify it whole, then skip it. */
+static tlc_walk_action expr_access(void *p, const tlc_expr *e)
+{
+	access_walk *w = p;
+	tlc_expr_accesses(e, TLC_ACCESS_READ, w->fn, w->ctx);
+	return TLC_WALK_SKIP;
 }
 
 void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx)
 {
-	if (!s)
-		return;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			tlc_stmt_accesses(s->u.seq.items[i], fn, ctx);
-		return;
-	case TLC_STMT_FOR:
-		tlc_expr_accesses(s->u.loop.min, TLC_ACCESS_READ, fn, ctx);
-		tlc_expr_accesses(s->u.loop.extent, TLC_ACCESS_READ, fn, ctx);
-		tlc_stmt_accesses(s->u.loop.body, fn, ctx);
-		return;
-	case TLC_STMT_IF:
-		tlc_expr_accesses(s->u.if_.cond, TLC_ACCESS_READ, fn, ctx);
-		tlc_stmt_accesses(s->u.if_.then_s, fn, ctx);
-		tlc_stmt_accesses(s->u.if_.else_s, fn, ctx);
-		return;
-	case TLC_STMT_LET: tlc_expr_accesses(s->u.let.value, TLC_ACCESS_READ, fn, ctx); return;
-	case TLC_STMT_STORE:
-		fn(ctx, s->u.store.buf, TLC_ACCESS_WRITE);
-		for (int i = 0; i < s->u.store.n; i++)
-			tlc_expr_accesses(s->u.store.idx[i], TLC_ACCESS_READ, fn, ctx);
-		tlc_expr_accesses(s->u.store.value, TLC_ACCESS_READ, fn, ctx);
-		return;
-	case TLC_STMT_EVAL: tlc_expr_accesses(s->u.eval.call, TLC_ACCESS_READ, fn, ctx); return;
-	case TLC_STMT_SCOPE: tlc_stmt_accesses(s->u.scope.body, fn, ctx); return;
-	case TLC_STMT_ATTR: tlc_stmt_accesses(s->u.attr.body, fn, ctx); return;
-	case TLC_STMT_ALLOC: return;
-	}
+	access_walk w = {fn, ctx};
+	tlc_visitor v = {.ctx = &w, .stmt_pre = stmt_access, .expr_pre = expr_access};
+	tlc_walk_stmt(&v, s);
 }

@@ -26,8 +26,8 @@ struct tlc_arena {
 
 static void oom(size_t n)
 {
-	fprintf(stderr, "tlc: fatal error: out of memory allocating %zu bytes\n", n);
-	abort();
+	fprintf(stderr, "tlc: internal error: out of memory allocating %zu bytes\n", n);
+	exit(TLC_EXIT_INTERNAL);
 }
 
 void *tlc_xmalloc(size_t n)
@@ -52,6 +52,31 @@ void *tlc_xrealloc(void *p, size_t n)
 	if (!q)
 		oom(n);
 	return q;
+}
+
+void *tlc_mem_alloc(size_t n)
+{
+	return tlc_xcalloc(1, n);
+}
+
+void *tlc_mem_realloc(void *p, size_t n)
+{
+	return tlc_xrealloc(p, n);
+}
+
+void tlc_mem_free(void *p)
+{
+	free(p);
+}
+
+void *tlc_mem_grow(void *p, int n, int *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	if (*cap > INT32_MAX / 2 || (size_t)*cap * 2 > SIZE_MAX / (size ? size : 1))
+		oom(SIZE_MAX);
+	*cap = *cap ? *cap * 2 : 8;
+	return tlc_xrealloc(p, (size_t)*cap * size);
 }
 
 char *tlc_xstrdup(const char *s)

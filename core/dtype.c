@@ -12,7 +12,7 @@ typedef struct dtype_info {
 
 static const dtype_info dtypes[TLC_DT_COUNT] = {
 	[TLC_DT_VOID] = {"void", 0, 'v'},
-#define DTYPE(e, name, bits, cls, ctype) [TLC_DT_##e] = {name, bits, cls},
+#define DTYPE(e, name, bits, cls) [TLC_DT_##e] = {name, bits, cls},
 #include <tlc/dtypes.def>
 #undef DTYPE
 };

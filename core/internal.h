@@ -85,4 +85,10 @@ tlc_op_id tlc_context_add_op(tlc_context *ctx, const char *name, int min_args, i
  * variable/buffer ids (never on addresses): the simplifier's canonical order. */
 int tlc_expr_compare(const tlc_expr *a, const tlc_expr *b);
 
+/* ---- target.c ---- */
+
+/* NULL when a target plugin's machine description is usable, else what is
+ * wrong with it (for the registration error). */
+const char *tlc_target_info_check(tlc_context *ctx, const struct tlc_target_info *info);
+
 #endif

@@ -144,9 +144,9 @@ bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, in
 		}
 	}
 	if (!best_m) {
-		*why = policy == TLC_WARP_POLICY_FULL_ROW   ? "with policy FullRow, M must be a multiple of 16 x the number of warps"
-		       : policy == TLC_WARP_POLICY_FULL_COL ? "with policy FullCol, N must be a multiple of 8 x the number of warps"
-		                                            : "no split of the warps into a grid divides the tile into 16x8 atoms";
+		*why = policy == TLC_WARP_POLICY_FULL_ROW   ? "with policy FullRow, M must be a multiple of atom_m x warps"
+		       : policy == TLC_WARP_POLICY_FULL_COL ? "with policy FullCol, N must be a multiple of atom_n x warps"
+		                                            : "no split of the warps into a grid divides the tile into atoms";
 		return false;
 	}
 	*warp_m = best_m;

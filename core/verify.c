@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <tlc/walk.h>
 
 typedef struct verifier {
 	tlc_context *ctx;
@@ -19,11 +20,24 @@ typedef struct verifier {
 	/* objects already reported, so that one mistake gives one error */
 	int nrep, cap_rep;
 	const void **reported;
+	/* the statements being checked, outermost first (see stmt_pre) */
+	int nframes, cap_frames;
+	struct frame *frames;
+	/* the scopes of the lambdas being checked */
+	int nlambdas, cap_lambdas;
+	struct mark *lambdas;
 } verifier;
 
 typedef struct mark {
 	int nvars, nbufs;
 } mark;
+
+/* A statement being checked: what to restore after it. */
+typedef struct frame {
+	const tlc_stmt *s;
+	tlc_loc loc;
+	mark scope;
+} frame;
 
 static void grow(void *arr, int *cap, int n, size_t size)
 {
@@ -107,8 +121,6 @@ static bool buf_declared(const verifier *v, const tlc_buffer *b)
 
 /* ---- expressions ---- */
 
-static void check_expr(verifier *v, const tlc_expr *e);
-
 static void check_buf_use(verifier *v, const tlc_buffer *b, int nidx, bool indexed)
 {
 	if (!b) {
@@ -122,37 +134,100 @@ static void check_buf_use(verifier *v, const tlc_buffer *b, int nidx, bool index
 		      b->ndim == 1 ? "" : "s", nidx);
 }
 
-static void check_list(verifier *v, const tlc_expr *const *items, int n)
+static bool missing_list(verifier *v, const void *items, int n)
 {
 	if (n > 0 && !items) {
 		error(v, "missing expression list");
-		return;
+		return true;
 	}
-	for (int i = 0; i < n; i++)
-		check_expr(v, items[i]);
+	return false;
 }
 
-static void check_call(verifier *v, const tlc_expr *e)
+static void check_arity(verifier *v, const tlc_expr *e)
 {
 	const tlc_op_info *op = tlc_op_get(v->ctx, e->u.call.op);
 	if (!op) {
 		error(v, "call of unknown op #%d", (int)e->u.call.op);
-	} else {
-		int n = e->u.call.nargs;
-		if (n < op->min_args || (op->max_args >= 0 && n > op->max_args)) {
-			if (op->max_args < 0)
-				error(v, "T.%s takes at least %d positional argument%s, got %d", op->name,
-				      op->min_args, op->min_args == 1 ? "" : "s", n);
-			else if (op->min_args == op->max_args)
-				error(v, "T.%s takes %d positional argument%s, got %d", op->name, op->min_args,
-				      op->min_args == 1 ? "" : "s", n);
-			else
-				error(v, "T.%s takes %d to %d positional arguments, got %d", op->name, op->min_args,
-				      op->max_args, n);
-		}
+		return;
 	}
-	check_list(v, e->u.call.args, e->u.call.nargs);
-	check_list(v, e->u.call.kw_values, e->u.call.nkw);
+	int n = e->u.call.nargs;
+	if (n >= op->min_args && (op->max_args < 0 || n <= op->max_args))
+		return;
+	if (op->max_args < 0)
+		error(v, "T.%s takes at least %d positional argument%s, got %d", op->name, op->min_args,
+		      op->min_args == 1 ? "" : "s", n);
+	else if (op->min_args == op->max_args)
+		error(v, "T.%s takes %d positional argument%s, got %d", op->name, op->min_args,
+		      op->min_args == 1 ? "" : "s", n);
+	else
+		error(v, "T.%s takes %d to %d positional arguments, got %d", op->name, op->min_args, op->max_args, n);
+}
+
+/* Operand i of e is absent from a list already reported missing, or is a
+ * point dimension's extent, which nothing reads. */
+static bool absence_excused(const tlc_expr *e, int i)
+{
+	switch (e->kind) {
+	case TLC_EXPR_LOAD: return !e->u.load.idx;
+	case TLC_EXPR_TUPLE: return !e->u.tuple.items;
+	case TLC_EXPR_CALL: return i < e->u.call.nargs ? !e->u.call.args : !e->u.call.kw_values;
+	case TLC_EXPR_REGION: return !e->u.region.dims || (i % 2 && e->u.region.dims[i / 2].is_point);
+	default: return false;
+	}
+}
+
+/* The checks of one node; its operands are walked after it. */
+static tlc_walk_action expr_pre(void *p, const tlc_expr *e)
+{
+	verifier *v = p;
+	switch (e->kind) {
+	case TLC_EXPR_VAR:
+		if (!e->u.var)
+			error(v, "variable reference without a variable");
+		else if (!var_bound(v, e->u.var) && first_report(v, e->u.var))
+			error(v, "variable '%s' is used but not bound", e->u.var->name);
+		break;
+	case TLC_EXPR_BUF: check_buf_use(v, e->u.buf, 0, false); break;
+	case TLC_EXPR_LOAD:
+		check_buf_use(v, e->u.load.buf, e->u.load.n, true);
+		missing_list(v, e->u.load.idx, e->u.load.n);
+		break;
+	case TLC_EXPR_REGION: check_buf_use(v, e->u.region.buf, e->u.region.n, true); break;
+	case TLC_EXPR_TUPLE: missing_list(v, e->u.tuple.items, e->u.tuple.n); break;
+	case TLC_EXPR_CALL:
+		check_arity(v, e);
+		missing_list(v, e->u.call.args, e->u.call.nargs);
+		missing_list(v, e->u.call.kw_values, e->u.call.nkw);
+		break;
+	case TLC_EXPR_LAMBDA:
+		/* the parameters are bound in the body only: expr_post pops them */
+		grow(&v->lambdas, &v->cap_lambdas, v->nlambdas, sizeof(*v->lambdas));
+		v->lambdas[v->nlambdas++] = scope_mark(v);
+		for (int i = 0; i < e->u.lambda.nparams; i++)
+			bind_var(v, e->u.lambda.params[i]);
+		break;
+	case TLC_EXPR_INT: case TLC_EXPR_FLOAT: case TLC_EXPR_STR: case TLC_EXPR_SYM:
+	case TLC_EXPR_NOT: case TLC_EXPR_NEG: case TLC_EXPR_CAST: case TLC_EXPR_SELECT:
+		break;
+	default:
+		if (e->kind < TLC_EXPR_ADD || e->kind > TLC_EXPR_SHR) {
+			error(v, "expression of unknown kind %d", (int)e->kind);
+			return TLC_WALK_SKIP;
+		}
+		break;
+	}
+	int n = tlc_expr_num_children(e);
+	for (int i = 0; i < n; i++)
+		if (!tlc_expr_child(e, i) && !absence_excused(e, i))
+			error(v, "missing expression");
+	return TLC_WALK_CONTINUE;
+}
+
+static void expr_post(void *p, const tlc_expr *e)
+{
+	verifier *v = p;
+	if (e->kind == TLC_EXPR_LAMBDA)
+		scope_pop(v, v->lambdas[--v->nlambdas]);
 }
 
 static void check_expr(verifier *v, const tlc_expr *e)
@@ -161,67 +236,19 @@ static void check_expr(verifier *v, const tlc_expr *e)
 		error(v, "missing expression");
 		return;
 	}
-	switch (e->kind) {
-	case TLC_EXPR_INT: case TLC_EXPR_FLOAT: case TLC_EXPR_STR: case TLC_EXPR_SYM:
+	tlc_visitor walk = {.ctx = v, .expr_pre = expr_pre, .expr_post = expr_post};
+	tlc_walk_expr(&walk, e);
+}
+
+static void check_list(verifier *v, const tlc_expr *const *items, int n)
+{
+	if (missing_list(v, items, n))
 		return;
-	case TLC_EXPR_VAR:
-		if (!e->u.var)
-			error(v, "variable reference without a variable");
-		else if (!var_bound(v, e->u.var) && first_report(v, e->u.var))
-			error(v, "variable '%s' is used but not bound", e->u.var->name);
-		return;
-	case TLC_EXPR_BUF: check_buf_use(v, e->u.buf, 0, false); return;
-	case TLC_EXPR_LOAD:
-		check_buf_use(v, e->u.load.buf, e->u.load.n, true);
-		check_list(v, e->u.load.idx, e->u.load.n);
-		return;
-	case TLC_EXPR_REGION:
-		check_buf_use(v, e->u.region.buf, e->u.region.n, true);
-		for (int i = 0; i < e->u.region.n && e->u.region.dims; i++) {
-			check_expr(v, e->u.region.dims[i].begin);
-			if (!e->u.region.dims[i].is_point)
-				check_expr(v, e->u.region.dims[i].extent);
-		}
-		return;
-	case TLC_EXPR_TUPLE: check_list(v, e->u.tuple.items, e->u.tuple.n); return;
-	case TLC_EXPR_CALL: check_call(v, e); return;
-	case TLC_EXPR_LAMBDA: {
-		mark mk = scope_mark(v);
-		for (int i = 0; i < e->u.lambda.nparams; i++)
-			bind_var(v, e->u.lambda.params[i]);
-		check_expr(v, e->u.lambda.body);
-		scope_pop(v, mk);
-		return;
-	}
-	case TLC_EXPR_NOT: case TLC_EXPR_NEG: case TLC_EXPR_CAST:
-		check_expr(v, e->u.op.a);
-		return;
-	case TLC_EXPR_SELECT:
-		check_expr(v, e->u.op.a);
-		check_expr(v, e->u.op.b);
-		check_expr(v, e->u.op.c);
-		return;
-	default:
-		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_SHR) {
-			check_expr(v, e->u.op.a);
-			check_expr(v, e->u.op.b);
-		} else {
-			error(v, "expression of unknown kind %d", (int)e->kind);
-		}
-		return;
-	}
+	for (int i = 0; i < n; i++)
+		check_expr(v, items[i]);
 }
 
 /* ---- statements ---- */
-
-static void check_stmt(verifier *v, const tlc_stmt *s);
-
-static void check_scoped(verifier *v, const tlc_stmt *s)
-{
-	mark mk = scope_mark(v);
-	check_stmt(v, s);
-	scope_pop(v, mk);
-}
 
 static void check_int_expr(verifier *v, const tlc_expr *e, const char *what)
 {
@@ -245,10 +272,7 @@ static void check_for(verifier *v, const tlc_stmt *s)
 		error(v, "T.Parallel coalesced_width must be positive, got %lld", (long long)s->u.loop.coalesced_width);
 	if (s->u.loop.loop_layout)
 		check_expr(v, s->u.loop.loop_layout); /* outside the loop: it may not use the loop variable */
-	mark mk = scope_mark(v);
-	bind_var(v, s->u.loop.var);
-	check_stmt(v, s->u.loop.body);
-	scope_pop(v, mk);
+	bind_var(v, s->u.loop.var); /* for the body: stmt_post pops it */
 }
 
 /* Size in bits of a buffer of constant shape; false when a dimension is symbolic. */
@@ -299,32 +323,37 @@ static void check_alloc(verifier *v, const tlc_buffer *b)
 	bind_buf(v, b);
 }
 
-static void check_stmt(verifier *v, const tlc_stmt *s)
+/* The nested statements s must have (an IF's else is optional). */
+static void check_children_present(verifier *v, const tlc_stmt *s)
 {
-	if (!s) {
-		error(v, "missing statement");
+	if (s->kind == TLC_STMT_SEQ && s->u.seq.n > 0 && !s->u.seq.items) {
+		error(v, "missing statement list");
 		return;
 	}
-	tlc_loc saved = v->loc;
+	int n = tlc_stmt_num_children(s);
+	for (int i = 0; i < n; i++)
+		if (!tlc_stmt_child(s, i) && !(s->kind == TLC_STMT_IF && i == 1))
+			error(v, "missing statement");
+}
+
+/* The checks of statement s itself (the walk then visits its nested
+ * statements).  Every statement opens a scope that its post-hook closes,
+ * except that a LET or an ALLOC in a block binds for the rest of the block
+ * (the block's own scope closes it). */
+static tlc_walk_action stmt_pre(void *p, const tlc_stmt *s)
+{
+	verifier *v = p;
+	grow(&v->frames, &v->cap_frames, v->nframes, sizeof(*v->frames));
+	v->frames[v->nframes++] = (frame){s, v->loc, scope_mark(v)};
 	if (s->loc.line)
 		v->loc = s->loc;
 	switch (s->kind) {
-	case TLC_STMT_SEQ: {
-		/* LET and ALLOC bind for the rest of the block */
-		mark mk = scope_mark(v);
-		for (int i = 0; i < s->u.seq.n; i++)
-			check_stmt(v, s->u.seq.items[i]);
-		scope_pop(v, mk);
-		break;
-	}
+	case TLC_STMT_SEQ: break;
 	case TLC_STMT_FOR: check_for(v, s); break;
 	case TLC_STMT_IF:
 		check_expr(v, s->u.if_.cond);
 		if (s->u.if_.cond && s->u.if_.cond->dtype != TLC_DT_BOOL)
 			error(v, "if condition must be bool, not %s", tlc_dtype_name(s->u.if_.cond->dtype));
-		check_scoped(v, s->u.if_.then_s);
-		if (s->u.if_.else_s)
-			check_scoped(v, s->u.if_.else_s);
 		break;
 	case TLC_STMT_LET:
 		check_expr(v, s->u.let.value);
@@ -345,16 +374,23 @@ static void check_stmt(verifier *v, const tlc_stmt *s)
 		const tlc_op_info *op = c && c->kind == TLC_EXPR_CALL ? tlc_op_get(v->ctx, c->u.call.op) : NULL;
 		if (c && (!op || !(op->flags & TLC_OPF_SCOPE)))
 			error(v, "'with' statement needs a scope op such as T.ws");
-		check_scoped(v, s->u.scope.body);
 		break;
 	}
-	case TLC_STMT_ATTR:
-		check_expr(v, s->u.attr.value);
-		check_scoped(v, s->u.attr.body);
-		break;
-	default: error(v, "statement of unknown kind %d", (int)s->kind); break;
+	case TLC_STMT_ATTR: check_expr(v, s->u.attr.value); break;
+	default: error(v, "statement of unknown kind %d", (int)s->kind); return TLC_WALK_SKIP;
 	}
-	v->loc = saved;
+	check_children_present(v, s);
+	return TLC_WALK_CONTINUE;
+}
+
+static void stmt_post(void *p, const tlc_stmt *s)
+{
+	verifier *v = p;
+	frame fr = v->frames[--v->nframes];
+	bool in_block = v->nframes > 0 && v->frames[v->nframes - 1].s->kind == TLC_STMT_SEQ;
+	if (!(in_block && (s->kind == TLC_STMT_LET || s->kind == TLC_STMT_ALLOC)))
+		scope_pop(v, fr.scope);
+	v->loc = fr.loc;
 }
 
 static void check_func(verifier *v, const tlc_func *f)
@@ -384,7 +420,13 @@ static void check_func(verifier *v, const tlc_func *f)
 		bind_var(v, f->block_vars[i]);
 		bind_var(v, f->thread_vars[i]);
 	}
-	check_stmt(v, f->body);
+	if (!f->body) {
+		error(v, "missing statement");
+		return;
+	}
+	v->nframes = 0;
+	tlc_visitor walk = {.ctx = v, .stmt_pre = stmt_pre, .stmt_post = stmt_post};
+	tlc_walk_stmt(&walk, f->body);
 }
 
 bool tlc_verify_module(tlc_context *ctx, const tlc_module *m, const char *after)
@@ -396,5 +438,7 @@ bool tlc_verify_module(tlc_context *ctx, const tlc_module *m, const char *after)
 	free(v.vars);
 	free(v.bufs);
 	free(v.reported);
+	free(v.frames);
+	free(v.lambdas);
 	return v.errors == 0;
 }

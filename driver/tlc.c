@@ -41,7 +41,7 @@ typedef struct options {
 	str_list define_names, define_values;
 	str_list pass_args, loads, plugin_dirs, print_before, print_after, xnvcc;
 	bool print_before_all, print_after_all, verify_each, time_passes, keep_temps;
-	bool verbose, list_passes, list_targets, print_plugin_path, no_caret;
+	bool verbose, list_passes, list_targets, print_plugin_path, no_caret, print_target_info;
 } options;
 
 static void *xrealloc(void *p, size_t n)
@@ -113,6 +113,9 @@ static const char help_text[] =
 	"  --plugin-path=DIR       search DIR for plugins before the default dirs (repeatable)\n"
 	"  --list-passes           list the registered passes and exit\n"
 	"  --list-targets          list the registered targets and exit\n"
+	"  --print-target-info     print what passes assume about the --target machine\n"
+	"                          (lanes, memory, vector widths, matrix instructions) and\n"
+	"                          exit\n"
 	"  --print-plugin-path     print the plugin search directories and exit\n"
 	"\n"
 	"Debugging the pipeline (dumps go to stderr):\n"
@@ -149,7 +152,7 @@ enum {
 	OPT_PLUGIN_PATH, OPT_LIST_PASSES, OPT_LIST_TARGETS, OPT_PRINT_PLUGIN_PATH, OPT_EMIT,
 	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
 	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
-	OPT_NVCC, OPT_KEEP_TEMPS,
+	OPT_NVCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO,
 };
 
 static const struct option long_options[] = {
@@ -162,6 +165,7 @@ static const struct option long_options[] = {
 	{"plugin-path", required_argument, NULL, OPT_PLUGIN_PATH},
 	{"list-passes", no_argument, NULL, OPT_LIST_PASSES},
 	{"list-targets", no_argument, NULL, OPT_LIST_TARGETS},
+	{"print-target-info", no_argument, NULL, OPT_PRINT_TARGET_INFO},
 	{"print-plugin-path", no_argument, NULL, OPT_PRINT_PLUGIN_PATH},
 	{"emit", required_argument, NULL, OPT_EMIT},
 	{"print-before", required_argument, NULL, OPT_PRINT_BEFORE},
@@ -255,6 +259,7 @@ static int parse_options(options *o, int argc, char **argv)
 		case OPT_PLUGIN_PATH: list_add(&o->plugin_dirs, optarg); break;
 		case OPT_LIST_PASSES: o->list_passes = true; break;
 		case OPT_LIST_TARGETS: o->list_targets = true; break;
+		case OPT_PRINT_TARGET_INFO: o->print_target_info = true; break;
 		case OPT_PRINT_PLUGIN_PATH: o->print_plugin_path = true; break;
 		case OPT_EMIT: o->emit = optarg; break;
 		case OPT_PRINT_BEFORE: list_add(&o->print_before, optarg); break;
@@ -281,7 +286,7 @@ static int parse_options(options *o, int argc, char **argv)
 	if (o->output && strcmp(o->output, "-") == 0 && devcc_is_binary_kind(o->emit) &&
 	    strcmp(o->emit, "ptx") != 0)
 		return usage_error("--emit=%s writes a binary file: give -o FILE, not -o -", o->emit);
-	bool query = o->list_passes || o->list_targets || o->print_plugin_path || o->verbose;
+	bool query = o->list_passes || o->list_targets || o->print_plugin_path || o->verbose || o->print_target_info;
 	if (!o->input && !query)
 		return usage_error("%s", "no input file");
 	return -1;
@@ -413,6 +418,26 @@ static void list_registry(const session *s)
 	if (s->opt->list_targets)
 		for (int i = 0; (t = tlc_target_at(s->ctx, i)); i++)
 			printf("%-24s %s\n", t->name, t->summary ? t->summary : "");
+}
+
+/* The machine description of --target (or the default target). */
+static int print_target_info(session *s)
+{
+	const options *o = s->opt;
+	const char *name = o->target ? o->target
+	                   : tlc_config_default_target(s->cfg) ? tlc_config_default_target(s->cfg)
+	                                                      : DEFAULT_TARGET;
+	const tlc_target_desc *t = tlc_find_target(s->ctx, name);
+	if (!t) {
+		fprintf(stderr, "tlc: error: unknown target '%s' (see tlc --list-targets)\n", name);
+		return TLC_EXIT_ERROR;
+	}
+	tlc_buf out;
+	tlc_buf_init(&out);
+	tlc_target_info_print(&out, s->ctx, t);
+	fputs(tlc_buf_str(&out), stdout);
+	tlc_buf_free(&out);
+	return TLC_EXIT_OK;
 }
 
 /* The target and the pass list: --passes, else the target's INI pipeline. */
@@ -572,6 +597,7 @@ static int compile(session *s)
 	}
 	int rc = TLC_EXIT_OK;
 	tlc_pipeline_opts po = {
+		.target = s->target,
 		.npasses = s->passes.n,
 		.passes = s->passes.items,
 		.config = s->cfg,
@@ -610,6 +636,8 @@ static int run(session *s)
 		list_registry(s);
 		return TLC_EXIT_OK;
 	}
+	if (o->print_target_info)
+		return print_target_info(s);
 	if ((rc = resolve_pipeline(s)) >= 0)
 		return rc;
 	tlc_pipeline_opts check = {

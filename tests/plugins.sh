@@ -44,9 +44,14 @@ ok_if() {
 
 # ---- broken plugins: exit 1 and one exact line ----
 p=$bad/bad_abi.so
-check "ABI mismatch" 1 "tlc: error: plugin '$p': ABI version 99, this tlc needs 1" -- \
+check "ABI mismatch" 1 "tlc: error: plugin '$p': ABI version 99, this tlc needs 2" -- \
 	"$TLC" --load="$p" --list-passes
 ok_if "ABI mismatch is one line" '[ $(wc -l <"$tmp/err") = 1 ]'
+p=$bad/old_abi.so
+check "a plugin built for the previous ABI" 1 \
+	"tlc: error: plugin '$p': ABI version 1, this tlc needs 2 (rebuild the plugin against this tlc's headers)" -- \
+	"$TLC" --load="$p" --list-passes
+ok_if "old ABI is one line" '[ $(wc -l <"$tmp/err") = 1 ]'
 p=$bad/no_entry.so
 check "no entry symbol" 1 \
 	"tlc: error: plugin '$p': no entry symbol 'tlc_plugin_entry_v1' (not a tlc plugin?)" -- \
@@ -124,7 +129,7 @@ want_pipe=$(awk '/^\[/ { in_sec = ($0 == "[pipeline.cuda-sm90]") } in_sec && /^p
 	"$TLC_CONFIG" | paste -sd, | sed 's/,/, /g')
 ok_if "  shows the config, the plugins and the pipeline" \
 	'grep -q "^config: $TLC_CONFIG$" "$tmp/err" && grep -q "^  simplify " "$tmp/err" &&
-	 grep -q "^  layout_infer " "$tmp/err" && grep -q "^  lower_tile_ops " "$tmp/err" &&
+	 grep -q "^  layout_inference " "$tmp/err" && grep -q "^  lower_tile_ops " "$tmp/err" &&
 	 grep -qx "pipeline: $want_pipe" "$tmp/err"'
 ok_if "  the default pipeline lowers through layout-inference and lower-tile-ops" \
 	'case "$want_pipe" in "simplify, layout-inference, lower-tile-ops, simplify"*) true ;; *) false ;; esac'

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tlc/walk.h>
 
 #include "cuda_emit.h"
 
@@ -27,35 +28,22 @@ void cuda_error(cuda_emitter *e, tlc_loc loc, const char *fmt, ...)
 /* ---- shared memory ---- */
 
 /* Record the shared buffers declared in s: static ones by size, dynamic ones
- * with the arena offset storage-plan gave them (-1 when not planned). */
-static void collect_smem(cuda_emitter *e, const tlc_stmt *s)
+ * with the arena offset storage-plan gave them (-1 when not planned).  A
+ * pre-hook of the walk over the kernel body. */
+static tlc_walk_action collect_smem(void *p, const tlc_stmt *s)
 {
-	if (!s)
-		return;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			collect_smem(e, s->u.seq.items[i]);
-		return;
-	case TLC_STMT_FOR: collect_smem(e, s->u.loop.body); return;
-	case TLC_STMT_IF:
-		collect_smem(e, s->u.if_.then_s);
-		collect_smem(e, s->u.if_.else_s);
-		return;
-	case TLC_STMT_SCOPE: collect_smem(e, s->u.scope.body); return;
-	case TLC_STMT_ATTR: collect_smem(e, s->u.attr.body); return;
-	case TLC_STMT_ALLOC: break;
-	default: return;
-	}
+	cuda_emitter *e = p;
+	if (s->kind != TLC_STMT_ALLOC)
+		return TLC_WALK_CONTINUE;
 	const tlc_buffer *b = s->u.alloc.buf;
 	int64_t numel;
 	if ((b->scope != TLC_SCOPE_SHARED_DYN && b->scope != TLC_SCOPE_SHARED) || b->alias_of ||
 	    !tlc_buffer_numel(b, &numel))
-		return; /* emit_alloc reports views and non-constant shapes */
+		return TLC_WALK_CONTINUE; /* emit_alloc reports views and non-constant shapes */
 	int64_t bytes = numel * (tlc_dtype_bits(b->dtype) / 8);
 	if (b->scope == TLC_SCOPE_SHARED) {
 		e->static_smem += (bytes + 15) / 16 * 16;
-		return;
+		return TLC_WALK_CONTINUE;
 	}
 	e->smem_bufs = realloc(e->smem_bufs, (size_t)(e->nsmem + 1) * sizeof(*e->smem_bufs));
 	e->smem_offsets = realloc(e->smem_offsets, (size_t)(e->nsmem + 1) * sizeof(*e->smem_offsets));
@@ -65,6 +53,7 @@ static void collect_smem(cuda_emitter *e, const tlc_stmt *s)
 	e->smem_offsets[e->nsmem++] = b->offset;
 	if (b->offset >= 0 && b->offset + bytes > e->dyn_smem)
 		e->dyn_smem = b->offset + bytes;
+	return TLC_WALK_CONTINUE;
 }
 
 static int64_t smem_bytes(const tlc_buffer *b)
@@ -95,7 +84,7 @@ static int check_smem(cuda_emitter *e)
 		           "kernel '%s' uses %lld bytes of static shared memory (scope=\"shared\"); the limit is %d: "
 		           "use the default dynamic shared memory instead",
 		           e->f->name, (long long)e->static_smem, DEFAULT_SMEM_LIMIT);
-	} else if (e->dyn_smem + e->static_smem > e->arch->max_dyn_smem) {
+	} else if (e->dyn_smem + e->static_smem > e->arch->info->smem_max) {
 		tlc_buf list;
 		tlc_buf_init(&list);
 		for (int i = 0; i < e->nsmem; i++)
@@ -108,7 +97,7 @@ static int check_smem(cuda_emitter *e)
 		           "kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld per block: %s; total "
 		           "%lld bytes",
 		           e->f->name, (long long)(e->dyn_smem + e->static_smem), e->arch->target,
-		           (long long)e->arch->max_dyn_smem, tlc_buf_str(&list), (long long)(e->dyn_smem + e->static_smem));
+		           (long long)e->arch->info->smem_max, tlc_buf_str(&list), (long long)(e->dyn_smem + e->static_smem));
 		tlc_buf_free(&list);
 	}
 	return e->errors;
@@ -227,7 +216,7 @@ static int emit_func(tlc_module *m, const cuda_arch *arch, tlc_func *f, tlc_buf 
 	tlc_func_uniquify_names(m, f);
 	if (check_params(&e) || compute_threads(&e, tdims))
 		return 1;
-	collect_smem(&e, f->body);
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &e, .stmt_pre = collect_smem}, f->body);
 	if (!check_smem(&e)) {
 		tlc_buf kernel;
 		tlc_buf_init(&kernel);

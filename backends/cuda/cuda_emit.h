@@ -22,8 +22,12 @@
 typedef struct cuda_arch {
 	const char *target;  /* "cuda-sm90": used in messages */
 	const char *sm;      /* "sm_90a" */
-	int64_t max_dyn_smem; /* opt-in dynamic shared memory per block, bytes */
+	const tlc_target_info *info; /* the machine (cuda_info.c) */
 } cuda_arch;
+
+/* The machine descriptions (cuda_info.c). */
+extern const tlc_target_info cuda_sm80_info;
+extern const tlc_target_info cuda_sm90_info;
 
 /* Device helpers emitted into the .cu only when some expression uses them. */
 enum {

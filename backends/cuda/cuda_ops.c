@@ -163,22 +163,17 @@ void cuda_emit_atomic_add_vec(cuda_emitter *e, const tlc_stmt *s, int ind)
 		cuda_error(e, s->loc, "T.atomic_add_vec needs two float32 elements and 2 or 4 lanes");
 		return;
 	}
-	indent(e, ind);
-	if (strcmp(e->arch->sm, "sm_90a") == 0) {
-		/* vector atomics on global memory: compute capability 9.0 and up */
-		const char *vt = lanes == 4 ? "float4" : "float2";
-		tlc_buf_printf(e->out, "atomicAdd(reinterpret_cast<%s *>(&", vt);
-		cuda_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
-		tlc_buf_printf(e->out, "), *reinterpret_cast<const %s *>(&", vt);
-		cuda_emit_access(e, s->loc, src->u.load.buf, src->u.load.n, src->u.load.idx);
-		tlc_buf_puts(e->out, "));\n");
+	if (lanes > e->arch->info->atomic_add_f32_vector) {
+		/* lower-tile-ops vectorizes atomics only as wide as the target has */
+		cuda_error(e, s->loc, "T.atomic_add_vec of %lld lanes: target %s has float32 atomics of at most %d",
+		           (long long)lanes, e->arch->target, e->arch->info->atomic_add_f32_vector);
 		return;
 	}
-	tlc_buf_printf(e->out, "for (int tlc_l = 0; tlc_l < %lld; ++tlc_l)\n", (long long)lanes);
-	indent(e, ind + 1);
-	tlc_buf_puts(e->out, "atomicAdd(&");
+	indent(e, ind);
+	const char *vt = lanes == 4 ? "float4" : "float2";
+	tlc_buf_printf(e->out, "atomicAdd(reinterpret_cast<%s *>(&", vt);
 	cuda_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
-	tlc_buf_puts(e->out, " + tlc_l, (&");
+	tlc_buf_printf(e->out, "), *reinterpret_cast<const %s *>(&", vt);
 	cuda_emit_access(e, s->loc, src->u.load.buf, src->u.load.n, src->u.load.idx);
-	tlc_buf_puts(e->out, ")[tlc_l]);\n");
+	tlc_buf_puts(e->out, "));\n");
 }

@@ -1,15 +1,15 @@
 /* cuda_target.c - the cuda target plugin: registers cuda-sm90 and cuda-sm80.
  *
  * Both targets share one emitter (cuda_emit.c); they differ in the arch
- * string and the shared-memory limit.  Hopper-only features (WGMMA, TMA)
- * arrive with later issues and will branch on cuda_arch. */
+ * string and in their machine descriptions (cuda_info.c), which passes
+ * read through tlc_module_target_info(). */
 #include <tlc/plugin.h>
 #include <tlc/target.h>
 
 #include "cuda_emit.h"
 
-static const cuda_arch sm90 = {"cuda-sm90", "sm_90a", 232448}; /* 227 KiB opt-in per block */
-static const cuda_arch sm80 = {"cuda-sm80", "sm_80", 166912};  /* 163 KiB opt-in per block */
+static const cuda_arch sm90 = {"cuda-sm90", "sm_90a", &cuda_sm90_info};
+static const cuda_arch sm80 = {"cuda-sm80", "sm_80", &cuda_sm80_info};
 
 static int emit_sm90(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
 {
@@ -39,6 +39,7 @@ static const tlc_target_desc cuda_sm90_target = {
 	.compiler = "nvcc",
 	.arch_flags = sm90_arch_flags,
 	.asm_flags = sm90_asm_flags,
+	.info = &cuda_sm90_info,
 };
 
 static const tlc_target_desc cuda_sm80_target = {
@@ -50,6 +51,7 @@ static const tlc_target_desc cuda_sm80_target = {
 	.compiler = "nvcc",
 	.arch_flags = sm80_arch_flags,
 	.asm_flags = sm80_asm_flags,
+	.info = &cuda_sm80_info,
 };
 
 static int cuda_plugin_init(tlc_registry *reg)

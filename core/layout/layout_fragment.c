@@ -1,6 +1,7 @@
 /* layout_fragment.c - fragments in digit form (see tlc/layout.h): building
- * and validating them, the standard thread mappings (partitions, mma.sync
- * operands) and the operations on them (project, repeat, replicate). */
+ * and validating them, the standard thread mappings (partitions, matrix
+ * instruction operands tiled over warps) and the operations on them
+ * (project, repeat, replicate). */
 #include "layout_priv.h"
 
 #include <stdlib.h>
@@ -284,49 +285,38 @@ const tlc_layout *tlc_fragment_replicated(tlc_module *m, int ndim, const int64_t
 	return tlc_fragment_from_digits(m, ndim, shape, n, d, thread_lo, NULL);
 }
 
-const tlc_layout *tlc_fragment_mma_c(tlc_module *m, int64_t M, int64_t N, int warp_m, int warp_n,
-                                     int64_t thread_lo, const char **why)
+const tlc_layout *tlc_fragment_tile(tlc_module *m, const tlc_layout *atom, int64_t M, int64_t N, int warp_m,
+                                    int warp_n, bool split_m, bool split_n, int64_t thread_lo, const char **why)
 {
-	if (warp_m < 1 || warp_n < 1 || M <= 0 || N <= 0 || M % (16 * warp_m) || N % (8 * warp_n)) {
-		fail(why, "an mma.sync accumulator needs M a multiple of 16*warp_m and N a multiple of 8*warp_n");
+	if (!atom || atom->kind != TLC_LAYOUT_FRAGMENT || atom->ndim != 2 || atom->replicate != 1) {
+		fail(why, "a tiled fragment needs a 2-D, unreplicated atom fragment");
 		return NULL;
 	}
-	int64_t MW = M / warp_m, NW = N / warp_n, MI = MW / 16, NI = NW / 8;
-	tlc_frag_digit d[] = {
-		D(2, 1, 1, false, 1),                   /* col % 2 */
-		D(4, 1, 2, true, 1),                    /* lane % 4: columns 2*(lane%4) */
-		D(NI, 1, 8, false, 4),                  /* ni */
-		D(warp_n, 1, NW, true, 32),             /* wn */
-		D(8, 0, 1, true, 4),                    /* lane / 4: rows */
-		D(2, 0, 8, false, 2),                   /* row >= 8 */
-		D(MI, 0, 16, false, 4 * NI),            /* mi */
-		D(warp_m, 0, MW, true, 32 * (int64_t)warp_n), /* wm */
-	};
+	int64_t am = atom->shape[0], an = atom->shape[1], lanes = atom->threads, regs = atom->out_shape[0];
+	int64_t MW = split_m ? M / (warp_m > 0 ? warp_m : 1) : M, NW = split_n ? N / (warp_n > 0 ? warp_n : 1) : N;
+	if (warp_m < 1 || warp_n < 1 || M <= 0 || N <= 0 || (split_m && M % warp_m) || (split_n && N % warp_n) ||
+	    MW % am || NW % an) {
+		fail(why, "the tile is not a whole number of atoms per warp (rows: atom rows x warp_m, columns: atom "
+		          "columns x warp_n, for the dimensions split over warps)");
+		return NULL;
+	}
+	if (atom->ndigits + 4 > TLC_FRAGMENT_MAX_DIGITS) {
+		fail(why, "an atom fragment with too many digits to tile");
+		return NULL;
+	}
+	/* the atom's own digits, then: atoms along n and m in registers (n
+	 * fastest), and the warp grid in thread ids (wn fastest); an axis of the
+	 * grid that does not split its dimension replicates */
+	tlc_frag_digit d[TLC_FRAGMENT_MAX_DIGITS];
+	int n = atom->ndigits;
+	memcpy(d, atom->digits, (size_t)n * sizeof(*d));
+	int64_t NI = NW / an, MI = MW / am;
+	d[n++] = D(NI, 1, an, false, regs);
+	d[n++] = split_n ? D(warp_n, 1, NW, true, lanes) : D(warp_n, -1, 0, true, lanes);
+	d[n++] = D(MI, 0, am, false, regs * NI);
+	d[n++] = split_m ? D(warp_m, 0, MW, true, lanes * warp_n) : D(warp_m, -1, 0, true, lanes * warp_n);
 	int64_t shape[2] = {M, N};
-	return tlc_fragment_from_digits(m, 2, shape, (int)TLC_ARRAY_LEN(d), d, thread_lo, why);
-}
-
-const tlc_layout *tlc_fragment_mma_a(tlc_module *m, int64_t M, int64_t K, int warp_m, int warp_n,
-                                     int64_t thread_lo, const char **why)
-{
-	if (warp_m < 1 || warp_n < 1 || M <= 0 || K <= 0 || M % (16 * warp_m) || K % 16) {
-		fail(why, "an mma.sync A operand needs M a multiple of 16*warp_m and K a multiple of 16");
-		return NULL;
-	}
-	int64_t MW = M / warp_m, MI = MW / 16, KI = K / 16;
-	tlc_frag_digit d[] = {
-		D(2, 1, 1, false, 1),                   /* col % 2 */
-		D(4, 1, 2, true, 1),                    /* lane % 4 */
-		D(2, 1, 8, false, 4),                   /* col >= 8 */
-		D(KI, 1, 16, false, 8),                 /* ki */
-		D(8, 0, 1, true, 4),                    /* lane / 4 */
-		D(2, 0, 8, false, 2),                   /* row >= 8 */
-		D(MI, 0, 16, false, 8 * KI),            /* mi */
-		D(warp_n, -1, 0, true, 32),             /* wn: replication */
-		D(warp_m, 0, MW, true, 32 * (int64_t)warp_n), /* wm */
-	};
-	int64_t shape[2] = {M, K};
-	return tlc_fragment_from_digits(m, 2, shape, (int)TLC_ARRAY_LEN(d), d, thread_lo, why);
+	return tlc_fragment_from_digits(m, 2, shape, n, d, thread_lo, why);
 }
 
 /* Register digits renumbered densely (1, r0, r0*r1, ...) in their current

@@ -193,6 +193,8 @@ int tlc_run_passes(tlc_module *m, const tlc_pipeline_opts *o)
 	tlc_context *ctx = m->ctx;
 	if (tlc_pipeline_check(ctx, o) != 0)
 		return -1;
+	if (o->target)
+		tlc_module_set_target(m, o->target);
 	const char *outer = crash_pass;
 	crash_guard guard;
 	guard_install(&guard);

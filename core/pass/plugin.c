@@ -91,6 +91,15 @@ int tlc_register_target(tlc_registry *reg, const tlc_target_desc *target)
 		tlc_error(ctx, no_loc, "plugin '%s': a target without a name or emit function", who);
 		return -1;
 	}
+	const tlc_target_info *info = target->info;
+	const char *bad = !info ? "no machine description (tlc_target_info)"
+	                  : info->struct_size < offsetof(tlc_target_info, matrix) + sizeof(info->matrix)
+	                      ? "a machine description older than this tlc"
+	                  : tlc_target_info_check(ctx, info);
+	if (bad) {
+		tlc_error(ctx, no_loc, "plugin '%s': target '%s' has %s", who, target->name, bad);
+		return -1;
+	}
 	for (int i = 0; i < ctx->ntargets; i++) {
 		if (strcmp(ctx->targets[i]->name, target->name) == 0) {
 			tlc_error(ctx, no_loc,
@@ -162,8 +171,9 @@ static int check_desc(tlc_context *ctx, const char *path, const tlc_plugin_desc 
 		return -1;
 	}
 	if (d->abi_version != TLC_PLUGIN_ABI_VERSION) {
-		tlc_error(ctx, no_loc, "plugin '%s': ABI version %u, this tlc needs %d", path,
-		          (unsigned)d->abi_version, TLC_PLUGIN_ABI_VERSION);
+		tlc_error(ctx, no_loc, "plugin '%s': ABI version %u, this tlc needs %d%s", path,
+		          (unsigned)d->abi_version, TLC_PLUGIN_ABI_VERSION,
+		          d->abi_version < TLC_PLUGIN_ABI_VERSION ? " (rebuild the plugin against this tlc's headers)" : "");
 		return -1;
 	}
 	if (d->struct_size < need) {

@@ -62,6 +62,7 @@ TLC_API const tlc_pass_options *tlc_config_options(const tlc_config *cfg, const 
 /* ---- the pass manager ---- */
 
 typedef struct tlc_pipeline_opts {
+	const tlc_target_desc *target;   /* the target compiled for: passes read its description; may be NULL */
 	int npasses;
 	const char *const *passes;       /* pass names, in order */
 	const tlc_config *config;        /* pass options; may be NULL */

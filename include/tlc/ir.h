@@ -44,11 +44,21 @@ TLC_API const char *tlc_strdup(tlc_module *m, const char *s);
 /* Intern a string: equal strings give the same pointer within a module. */
 TLC_API const char *tlc_intern(tlc_module *m, const char *s);
 
+/* Heap memory for a pass's own working tables (IR itself goes in the arena).
+ * These never return NULL: when memory runs out tlc reports it and exits
+ * with status 70 (an internal error), so passes need no failure path. */
+TLC_API void *tlc_mem_alloc(size_t n); /* zeroed */
+TLC_API void *tlc_mem_realloc(void *p, size_t n);
+TLC_API void tlc_mem_free(void *p);
+/* Room for element n of a growable array p of *cap elements of `size`
+ * bytes: doubles *cap (from 8) when n == *cap; returns the array. */
+TLC_API void *tlc_mem_grow(void *p, int n, int *cap, size_t size);
+
 /* ---- data types ---- */
 
 typedef enum tlc_dtype {
 	TLC_DT_VOID = 0, /* statements, calls without value, handles */
-#define DTYPE(e, name, bits, cls, ctype) TLC_DT_##e,
+#define DTYPE(e, name, bits, cls) TLC_DT_##e,
 #include <tlc/dtypes.def>
 #undef DTYPE
 	TLC_DT_COUNT
@@ -392,6 +402,7 @@ struct tlc_module {
 	void *hashcons; /* private */
 	void *layout_cache; /* private: the layout of each layout expression seen (core/layout/layout_expr.c) */
 	uint32_t next_id;
+	const struct tlc_target_desc *target; /* private: see tlc_module_target_info (tlc/target.h) */
 };
 
 /* Create an empty module in ctx. */

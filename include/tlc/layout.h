@@ -26,9 +26,10 @@
  * differ only in it hold the same elements.  In digit form both directions
  * (logical -> thread, register and back) are plain floordiv/floormod/multiply
  * expressions, injectivity is structural, and projecting a dimension away
- * (the layout of a reduction's result) is dropping digits.  The layouts of
- * mma.sync, WGMMA and MFMA operands, thread partitions of T.Parallel loops and
- * user T.Fragment lambdas whose maps are of this form are all representable;
+ * (the layout of a reduction's result) is dropping digits.  The operand
+ * layouts of matrix instructions (mma.sync, WGMMA, MFMA: tlc/target.h),
+ * thread partitions of T.Parallel loops and user T.Fragment lambdas whose
+ * maps are of this form are all representable;
  * a user fragment that is not is rejected with a reason.
  *
  * Shapes of layouts are compile-time constants.  All layouts live in the
@@ -194,19 +195,19 @@ TLC_API const tlc_layout *tlc_fragment_partition(tlc_module *m, int ndim, const 
 /* Every thread of [thread_lo, thread_lo+threads) holds the whole tile. */
 TLC_API const tlc_layout *tlc_fragment_replicated(tlc_module *m, int ndim, const int64_t *shape, int64_t threads,
                                                   int64_t thread_lo);
-/* The accumulator of a warp-tiled mma.sync m16n8k16 GEMM, C[M, N]: warps form
- * a warp_m x warp_n grid (warp = wm * warp_n + wn), each owns an (M/warp_m) x
- * (N/warp_n) block of 16x8 atoms; in atom (mi, ni) lane holds rows lane/4 and
- * lane/4 + 8, columns 2*(lane%4) + {0, 1}; register index
- * ((mi * NI + ni) * 4 + (row >= 8) * 2 + col % 2) with NI = N/warp_n/8. */
-TLC_API const tlc_layout *tlc_fragment_mma_c(tlc_module *m, int64_t M, int64_t N, int warp_m, int warp_n,
-                                             int64_t thread_lo, const char **why);
-/* The A operand A[M, K] of that GEMM held in registers: warp wm's rows,
- * replicated over the warp_n warps of its row; in atom (mi, ki) of 16x16,
- * lane holds rows lane/4 (+8), columns 2*(lane%4) + {0,1} (+8); register
- * index (mi * KI + ki) * 8 + (col >= 8) * 4 + (row >= 8) * 2 + col % 2. */
-TLC_API const tlc_layout *tlc_fragment_mma_a(tlc_module *m, int64_t M, int64_t K, int warp_m, int warp_n,
-                                             int64_t thread_lo, const char **why);
+/* A matrix-instruction operand tiled over warps: `atom` is the fragment of
+ * one instruction's am x an operand tile over its `lanes` threads (see
+ * tlc_matrix_inst in tlc/target.h) with R registers; the M x N tile is held
+ * by a warp_m x warp_n grid of such thread groups (group = wm * warp_n + wn,
+ * threads group * lanes + atom thread).  When split_m, group row wm owns rows
+ * [wm * M/warp_m, (wm+1) * M/warp_m), else every group row holds all rows
+ * (the grid axis replicates); the same for split_n and columns.  A group holds
+ * its block as MI x NI atoms in registers: register (mi * NI + ni) * R + the
+ * atom's register.  An mma.sync accumulator splits both dimensions; its A
+ * operand splits only M (every wn holds the same rows). */
+TLC_API const tlc_layout *tlc_fragment_tile(tlc_module *m, const tlc_layout *atom, int64_t M, int64_t N, int warp_m,
+                                            int warp_n, bool split_m, bool split_n, int64_t thread_lo,
+                                            const char **why);
 /* The fragment of a reduction of f over dimension dim: thread digits of dim
  * become replication, register digits of dim are dropped (the remaining
  * register digits keep their order, renumbered densely).  The result has

@@ -13,8 +13,10 @@
 extern "C" {
 #endif
 
-/* Bumped on any incompatible change of ir.h, pass.h, target.h or this file. */
-#define TLC_PLUGIN_ABI_VERSION 1
+/* Bumped on any incompatible change of a public header (ir.h, pass.h,
+ * target.h, layout.h, config.h, ... or this file): 2 added the target
+ * description (tlc_target_info) that passes read. */
+#define TLC_PLUGIN_ABI_VERSION 2
 #define TLC_PLUGIN_SYMBOL "tlc_plugin_entry_v1"
 #define TLC_PLUGIN_ENTRY tlc_plugin_entry_v1
 

@@ -1,7 +1,18 @@
-/* tlc/target.h - code generation targets. */
+/* tlc/target.h - code generation targets and the machine they describe.
+ *
+ * A target plugin registers a tlc_target_desc: how to print a lowered module
+ * (emit) and drive the device compiler, and a tlc_target_info: the facts
+ * about the machine that passes need to make their decisions (lanes per
+ * warp or wavefront, shared memory, vector widths, asynchronous copy and
+ * barrier engines, and the table of matrix instructions with their fragment
+ * layouts).  Passes read the description of the target being compiled for
+ * through tlc_module_target_info(); no pass contains a warp size, an atom
+ * shape or a memory limit of its own.  `tlc --print-target-info` prints it
+ * (tlc_target_info_print), so users and tests can see what passes assume. */
 #ifndef TLC_TARGET_H
 #define TLC_TARGET_H
 
+#include <tlc/layout.h>
 #include <tlc/pass.h>
 
 #ifdef __cplusplus
@@ -13,6 +24,102 @@ typedef struct tlc_codegen_result {
 	tlc_buf source; /* .cu / .hip text: device code + extern "C" host launchers */
 	tlc_buf header; /* C header declaring the launchers */
 } tlc_codegen_result;
+
+/* A register fragment of one matrix-instruction operand, in the digit form
+ * of tlc/layout.h: the tile (rows x cols) held by the `threads` of one
+ * instruction (thread digits weigh thread ids inside them, register digits
+ * the registers of one instruction's operand).  ndigits == 0: the operand
+ * cannot live in registers. */
+typedef struct tlc_frag_atom {
+	int rows, cols;
+	int ndigits;
+	const tlc_frag_digit *digits;
+} tlc_frag_atom;
+
+/* Where a matrix instruction may read an operand from. */
+enum {
+	TLC_MMA_FROM_REGS = 1 << 0,
+	TLC_MMA_FROM_SHARED = 1 << 1, /* through a shared-memory descriptor (WGMMA) */
+};
+
+/* One matrix (tensor core) instruction: C[m][n] += A[m][k] * B[k][n] for one
+ * combination of operand types, issued together by `threads` threads.  N
+ * may be any multiple of n up to n_max (WGMMA's m64nNk16); the fragments
+ * are those of the m x n atom, and a wider N repeats the C and B fragments
+ * along n in registers. */
+typedef struct tlc_matrix_inst {
+	const char *name;   /* e.g. "mma.sync.m16n8k16" */
+	int m, n, k;
+	int n_max;          /* == n when N is fixed */
+	tlc_dtype a, b;     /* input types */
+	tlc_dtype acc;      /* accumulator type */
+	int threads;        /* a warp, a warpgroup or a wavefront */
+	unsigned a_from, b_from; /* TLC_MMA_FROM_* */
+	tlc_frag_atom frag_a;    /* A: m x k */
+	tlc_frag_atom frag_b;    /* B: k x n */
+	tlc_frag_atom frag_c;    /* the accumulator: m x n */
+} tlc_matrix_inst;
+
+/* Asynchronous global -> shared copy engines. */
+enum {
+	TLC_ASYNC_CP_ASYNC = 1 << 0, /* cp.async (4/8/16 bytes per thread, commit/wait groups) */
+	TLC_ASYNC_TMA = 1 << 1,      /* bulk tensor copies (TMA) completing on an mbarrier */
+};
+
+/* Barrier kinds beyond the whole-block barrier every target has. */
+enum {
+	TLC_BARRIER_NAMED = 1 << 0,        /* numbered barriers over a subset of threads */
+	TLC_BARRIER_MBARRIER = 1 << 1,     /* shared-memory barriers with arrive counts and phases */
+	TLC_BARRIER_MBARRIER_TX = 1 << 2,  /* ... that also count transaction bytes */
+};
+
+/* The machine a target generates code for.  Version it by struct_size:
+ * fields are only ever added at the end. */
+typedef struct tlc_target_info {
+	uint32_t struct_size;       /* sizeof(tlc_target_info) */
+	int lanes;                  /* threads per warp / wavefront */
+	int warpgroup;              /* threads per warpgroup; 0 when there is none */
+	int max_threads;            /* threads per block */
+	int64_t smem_default;       /* shared memory per block without opting in (bytes) */
+	int64_t smem_max;           /* shared memory per block, opted in (bytes) */
+	int max_regs;               /* registers per thread */
+	int regs_per_block;         /* registers of one block (the register file a block may use) */
+	int global_vector_bytes;    /* widest single global access of a thread */
+	int shared_vector_bytes;    /* widest single shared-memory access of a thread */
+	int atomic_add_f32_vector;  /* widest float32 atomic add (elements): 1, 2 or 4 */
+	unsigned async_copy;        /* TLC_ASYNC_* */
+	unsigned barriers;          /* TLC_BARRIER_* */
+	bool setmaxnreg;            /* warpgroups can trade registers */
+	int max_cluster;            /* blocks per cluster; 1 when there are no clusters */
+	int nmatrix;
+	const tlc_matrix_inst *matrix;
+} tlc_target_info;
+
+/* The description of the target m is compiled for (set by the pass manager
+ * from tlc_pipeline_opts.target); NULL when there is none. */
+TLC_API const tlc_target_info *tlc_module_target_info(const tlc_module *m);
+/* The name of that target ("cuda-sm90"); NULL when there is none. */
+TLC_API const char *tlc_module_target_name(const tlc_module *m);
+/* Compile m for target t from now on (the pass manager does this). */
+TLC_API void tlc_module_set_target(tlc_module *m, const tlc_target_desc *t);
+/* The first matrix instruction of info for these operand and accumulator
+ * types whose n divides n_total (0: any); NULL when none. */
+TLC_API const tlc_matrix_inst *tlc_target_find_matrix(const tlc_target_info *info, tlc_dtype a, tlc_dtype b,
+                                                      tlc_dtype acc, int64_t n_total);
+/* The fragment of an operand atom as a layout of m (bound to thread_lo);
+ * NULL and *why set when its digits are not a fragment. */
+TLC_API const tlc_layout *tlc_frag_atom_layout(tlc_module *m, const tlc_frag_atom *atom, int threads,
+                                               int64_t thread_lo, const char **why);
+/* The thread partition (tlc_fragment_partition) of a T.Parallel nest or a
+ * tile copy of that shape on m's target: vectors of elements of elem_bytes
+ * as wide as the narrower of the target's global and shared accesses (4
+ * bytes without a target), shrunk until they divide the last extent and
+ * every thread has work; without vectors when that fails. */
+TLC_API const tlc_layout *tlc_target_partition(tlc_module *m, int ndim, const int64_t *shape, int64_t threads,
+                                               int elem_bytes, const char **why);
+/* Print the description of target t in its stable `key = value` form, one
+ * line per fact and one per matrix instruction (tlc --print-target-info). */
+TLC_API void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc *t);
 
 struct tlc_target_desc {
 	const char *name;     /* "cuda-sm90", "cuda-sm80", "hip-gfx90a", ... */
@@ -28,7 +135,7 @@ struct tlc_target_desc {
 	const char *compiler;          /* program name, searched as tlc(1) says: "nvcc" */
 	const char *const *arch_flags; /* NULL-terminated: select the GPU for cubin and so */
 	const char *const *asm_flags;  /* NULL-terminated: select the virtual arch for ptx */
-	void *reserved[1];
+	const tlc_target_info *info;   /* the machine: what passes may assume (required) */
 };
 
 #ifdef __cplusplus

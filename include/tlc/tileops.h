@@ -56,6 +56,23 @@ TLC_API bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char 
 TLC_API bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, int warps,
                                 tlc_warp_policy policy, int *warp_m, int *warp_n, const char **why);
 
+/* How a gemm runs on the module's target (tlc_module_target_info): the
+ * matrix instruction for its operand types, the grid of the instruction's
+ * thread groups over the accumulator, and the register fragments of the
+ * accumulator and of A (for a gemm whose A lives in registers). */
+typedef struct tlc_gemm_plan {
+	const struct tlc_matrix_inst *inst;
+	int warp_m, warp_n;        /* the grid of instruction thread groups (warps) */
+	const struct tlc_layout *c_frag;
+	const struct tlc_layout *a_frag; /* NULL when A cannot be in registers; a_why says why */
+	const char *a_why;
+} tlc_gemm_plan;
+
+/* Plan gemm g run by `threads` threads from thread_lo; false and *why (a
+ * message naming the target and the numbers) when the target cannot. */
+TLC_API bool tlc_gemm_plan_for(tlc_module *m, const tlc_gemm_info *g, int64_t threads, int64_t thread_lo,
+                               tlc_gemm_plan *plan, const char **why);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@
 #include <tlc/diag.h>
 #include <tlc/layout.h>
 #include <tlc/pass.h>
+#include <tlc/target.h>
 #include <tlc/tileops.h>
 
 #define LW_MAX_DIMS 8
@@ -37,6 +38,7 @@ typedef struct lw_state {
 	tlc_module *m;
 	tlc_context *ctx;
 	tlc_func *f;
+	const tlc_target_info *target; /* the machine (lanes, vector widths, ...) */
 	int64_t threads;     /* per block */
 	const tlc_expr *tid; /* the flat thread index of the block */
 	tlc_ranges ranges;   /* variables in scope with known ranges */

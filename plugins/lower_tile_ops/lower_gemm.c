@@ -1,9 +1,9 @@
-/* lower_gemm.c - T.gemm on the mma.sync path.
+/* lower_gemm.c - T.gemm on the target's warp-level matrix instruction.
  *
  * A gemm becomes one T.mma_gemm call that the target turns into a call of
  * its device helper (backends/cuda/device/tlc_gemm.cuh).  Everything the
  * helper must know is decided here and written on the call: the warp grid
- * (the same function layout-inference used for the accumulator's layout),
+ * (tlc_gemm_plan_for, the plan layout-inference used for the accumulator),
  * the shared operands' layouts (the helper addresses them through these) and
  * whether ldmatrix may read them: only when every 8-element run along the
  * stored rows is contiguous and 16-byte aligned in the physical layout
@@ -48,11 +48,13 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 		lw_error(st, s->loc, "T.gemm: %s", why);
 		return NULL;
 	}
+	/* what the T.mma_gemm lowering implements today, whatever the target's
+	 * table offers (8-bit operands need other loads) */
 	if ((g.A->dtype != TLC_DT_FLOAT16 && g.A->dtype != TLC_DT_BFLOAT16) || g.B->dtype != g.A->dtype ||
 	    g.C->dtype != TLC_DT_FLOAT32) {
 		lw_error(st, s->loc,
-		         "T.gemm on the mma.sync path takes float16 or bfloat16 A and B of one type and a float32 "
-		         "accumulator; got A %s, B %s, C %s",
+		         "T.gemm is lowered for float16 or bfloat16 A and B of one type and a float32 accumulator; got "
+		         "A %s, B %s, C %s",
 		         tlc_dtype_name(g.A->dtype), tlc_dtype_name(g.B->dtype), tlc_dtype_name(g.C->dtype));
 		return NULL;
 	}
@@ -65,17 +67,17 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 		return NULL;
 	}
 	const tlc_layout *CL = g.C->layout;
-	int warp_m, warp_n;
-	if (CL->threads % 32 ||
-	    !tlc_gemm_warp_grid(g.M, g.N, 16, 8, (int)(CL->threads / 32), g.policy, &warp_m, &warp_n, &why)) {
-		lw_error(st, s->loc, "T.gemm: %s", why ? why : "the accumulator is not spread over whole warps");
+	tlc_gemm_plan plan;
+	if (!tlc_gemm_plan_for(st->m, &g, CL->threads, CL->thread_lo, &plan, &why)) {
+		lw_error(st, s->loc, "T.gemm: %s", why);
 		return NULL;
 	}
-	const tlc_layout *want = tlc_fragment_mma_c(st->m, g.M, g.N, warp_m, warp_n, CL->thread_lo, &why);
-	if (!want || !tlc_layout_equal(want, CL)) {
-		lw_error(st, s->loc, "T.gemm: the accumulator '%s' does not have the mma.sync accumulator layout", g.C->name);
+	if (!tlc_layout_equal(plan.c_frag, CL)) {
+		lw_error(st, s->loc, "T.gemm: the accumulator '%s' does not have the %s accumulator layout", g.C->name,
+		         plan.inst->name);
 		return NULL;
 	}
+	int warp_m = plan.warp_m, warp_n = plan.warp_n;
 
 	tlc_module *m = st->m;
 	const char *names[16];

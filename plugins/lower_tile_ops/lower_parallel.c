@@ -349,17 +349,12 @@ static bool read_nest(lw_state *st, tlc_stmt *s, nest *n)
 	}
 }
 
-/* A partition for a nest layout-inference left alone (no fragments): 16-byte
- * vectors of its widest element, shrunk until every thread has work. */
+/* A partition for a nest layout-inference left alone (no fragments): the
+ * target's vectors of its widest element (tlc_target_partition). */
 static const tlc_layout *own_partition(lw_state *st, const nest *n)
 {
-	int64_t size = 1, vec = 16 / (n->max_bytes > 0 ? n->max_bytes : 4);
-	for (int d = 0; d < n->ndim; d++)
-		size *= n->shape[d];
-	while (vec > 1 && (n->shape[n->ndim - 1] % vec || size / vec < st->threads))
-		vec /= 2;
 	const char *why = NULL;
-	const tlc_layout *l = tlc_fragment_partition(st->m, n->ndim, n->shape, st->threads, vec, 0, &why);
+	const tlc_layout *l = tlc_target_partition(st->m, n->ndim, n->shape, st->threads, n->max_bytes, &why);
 	if (!l)
 		lw_error(st, n->body ? n->body->loc : st->f->loc, "no thread partition for this T.Parallel loop: %s", why);
 	return l;

@@ -55,6 +55,14 @@ static const tlc_expr *element(lw_state *st, red_kind k, const tlc_expr *x, tlc_
 
 static bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
+/* A thread digit whose threads all sit in one warp (of the target's lanes,
+ * counted from a warp boundary): shuffles can combine them. */
+static bool in_one_warp(const lw_state *st, const tlc_layout *S, const tlc_frag_digit *dg)
+{
+	int64_t lanes = st->target->lanes;
+	return dg->weight * dg->radix <= lanes && is_pow2(dg->radix) && S->thread_lo % lanes == 0;
+}
+
 static tlc_stmt *store1(lw_state *st, tlc_loc loc, tlc_buffer *b, const tlc_expr *i, const tlc_expr *v)
 {
 	return tlc_store_new(st->m, loc, b, 1, &i, v);
@@ -151,15 +159,15 @@ tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 	const tlc_expr *x = element(st, kind, load1(st, src, tlc_var_ref(m, rs)), acc);
 	tlc_seq_append(m, out, unrolled(st, loc, rs, nS, store1(st, loc, tmp, to, combine(st, kind, load1(st, tmp, to), x))));
 
-	/* 2. combine across the threads of dim: shuffles inside a warp, a
-	 * shared workspace across warps */
+	/* 2. combine across the threads of dim: shuffles inside a warp (of the
+	 * target's lanes), a shared workspace across warps */
 	const tlc_expr *t = S->thread_lo ? tlc_binary(m, TLC_EXPR_SUB, st->tid, ci(st, S->thread_lo)) : st->tid;
 	bool need_ws = false;
 	for (int k = 0; k < S->ndigits; k++) {
 		const tlc_frag_digit *dg = &S->digits[k];
 		if (!dg->is_thread || dg->dim != dim)
 			continue;
-		if (dg->weight * dg->radix <= 32 && is_pow2(dg->radix) && S->thread_lo % 32 == 0) {
+		if (in_one_warp(st, S, dg)) {
 			for (int64_t mask = dg->weight; mask < dg->weight * dg->radix; mask *= 2) {
 				tlc_var *r = lw_fresh(st, "rd");
 				const tlc_expr *v = load1(st, tmp, tlc_var_ref(m, r));
@@ -193,7 +201,7 @@ tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 		for (int k = 0; k < S->ndigits; k++) {
 			const tlc_frag_digit *dg = &S->digits[k];
 			if (!dg->is_thread || dg->dim != dim ||
-			    (dg->weight * dg->radix <= 32 && is_pow2(dg->radix) && S->thread_lo % 32 == 0))
+			    (in_one_warp(st, S, dg)))
 				continue;
 			base = tlc_binary(m, TLC_EXPR_SUB, base,
 			                  tlc_binary(m, TLC_EXPR_MUL, lw_digit_value(st, t, dg->weight, dg->radix, T),

@@ -320,8 +320,10 @@ static tlc_stmt *vectorize_atomic(lw_state *st, const tlc_layout *L, tlc_var *r,
 	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD || dst->u.load.buf->scope != TLC_SCOPE_GLOBAL ||
 	    dst->u.load.buf->dtype != TLC_DT_FLOAT32 || src->u.load.buf->dtype != TLC_DT_FLOAT32)
 		return NULL;
-	if (v > 4)
-		v = 4;
+	if (v > st->target->atomic_add_f32_vector)
+		v = st->target->atomic_add_f32_vector; /* 1: the target has scalar atomics only */
+	if (v < 2)
+		return NULL;
 	vec_ctx cx = {st, r, j, v, L->out_shape[0]};
 	if (!side_ok(&cx, dst->u.load.buf, dst->u.load.n, dst->u.load.idx) ||
 	    !side_ok(&cx, src->u.load.buf, src->u.load.n, src->u.load.idx) || (pred && !predicate_ok(&cx, pred)))
@@ -338,6 +340,17 @@ static tlc_stmt *vectorize_atomic(lw_state *st, const tlc_layout *L, tlc_var *r,
 		op = tlc_if_new(m, body->loc, tlc_simplify_expr(m, subst(st, pred, r, r0)), op, NULL);
 	tlc_seq_append(m, out, op);
 	return tlc_for_new(m, body->loc, q, tlc_i32(m, 0), tlc_i32(m, L->out_shape[0] / v), TLC_FOR_UNROLLED, out);
+}
+
+/* The widest single access of the target to b's memory. */
+static int64_t access_bytes(const lw_state *st, const tlc_buffer *b)
+{
+	const tlc_target_info *t = st->target;
+	if (b->scope == TLC_SCOPE_GLOBAL)
+		return t->global_vector_bytes;
+	if (b->scope == TLC_SCOPE_SHARED || b->scope == TLC_SCOPE_SHARED_DYN)
+		return t->shared_vector_bytes;
+	return t->global_vector_bytes > t->shared_vector_bytes ? t->global_vector_bytes : t->shared_vector_bytes;
 }
 
 tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j, tlc_stmt *inner, int nlets)
@@ -369,11 +382,15 @@ tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j
 	if (val->kind != TLC_EXPR_LOAD || val->u.load.buf->dtype != body->u.store.buf->dtype)
 		return NULL;
 	int64_t bytes = v * tlc_dtype_bits(val->dtype) / 8;
-	while (bytes > 16) {
+	int64_t widest = access_bytes(st, body->u.store.buf);
+	if (access_bytes(st, val->u.load.buf) < widest)
+		widest = access_bytes(st, val->u.load.buf);
+	while (bytes > widest) {
 		v /= 2;
 		bytes /= 2;
 	}
-	if (bytes < 4 || (bytes != 4 && bytes != 8 && bytes != 16))
+	/* 4 bytes and up: narrower vectors gain nothing over scalar accesses */
+	if (bytes < 4 || (bytes & (bytes - 1)))
 		return NULL;
 	vec_ctx c = {st, r, j, v, nregs};
 	if (!side_ok(&c, body->u.store.buf, body->u.store.n, body->u.store.idx) ||

@@ -32,9 +32,9 @@
 #include <tlc/access.h>
 #include <tlc/diag.h>
 #include <tlc/pass.h>
+#include <tlc/target.h>
 
 #define SP_BASE_ALIGN 16
-#define SP_DEFAULT_MAX_BYTES 232448 /* sm_90: 227 KiB of opt-in shared memory per block */
 
 typedef struct sp_buf {
 	tlc_buffer *buf; /* a shared buffer with storage of its own (not a view) */
@@ -98,12 +98,7 @@ static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 	if (b->scope != TLC_SCOPE_SHARED_DYN)
 		return;
 	if (b->alias_of) {
-		if (st->nviews == st->cap_views) {
-			st->cap_views = st->cap_views ? 2 * st->cap_views : 8;
-			st->views = realloc(st->views, (size_t)st->cap_views * sizeof(*st->views));
-			if (!st->views)
-				abort();
-		}
+		st->views = tlc_mem_grow(st->views, st->nviews, &st->cap_views, sizeof(*st->views));
 		st->views[st->nviews++] = b;
 		return;
 	}
@@ -113,12 +108,7 @@ static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 		st->errors++;
 		return;
 	}
-	if (st->n == st->cap) {
-		st->cap = st->cap ? 2 * st->cap : 8;
-		st->bufs = realloc(st->bufs, (size_t)st->cap * sizeof(*st->bufs));
-		if (!st->bufs)
-			abort();
-	}
+	st->bufs = tlc_mem_grow(st->bufs, st->n, &st->cap, sizeof(*st->bufs));
 	st->bufs[st->n] = (sp_buf){b, bytes, SP_BASE_ALIGN, 1, 0, top, st->n};
 	st->n++;
 }
@@ -271,10 +261,8 @@ static int64_t first_fit(sp_buf *const *placed, int nplaced, const sp_buf *p, co
 
 static int64_t place_all(sp_state *st)
 {
-	sp_buf **order = calloc((size_t)st->n + 1, sizeof(*order));
-	const sp_buf **busy = calloc((size_t)st->n + 1, sizeof(*busy));
-	if (!order || !busy)
-		abort();
+	sp_buf **order = tlc_mem_alloc(((size_t)st->n + 1) * sizeof(*order));
+	const sp_buf **busy = tlc_mem_alloc(((size_t)st->n + 1) * sizeof(*busy));
 	for (int i = 0; i < st->n; i++)
 		order[i] = &st->bufs[i];
 	qsort(order, (size_t)st->n, sizeof(*order), by_size_then_order);
@@ -285,8 +273,8 @@ static int64_t place_all(sp_state *st)
 		if (p->buf->offset + p->bytes > arena)
 			arena = p->buf->offset + p->bytes;
 	}
-	free(order);
-	free(busy);
+	tlc_mem_free(order);
+	tlc_mem_free(busy);
 	return arena;
 }
 
@@ -323,10 +311,11 @@ static void report_over_limit(sp_state *st, int64_t arena, int64_t limit)
 		tlc_buf_printf(&list, "%sstatic __shared__ arrays %lld bytes", st->n ? ", " : "",
 		               (long long)st->static_bytes);
 	tlc_error(st->m->ctx, st->f->loc,
-	          "kernel '%s' needs %lld bytes of shared memory, more than the %lld allowed (storage-plan "
-	          "max-bytes): %s; total %lld bytes: use smaller tiles, fewer stages or a narrower dtype",
-	          st->f->name, (long long)(arena + st->static_bytes), (long long)limit, tlc_buf_str(&list),
-	          (long long)(arena + st->static_bytes));
+	          "kernel '%s' needs %lld bytes of shared memory, more than the %lld target %s allows a block%s: %s; "
+	          "total %lld bytes: use smaller tiles, fewer stages or a narrower dtype",
+	          st->f->name, (long long)(arena + st->static_bytes), (long long)limit, tlc_module_target_name(st->m),
+	          limit < tlc_module_target_info(st->m)->smem_max ? " (lowered by storage-plan max-bytes)" : "",
+	          tlc_buf_str(&list), (long long)(arena + st->static_bytes));
 	tlc_buf_free(&list);
 	st->errors++;
 }
@@ -334,7 +323,19 @@ static void report_over_limit(sp_state *st, int64_t arena, int64_t limit)
 static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 {
 	sp_state st = {.m = m, .f = f};
-	long limit = tlc_opt_int(opts, "max-bytes", SP_DEFAULT_MAX_BYTES);
+	/* the target's opt-in limit; the INI's max-bytes may only lower it */
+	const tlc_target_info *target = tlc_module_target_info(m);
+	if (!target) {
+		tlc_error(m->ctx, f->loc, "storage-plan needs the description of a target (--target)");
+		return 1;
+	}
+	long limit = tlc_opt_int(opts, "max-bytes", (long)target->smem_max);
+	if (limit <= 0 || limit > target->smem_max) {
+		tlc_error(m->ctx, f->loc, "[pass.storage-plan] max-bytes = %ld: it may only lower the %lld bytes of "
+		          "shared memory target %s allows a block", limit, (long long)target->smem_max,
+		          tlc_module_target_name(m));
+		return 1;
+	}
 	tlc_stmt *body = f->body;
 	bool seq = body && body->kind == TLC_STMT_SEQ;
 	int ntop = !body ? 0 : seq ? body->u.seq.n : 1;
@@ -354,8 +355,8 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 		if (arena + st.static_bytes > limit)
 			report_over_limit(&st, arena, limit);
 	}
-	free(st.bufs);
-	free(st.views);
+	tlc_mem_free(st.bufs);
+	tlc_mem_free(st.views);
 	return st.errors;
 }
 

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tlc/walk.h>
+
 #include "sync_insert.h"
 
 static tlc_stmt *make_barrier(si_state *si, tlc_loc loc)
@@ -31,44 +33,63 @@ static tlc_stmt *make_barrier(si_state *si, tlc_loc loc)
 	return tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL));
 }
 
-static bool mentions_thread(const si_state *si, const tlc_expr *x)
+typedef struct thread_search {
+	const si_state *si;
+	bool found;
+} thread_search;
+
+static bool is_thread_var(const si_state *si, const tlc_var *v)
 {
-	if (!x)
-		return false;
-	switch (x->kind) {
-	case TLC_EXPR_VAR:
-		for (int d = 0; d < 3; d++)
-			if (si->f->thread_vars[d] && x->u.var == si->f->thread_vars[d])
-				return true;
-		for (int i = 0; i < si->nthread_vars; i++)
-			if (si->thread_vars[i] == x->u.var)
-				return true;
-		return false;
-	case TLC_EXPR_LOAD:
-		for (int i = 0; i < x->u.load.n; i++)
-			if (mentions_thread(si, x->u.load.idx[i]))
-				return true;
-		/* a value loaded from memory may differ between threads */
-		return x->u.load.buf->scope != TLC_SCOPE_GLOBAL && x->u.load.buf->scope != TLC_SCOPE_SHARED &&
-		       x->u.load.buf->scope != TLC_SCOPE_SHARED_DYN;
-	case TLC_EXPR_CALL:
-		if (x->u.call.op == TLC_OP_THREAD_IDX)
+	for (int d = 0; d < 3; d++)
+		if (si->f->thread_vars[d] && v == si->f->thread_vars[d])
 			return true;
-		for (int i = 0; i < x->u.call.nargs; i++)
-			if (mentions_thread(si, x->u.call.args[i]))
-				return true;
-		return false;
-	case TLC_EXPR_INT:
-	case TLC_EXPR_FLOAT:
-	case TLC_EXPR_STR:
-	case TLC_EXPR_SYM:
+	for (int i = 0; i < si->nthread_vars; i++)
+		if (si->thread_vars[i] == v)
+			return true;
+	return false;
+}
+
+/* Looks only where a scalar value can come from: variables, loads and the
+ * positional arguments of calls.  Buffer operands, regions, tuples and
+ * lambdas are not values, and keyword arguments are options of the call. */
+static tlc_walk_action find_thread(void *p, const tlc_expr *x)
+{
+	thread_search *t = p;
+	switch (x->kind) {
+	case TLC_EXPR_VAR: t->found = is_thread_var(t->si, x->u.var); break;
+	case TLC_EXPR_LOAD:
+		/* a value loaded from memory other than global or shared may differ
+		 * between threads; otherwise it depends on the thread only through
+		 * its indices */
+		t->found = x->u.load.buf->scope != TLC_SCOPE_GLOBAL && x->u.load.buf->scope != TLC_SCOPE_SHARED &&
+		           x->u.load.buf->scope != TLC_SCOPE_SHARED_DYN;
+		break;
+	case TLC_EXPR_CALL:
+		if (x->u.call.op == TLC_OP_THREAD_IDX) {
+			t->found = true;
+			break;
+		}
+		for (int i = 0; i < x->u.call.nargs && !t->found; i++) {
+			tlc_visitor v = {.ctx = t, .expr_pre = find_thread};
+			tlc_walk_expr(&v, x->u.call.args[i]);
+		}
+		return t->found ? TLC_WALK_STOP : TLC_WALK_SKIP;
 	case TLC_EXPR_BUF:
 	case TLC_EXPR_REGION:
 	case TLC_EXPR_TUPLE:
-	case TLC_EXPR_LAMBDA: return false;
-	default:
-		return mentions_thread(si, x->u.op.a) || mentions_thread(si, x->u.op.b) || mentions_thread(si, x->u.op.c);
+	case TLC_EXPR_LAMBDA: return TLC_WALK_SKIP;
+	default: break;
 	}
+	return t->found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
+/* True when x may have different values in different threads. */
+static bool mentions_thread(const si_state *si, const tlc_expr *x)
+{
+	thread_search t = {si, false};
+	tlc_visitor v = {.ctx = &t, .expr_pre = find_thread};
+	tlc_walk_expr(&v, x);
+	return t.found;
 }
 
 static void add_thread_var(si_state *si, const tlc_var *v)

@@ -16,6 +16,7 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+config.substitutions.append(("%test_plugins", config.tlc_test_plugin_dir))
 config.substitutions.append(("%tlc", config.tlc_bin))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%examples", os.path.join(config.tlc_src_root, "examples")))

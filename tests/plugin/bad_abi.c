@@ -1,5 +1,5 @@
 /* bad_abi.c - a plugin built for a future ABI: loading it must fail with
- * "ABI version 99, this tlc needs 1" and must not call init. */
+ * "ABI version 99, this tlc needs <the current one>" and must not call init. */
 #include <tlc/plugin.h>
 
 #include <stdlib.h>

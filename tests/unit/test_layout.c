@@ -265,10 +265,31 @@ static void test_memory(void)
 
 /* ---- fragments ---- */
 
+/* The mma.sync m16n8k16 accumulator and A atoms, written here from the PTX
+ * ISA's fragment tables (cuda_info.c has the target's copy; test_target
+ * checks that one), tiled over warps by tlc_fragment_tile. */
+static const tlc_layout *mma_c(int64_t M, int64_t N, int warp_m, int warp_n, int64_t lo, const char **why)
+{
+	static const tlc_frag_digit d[] = {
+	    {2, 1, 1, false, 1}, {4, 1, 2, true, 1}, {8, 0, 1, true, 4}, {2, 0, 8, false, 2}};
+	int64_t shape[2] = {16, 8};
+	const tlc_layout *atom = tlc_fragment_from_digits(m, 2, shape, 4, d, 0, why);
+	return atom ? tlc_fragment_tile(m, atom, M, N, warp_m, warp_n, true, true, lo, why) : NULL;
+}
+
+static const tlc_layout *mma_a(int64_t M, int64_t K, int warp_m, int warp_n, int64_t lo, const char **why)
+{
+	static const tlc_frag_digit d[] = {{2, 1, 1, false, 1}, {4, 1, 2, true, 1}, {2, 0, 8, false, 2},
+	                                   {2, 1, 8, false, 4}, {8, 0, 1, true, 4}};
+	int64_t shape[2] = {16, 16};
+	const tlc_layout *atom = tlc_fragment_from_digits(m, 2, shape, 5, d, 0, why);
+	return atom ? tlc_fragment_tile(m, atom, M, K, warp_m, warp_n, true, false, lo, why) : NULL;
+}
+
 static void test_mma_c(int64_t M, int64_t N, int wm_n, int wn_n)
 {
 	const char *why = NULL;
-	const tlc_layout *f = tlc_fragment_mma_c(m, M, N, wm_n, wn_n, 0, &why);
+	const tlc_layout *f = mma_c(M, N, wm_n, wn_n, 0, &why);
 	if (!ok(f != NULL, "mma_c %lldx%lld warps %dx%d builds", (long long)M, (long long)N, wm_n, wn_n)) {
 		diag("%s", why ? why : "");
 		return;
@@ -295,7 +316,7 @@ static void test_mma_c(int64_t M, int64_t N, int wm_n, int wn_n)
 static void test_mma_a(int64_t M, int64_t K, int wm_n, int wn_n)
 {
 	const char *why = NULL;
-	const tlc_layout *f = tlc_fragment_mma_a(m, M, K, wm_n, wn_n, 0, &why);
+	const tlc_layout *f = mma_a(M, K, wm_n, wn_n, 0, &why);
 	if (!ok(f != NULL, "mma_a %lldx%lld warps %dx%d builds", (long long)M, (long long)K, wm_n, wn_n))
 		return;
 	int64_t MW = M / wm_n, KI = K / 16, T = 32 * wm_n * wn_n, R = (MW / 16) * KI * 8;
@@ -326,17 +347,17 @@ static void test_fragments(void)
 		test_mma_a(cfg[i][0], cfg[i][1], cfg[i][2], cfg[i][3]);
 	}
 	const char *why = NULL;
-	ok(!tlc_fragment_mma_c(m, 64, 60, 2, 2, 0, &why) && why, "mma_c refuses N %% (8*warp_n) != 0");
-	ok(!tlc_fragment_mma_a(m, 64, 40, 2, 1, 0, &why) && why, "mma_a refuses K %% 16 != 0");
+	ok(!mma_c(64, 60, 2, 2, 0, &why) && why, "tiling refuses N %% (8*warp_n) != 0");
+	ok(!mma_a(64, 40, 2, 1, 0, &why) && why, "tiling refuses K %% 16 != 0");
 
 	/* flash attention: P = softmax(S) in the accumulator layout is the A operand */
-	ok(tlc_layout_equal(tlc_fragment_mma_c(m, 128, 64, 4, 1, 0, NULL), tlc_fragment_mma_a(m, 128, 64, 4, 1, 0, NULL)),
+	ok(tlc_layout_equal(mma_c(128, 64, 4, 1, 0, NULL), mma_a(128, 64, 4, 1, 0, NULL)),
 	   "mma_c == mma_a over the same tile when warp_n == 1");
-	ok(!tlc_layout_equal(tlc_fragment_mma_c(m, 128, 64, 2, 2, 0, NULL), tlc_fragment_mma_a(m, 128, 64, 2, 2, 0, NULL)),
+	ok(!tlc_layout_equal(mma_c(128, 64, 2, 2, 0, NULL), mma_a(128, 64, 2, 2, 0, NULL)),
 	   "but not when warp_n == 2");
 
 	/* project mma_c over the columns: rows as in mma_c, columns' threads replicate */
-	const tlc_layout *c = tlc_fragment_mma_c(m, 64, 64, 2, 2, 0, NULL);
+	const tlc_layout *c = mma_c(64, 64, 2, 2, 0, NULL);
 	const tlc_layout *p = tlc_fragment_project(m, c, 1);
 	bool good = p && p->ndim == 1 && p->shape[0] == 64 && p->replicate == 8 && p->threads == 128 &&
 	            p->out_shape[0] == 4;
@@ -408,7 +429,7 @@ static void test_fragments(void)
 	ok(rb && rb->thread_lo == 128 && !tlc_layout_equal(rb, c), "rebind moves the thread range");
 
 	/* symbolic thread_of / logical_of agree with the digits */
-	const tlc_layout *a = tlc_fragment_mma_a(m, 64, 32, 2, 2, 0, NULL);
+	const tlc_layout *a = mma_a(64, 32, 2, 2, 0, NULL);
 	int64_t e[2] = {37, 21}, t, reg;
 	const tlc_expr *ce[2] = {I(37), I(21)};
 	ok(tlc_expr_as_int(tlc_fragment_thread_of(m, a, 2, ce, I(1)), &t) && t == digit_thread(a, e, 1),
@@ -461,9 +482,9 @@ static void test_ir_forms(void)
 	round_trips(tlc_layout_row_major(m, 2, rs), "row-major");
 	round_trips(dq_layout(), "the dQ layout");
 	round_trips(tlc_layout_swizzled(m, 3, sq, TLC_DT_FLOAT16, TLC_SWIZZLE_64B, NULL), "swizzled");
-	round_trips(tlc_fragment_mma_c(m, 64, 64, 2, 2, 0, NULL), "mma_c");
-	round_trips(tlc_fragment_mma_a(m, 64, 64, 2, 2, 128, NULL), "mma_a (replicated, bound at 128)");
-	round_trips(tlc_fragment_project(m, tlc_fragment_mma_c(m, 128, 64, 4, 1, 0, NULL), 1), "a projection");
+	round_trips(mma_c(64, 64, 2, 2, 0, NULL), "mma_c");
+	round_trips(mma_a(64, 64, 2, 2, 128, NULL), "mma_a (replicated, bound at 128)");
+	round_trips(tlc_fragment_project(m, mma_c(128, 64, 4, 1, 0, NULL), 1), "a projection");
 	int64_t ps[2] = {64, 96};
 	round_trips(tlc_fragment_partition(m, 2, ps, 128, 4, 0, NULL), "a partition");
 

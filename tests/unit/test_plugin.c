@@ -4,6 +4,7 @@
 #include "tap.h"
 
 #include <tlc/config.h>
+#include <tlc/target.h>
 
 #include <signal.h>
 #include <stdlib.h>
@@ -81,7 +82,26 @@ static int emit_nothing(tlc_module *m, const tlc_pass_options *o, tlc_codegen_re
 	(void)m, (void)o, (void)r;
 	return 0;
 }
-static const tlc_target_desc fake_target = {.name = "fake", .emit = emit_nothing};
+static const tlc_target_info fake_info = {
+	.struct_size = sizeof(tlc_target_info), .lanes = 64, .max_threads = 1024, .smem_default = 65536,
+	.smem_max = 65536, .max_regs = 512, .regs_per_block = 131072, .global_vector_bytes = 16,
+	.shared_vector_bytes = 16, .atomic_add_f32_vector = 1, .max_cluster = 1};
+static const tlc_target_desc fake_target = {.name = "fake", .emit = emit_nothing, .info = &fake_info};
+static const tlc_target_desc no_info_target = {.name = "no-info", .emit = emit_nothing};
+static const tlc_target_info bad_lanes_info = {
+	.struct_size = sizeof(tlc_target_info), .lanes = 48, .max_threads = 1024, .smem_max = 1, .max_regs = 1,
+	.regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4, .atomic_add_f32_vector = 1,
+	.max_cluster = 1};
+static const tlc_target_desc bad_lanes_target = {.name = "bad-lanes", .emit = emit_nothing, .info = &bad_lanes_info};
+/* an accumulator atom whose digits cover its 16x8 tile twice */
+static const tlc_frag_digit twice[] = {{8, 1, 1, true, 1}, {16, 0, 1, true, 8}, {2, 0, 1, false, 1}};
+static const tlc_matrix_inst bad_mma[] = {{"bad.mma", 16, 8, 16, 8, TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32, 64,
+                                           0, 0, {0}, {0}, {16, 8, 3, twice}}};
+static const tlc_target_info bad_mma_info = {
+	.struct_size = sizeof(tlc_target_info), .lanes = 64, .max_threads = 1024, .smem_max = 1, .max_regs = 1,
+	.regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4, .atomic_add_f32_vector = 1,
+	.max_cluster = 1, .nmatrix = 1, .matrix = bad_mma};
+static const tlc_target_desc bad_mma_target = {.name = "bad-mma", .emit = emit_nothing, .info = &bad_mma_info};
 
 static void test_registry(void)
 {
@@ -103,6 +123,17 @@ static void test_registry(void)
 	ok(strstr(take_diags(), "target 'fake' is already registered") != NULL,
 	   "duplicate target message");
 	ok(tlc_find_target(ctx, "fake") == &fake_target && !tlc_target_at(ctx, 1), "find target");
+	/* a target must describe its machine, and the description must make sense */
+	is_int(tlc_register_target(&a, &no_info_target), -1, "a target without a description is refused");
+	is_str(take_diags(), "tlc: error: plugin '/p/a.so': target 'no-info' has no machine description "
+	       "(tlc_target_info)\n", "and the message names the plugin and the target");
+	is_int(tlc_register_target(&a, &bad_lanes_target), -1, "48 lanes are refused");
+	ok(strstr(take_diags(), "target 'bad-lanes' has a machine description with bad thread counts") != NULL,
+	   "bad lanes message");
+	is_int(tlc_register_target(&a, &bad_mma_target), -1, "a matrix instruction whose fragment is not one is refused");
+	ok(strstr(take_diags(), "matrix instruction 'bad.mma' whose accumulator fragment is wrong") != NULL,
+	   "bad fragment message");
+	ok(!tlc_find_target(ctx, "no-info") && !tlc_find_target(ctx, "bad-mma"), "refused targets are not registered");
 	tlc_op_id id = tlc_register_op(&a, "my_op", 1, 2, TLC_OPF_PURE);
 	ok(id >= TLC_OP_BUILTIN_COUNT && tlc_op_lookup(ctx, "my_op") == id, "register a new op");
 	is_int(tlc_register_op(&b, "my_op", 1, 2, 0), -1, "an op name is taken once");

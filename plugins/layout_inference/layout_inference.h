@@ -1,4 +1,4 @@
-/* layout_infer.h - private declarations of the layout-inference pass.
+/* layout_inference.h - private declarations of the layout-inference pass.
  *
  * The pass sees a function as a set of *ops* (gemms, T.Parallel nests, tile
  * copies, reductions) over *buffers*.  Each op proposes layouts for the
@@ -12,6 +12,7 @@
 #include <tlc/diag.h>
 #include <tlc/layout.h>
 #include <tlc/pass.h>
+#include <tlc/target.h>
 #include <tlc/tileops.h>
 
 #define LI_MAX_DIMS 8
@@ -58,7 +59,7 @@ typedef struct li_op {
 
 	/* LI_GEMM */
 	tlc_gemm_info g;
-	int warp_m, warp_n;
+	tlc_gemm_plan plan; /* the target's instruction, warp grid and fragments */
 
 	/* LI_REDUCE */
 	li_buf *src, *dst;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout_infer.h"
+#include "layout_inference.h"
 
 const char *li_where(li_state *st, const char *what, tlc_loc loc)
 {
@@ -18,12 +18,7 @@ li_buf *li_buf_of(li_state *st, tlc_buffer *b)
 	for (int i = 0; i < st->nbufs; i++)
 		if (st->bufs[i]->buf == b)
 			return st->bufs[i];
-	if (st->nbufs == st->cap_bufs) {
-		st->cap_bufs = st->cap_bufs ? 2 * st->cap_bufs : 16;
-		st->bufs = realloc(st->bufs, sizeof(li_buf *) * (size_t)st->cap_bufs);
-		if (!st->bufs)
-			abort();
-	}
+	st->bufs = tlc_mem_grow(st->bufs, st->nbufs, &st->cap_bufs, sizeof(li_buf *));
 	li_buf *lb = tlc_alloc(st->m, sizeof *lb);
 	lb->buf = b;
 	st->bufs[st->nbufs++] = lb;
@@ -32,12 +27,7 @@ li_buf *li_buf_of(li_state *st, tlc_buffer *b)
 
 static li_op *new_op(li_state *st, li_kind kind, tlc_stmt *s, const char *who)
 {
-	if (st->nops == st->cap_ops) {
-		st->cap_ops = st->cap_ops ? 2 * st->cap_ops : 16;
-		st->ops = realloc(st->ops, sizeof(li_op) * (size_t)st->cap_ops);
-		if (!st->ops)
-			abort();
-	}
+	st->ops = tlc_mem_grow(st->ops, st->nops, &st->cap_ops, sizeof(li_op));
 	li_op *op = &st->ops[st->nops++];
 	memset(op, 0, sizeof *op);
 	op->kind = kind;
@@ -264,15 +254,8 @@ static int collect_gemm(li_state *st, tlc_stmt *s)
 		return op_error(st, s->loc, "T.gemm: %s%s", why, "");
 	if (op->g.C->scope != TLC_SCOPE_FRAGMENT)
 		return op_error(st, s->loc, "T.gemm: the accumulator '%s' must be a fragment%s", op->g.C->name, "");
-	if (op->threads % 32)
-		return op_error(st, s->loc, "T.gemm needs whole warps: the block has %s%s threads", "a number of", " non-multiple-of-32");
-	if (!tlc_gemm_warp_grid(op->g.M, op->g.N, 16, 8, (int)(op->threads / 32), op->g.policy, &op->warp_m, &op->warp_n,
-	                        &why)) {
-		tlc_error(st->ctx, s->loc, "T.gemm of a %lldx%lld accumulator over %lld warps: %s", (long long)op->g.M,
-		          (long long)op->g.N, (long long)(op->threads / 32), why);
-		st->errors++;
-		return -1;
-	}
+	if (!tlc_gemm_plan_for(st->m, &op->g, op->threads, op->thread_lo, &op->plan, &why))
+		return op_error(st, s->loc, "T.gemm: %s%s", why, "");
 	return 0;
 }
 
@@ -347,41 +330,27 @@ void li_propose(li_proposals *p, li_buf *b, const tlc_layout *l, bool strict, co
 {
 	if (!l)
 		return;
-	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 16;
-		p->items = realloc(p->items, sizeof(li_proposal) * (size_t)p->cap);
-		if (!p->items)
-			abort();
-	}
+	p->items = tlc_mem_grow(p->items, p->n, &p->cap, sizeof(li_proposal));
 	p->items[p->n++] = (li_proposal){b, l, strict, who};
 }
 
 void li_strict(li_state *st, li_op *op, li_proposals *out)
 {
-	const char *why = NULL;
 	if (op->kind == LI_GEMM) {
-		const tlc_layout *c =
-		    tlc_fragment_mma_c(st->m, op->g.M, op->g.N, op->warp_m, op->warp_n, op->thread_lo, &why);
-		if (!c) {
-			tlc_error(st->ctx, op->s->loc, "T.gemm: no accumulator layout: %s", why ? why : "?");
-			st->errors++;
-			return;
-		}
-		li_propose(out, li_buf_of(st, op->g.C), c, true, op->who);
+		li_propose(out, li_buf_of(st, op->g.C), op->plan.c_frag, true, op->who);
 		if (op->g.A->scope == TLC_SCOPE_FRAGMENT) {
 			if (op->g.trans_A) {
 				tlc_error(st->ctx, op->s->loc, "T.gemm: a fragment A operand cannot be transposed (transpose_A)");
 				st->errors++;
 				return;
 			}
-			const tlc_layout *a =
-			    tlc_fragment_mma_a(st->m, op->g.M, op->g.K, op->warp_m, op->warp_n, op->thread_lo, &why);
-			if (!a) {
-				tlc_error(st->ctx, op->s->loc, "T.gemm: no layout for fragment A: %s", why ? why : "?");
+			if (!op->plan.a_frag) {
+				tlc_error(st->ctx, op->s->loc, "T.gemm: no layout for fragment A: %s",
+				          op->plan.a_why ? op->plan.a_why : "?");
 				st->errors++;
 				return;
 			}
-			li_propose(out, li_buf_of(st, op->g.A), a, true, op->who);
+			li_propose(out, li_buf_of(st, op->g.A), op->plan.a_frag, true, op->who);
 		}
 	}
 	if (op->kind == LI_NEST && op->loop_given)
@@ -445,20 +414,10 @@ bool li_common(li_state *st, li_op *op, li_proposals *out)
 	return changed;
 }
 
-/* The free partition of a shape: 16-byte vectors of the given element size
- * along the last dimension, shrunk until every thread has work. */
+/* The free partition of a shape: the target's vectors (tlc_target_partition). */
 static const tlc_layout *free_partition(li_state *st, int ndim, const int64_t *shape, int elem_bytes, int64_t threads)
 {
-	int64_t size = 1, vec = 16 / (elem_bytes > 0 ? elem_bytes : 4);
-	for (int d = 0; d < ndim; d++)
-		size *= shape[d];
-	while (vec > 1 && (shape[ndim - 1] % vec || size / vec < threads))
-		vec /= 2;
-	const char *why = NULL;
-	const tlc_layout *l = tlc_fragment_partition(st->m, ndim, shape, threads, vec, 0, &why);
-	if (!l)
-		l = tlc_fragment_partition(st->m, ndim, shape, threads, 1, 0, &why);
-	return l;
+	return tlc_target_partition(st->m, ndim, shape, threads, elem_bytes, NULL);
 }
 
 static bool awaits_reduction(const li_state *st, const li_buf *b)

@@ -1,4 +1,4 @@
-/* layout_infer.c - the `layout-inference` pass: a layout for every fragment
+/* layout_inference.c - the `layout-inference` pass: a layout for every fragment
  * (and for every shared operand of a gemm) and a thread mapping for every
  * T.Parallel nest and element-wise tile op.
  *
@@ -33,7 +33,7 @@
 
 #include <tlc/plugin.h>
 
-#include "layout_infer.h"
+#include "layout_inference.h"
 
 static void merge_error(li_state *st, const li_buf *b, const char *who1, const tlc_layout *l1, const char *who2,
                         const tlc_layout *l2)
@@ -145,7 +145,7 @@ static int infer(li_state *st)
 		if (!freed)
 			break;
 	}
-	free(p.items);
+	tlc_mem_free(p.items);
 	return st->errors;
 }
 
@@ -297,8 +297,8 @@ static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_optio
 		write_annotation(&st);
 		write_loops(&st);
 	}
-	free(st.bufs);
-	free(st.ops);
+	tlc_mem_free(st.bufs);
+	tlc_mem_free(st.ops);
 	return st.errors ? 1 : 0;
 }
 
@@ -308,18 +308,18 @@ static const tlc_pass_desc layout_inference_pass = {
 	.run = run_layout_inference,
 };
 
-static int layout_infer_init(tlc_registry *reg)
+static int layout_inference_init(tlc_registry *reg)
 {
 	return tlc_register_pass(reg, &layout_inference_pass);
 }
 
-static const tlc_plugin_desc layout_infer_plugin = {
+static const tlc_plugin_desc layout_inference_plugin = {
 	.abi_version = TLC_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(tlc_plugin_desc),
-	.name = "layout_infer",
+	.name = "layout_inference",
 	.version = "0.1.0",
 	.description = "the layout-inference pass",
-	.init = layout_infer_init,
+	.init = layout_inference_init,
 };
 
-TLC_DEFINE_PLUGIN(layout_infer_plugin)
+TLC_DEFINE_PLUGIN(layout_inference_plugin)

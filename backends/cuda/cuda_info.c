@@ -1,0 +1,122 @@
+/* cuda_info.c - the machine descriptions of cuda-sm80 and cuda-sm90: what
+ * every pass may assume about an A100-class and an H100-class GPU (limits
+ * from the CUDA programming guide's compute-capability tables), and their
+ * matrix instructions with the register fragments the PTX ISA gives for
+ * mma.sync ("Matrix Fragments for mma.m16n8k16 / mma.m16n8k32").
+ *
+ * Fragments are in the digit form of tlc/layout.h: {radix, dimension,
+ * stride in that dimension, thread digit?, weight}.  With lane = 4 * g + t
+ * (g = groupID, t = threadID_in_group) they read as the PTX formulas, e.g.
+ * the accumulator's row g (+8 for registers 2, 3) and column 2 * t (+1 for
+ * odd registers). */
+#include <tlc/target.h>
+
+#include "cuda_emit.h"
+
+/* C / D of m16n8k16 and m16n8k32 (f32 and s32 alike): 4 registers */
+static const tlc_frag_digit mma_c_16x8[] = {
+	{2, 1, 1, false, 1}, /* column bit 0: odd registers */
+	{4, 1, 2, true, 1},  /* t: columns 2t, 2t+1 */
+	{8, 0, 1, true, 4},  /* g: row g */
+	{2, 0, 8, false, 2}, /* registers 2, 3: row g + 8 */
+};
+
+/* A of m16n8k16 (16-bit types): 8 registers (halves) */
+static const tlc_frag_digit mma_a_16x16[] = {
+	{2, 1, 1, false, 1}, /* column bit 0 */
+	{4, 1, 2, true, 1},  /* t: columns 2t, 2t+1 */
+	{2, 0, 8, false, 2}, /* a2, a3, a6, a7: row g + 8 */
+	{2, 1, 8, false, 4}, /* a4..a7: column + 8 */
+	{8, 0, 1, true, 4},  /* g: row g */
+};
+
+/* B of m16n8k16 (k x n): 4 registers */
+static const tlc_frag_digit mma_b_16x8[] = {
+	{2, 0, 1, false, 1}, /* row (k) bit 0 */
+	{4, 0, 2, true, 1},  /* t: rows 2t, 2t+1 */
+	{2, 0, 8, false, 2}, /* b2, b3: row + 8 */
+	{8, 1, 1, true, 4},  /* g: column g */
+};
+
+/* A of m16n8k32 (8-bit types): 16 registers (bytes) */
+static const tlc_frag_digit mma_a_16x32[] = {
+	{4, 1, 1, false, 1},  /* column bits 0-1 */
+	{4, 1, 4, true, 1},   /* t: columns 4t .. 4t+3 */
+	{2, 0, 8, false, 4},  /* a4..a7, a12..a15: row g + 8 */
+	{2, 1, 16, false, 8}, /* a8..a15: column + 16 */
+	{8, 0, 1, true, 4},   /* g: row g */
+};
+
+/* B of m16n8k32 (k x n): 8 registers (bytes) */
+static const tlc_frag_digit mma_b_32x8[] = {
+	{4, 0, 1, false, 1},  /* row (k) bits 0-1 */
+	{4, 0, 4, true, 1},   /* t: rows 4t .. 4t+3 */
+	{2, 0, 16, false, 4}, /* b4..b7: row + 16 */
+	{8, 1, 1, true, 4},   /* g: column g */
+};
+
+#define ATOM(rows, cols, digits) {(rows), (cols), (int)(sizeof(digits) / sizeof((digits)[0])), (digits)}
+#define MMA_K16(a_t, b_t, acc_t)                                                                              \
+	{"mma.sync.m16n8k16", 16, 8, 16, 8, (a_t), (b_t), (acc_t), 32, TLC_MMA_FROM_REGS, TLC_MMA_FROM_REGS,   \
+	 ATOM(16, 16, mma_a_16x16), ATOM(16, 8, mma_b_16x8), ATOM(16, 8, mma_c_16x8)}
+#define MMA_K32(a_t, b_t, acc_t)                                                                              \
+	{"mma.sync.m16n8k32", 16, 8, 32, 8, (a_t), (b_t), (acc_t), 32, TLC_MMA_FROM_REGS, TLC_MMA_FROM_REGS,   \
+	 ATOM(16, 32, mma_a_16x32), ATOM(32, 8, mma_b_32x8), ATOM(16, 8, mma_c_16x8)}
+
+static const tlc_matrix_inst sm80_matrix[] = {
+	MMA_K16(TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32),
+	MMA_K16(TLC_DT_BFLOAT16, TLC_DT_BFLOAT16, TLC_DT_FLOAT32),
+	MMA_K32(TLC_DT_INT8, TLC_DT_INT8, TLC_DT_INT32),
+	MMA_K32(TLC_DT_UINT8, TLC_DT_UINT8, TLC_DT_INT32),
+};
+
+/* sm_90a: the sm_80 instructions plus float8 mma.sync (sm_89 and later);
+ * the WGMMA rows come with the Hopper gemm lowering */
+static const tlc_matrix_inst sm90_matrix[] = {
+	MMA_K16(TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32),
+	MMA_K16(TLC_DT_BFLOAT16, TLC_DT_BFLOAT16, TLC_DT_FLOAT32),
+	MMA_K32(TLC_DT_INT8, TLC_DT_INT8, TLC_DT_INT32),
+	MMA_K32(TLC_DT_UINT8, TLC_DT_UINT8, TLC_DT_INT32),
+	MMA_K32(TLC_DT_FLOAT8_E4M3, TLC_DT_FLOAT8_E4M3, TLC_DT_FLOAT32),
+	MMA_K32(TLC_DT_FLOAT8_E5M2, TLC_DT_FLOAT8_E5M2, TLC_DT_FLOAT32),
+};
+
+const tlc_target_info cuda_sm80_info = {
+	.struct_size = sizeof(tlc_target_info),
+	.lanes = 32,
+	.warpgroup = 0,
+	.max_threads = 1024,
+	.smem_default = 48 * 1024,
+	.smem_max = 163 * 1024,
+	.max_regs = 255,
+	.regs_per_block = 64 * 1024,
+	.global_vector_bytes = 16,
+	.shared_vector_bytes = 16,
+	.atomic_add_f32_vector = 1,
+	.async_copy = TLC_ASYNC_CP_ASYNC,
+	.barriers = TLC_BARRIER_NAMED | TLC_BARRIER_MBARRIER,
+	.setmaxnreg = false,
+	.max_cluster = 1,
+	.nmatrix = (int)(sizeof(sm80_matrix) / sizeof(sm80_matrix[0])),
+	.matrix = sm80_matrix,
+};
+
+const tlc_target_info cuda_sm90_info = {
+	.struct_size = sizeof(tlc_target_info),
+	.lanes = 32,
+	.warpgroup = 128,
+	.max_threads = 1024,
+	.smem_default = 48 * 1024,
+	.smem_max = 227 * 1024,
+	.max_regs = 255,
+	.regs_per_block = 64 * 1024,
+	.global_vector_bytes = 16,
+	.shared_vector_bytes = 16,
+	.atomic_add_f32_vector = 4, /* atomicAdd on float2 / float4 (sm_90) */
+	.async_copy = TLC_ASYNC_CP_ASYNC | TLC_ASYNC_TMA,
+	.barriers = TLC_BARRIER_NAMED | TLC_BARRIER_MBARRIER | TLC_BARRIER_MBARRIER_TX,
+	.setmaxnreg = true,
+	.max_cluster = 8, /* the portable cluster size */
+	.nmatrix = (int)(sizeof(sm90_matrix) / sizeof(sm90_matrix[0])),
+	.matrix = sm90_matrix,
+};

@@ -1,0 +1,273 @@
+/* target.c - target descriptions: which target a module is compiled for,
+ * the checks a description passes when its plugin registers it, lookups in
+ * its matrix-instruction table, the plan of a gemm on it, and its printed
+ * form (tlc --print-target-info). */
+#include "internal.h"
+
+#include <tlc/layout.h>
+#include <tlc/target.h>
+#include <tlc/tileops.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const tlc_target_info *tlc_module_target_info(const tlc_module *m)
+{
+	return m && m->target ? m->target->info : NULL;
+}
+
+const char *tlc_module_target_name(const tlc_module *m)
+{
+	return m && m->target ? m->target->name : NULL;
+}
+
+void tlc_module_set_target(tlc_module *m, const tlc_target_desc *t)
+{
+	m->target = t;
+}
+
+const tlc_matrix_inst *tlc_target_find_matrix(const tlc_target_info *info, tlc_dtype a, tlc_dtype b, tlc_dtype acc,
+                                              int64_t n_total)
+{
+	for (int i = 0; info && i < info->nmatrix; i++) {
+		const tlc_matrix_inst *x = &info->matrix[i];
+		if (x->a == a && x->b == b && x->acc == acc && (n_total <= 0 || n_total % x->n == 0))
+			return x;
+	}
+	return NULL;
+}
+
+const tlc_layout *tlc_frag_atom_layout(tlc_module *m, const tlc_frag_atom *atom, int threads, int64_t thread_lo,
+                                       const char **why)
+{
+	if (!atom->ndigits) {
+		if (why)
+			*why = "this operand cannot live in registers";
+		return NULL;
+	}
+	int64_t shape[2] = {atom->rows, atom->cols};
+	const tlc_layout *f = tlc_fragment_from_digits(m, 2, shape, atom->ndigits, atom->digits, thread_lo, why);
+	if (f && (f->threads != threads || f->replicate != 1)) {
+		if (why)
+			*why = "the fragment's threads are not the instruction's";
+		return NULL;
+	}
+	return f;
+}
+
+const tlc_layout *tlc_target_partition(tlc_module *m, int ndim, const int64_t *shape, int64_t threads,
+                                       int elem_bytes, const char **why)
+{
+	const tlc_target_info *info = tlc_module_target_info(m);
+	int64_t bytes = 4;
+	if (info)
+		bytes = info->global_vector_bytes < info->shared_vector_bytes ? info->global_vector_bytes
+		                                                              : info->shared_vector_bytes;
+	int64_t size = 1, vec = bytes / (elem_bytes > 0 ? elem_bytes : 4);
+	if (vec < 1)
+		vec = 1;
+	for (int d = 0; d < ndim; d++)
+		size *= shape[d];
+	while (vec > 1 && (shape[ndim - 1] % vec || size / vec < threads))
+		vec /= 2;
+	const tlc_layout *l = tlc_fragment_partition(m, ndim, shape, threads, vec, 0, why);
+	if (!l && vec > 1)
+		l = tlc_fragment_partition(m, ndim, shape, threads, 1, 0, why);
+	return l;
+}
+
+/* ---- checks at registration ---- */
+
+static bool pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+static const char *check_atom(tlc_module *m, const tlc_matrix_inst *x, const tlc_frag_atom *a, int rows, int cols,
+                              const char *what)
+{
+	static _Thread_local char msg[160];
+	if (!a->ndigits)
+		return NULL;
+	const char *why = NULL;
+	if (a->rows != rows || a->cols != cols)
+		why = "its shape is not the instruction's";
+	else
+		tlc_frag_atom_layout(m, a, x->threads, 0, &why);
+	if (!why)
+		return NULL;
+	snprintf(msg, sizeof(msg), "matrix instruction '%s' whose %s fragment is wrong: %s", x->name, what, why);
+	return msg;
+}
+
+const char *tlc_target_info_check(tlc_context *ctx, const tlc_target_info *info)
+{
+	if (!pow2(info->lanes) || info->max_threads < info->lanes || info->max_threads % info->lanes ||
+	    (info->warpgroup && info->warpgroup % info->lanes))
+		return "a machine description with bad thread counts (lanes a power of two, max_threads and warpgroup "
+		       "multiples of it)";
+	if (info->smem_default < 0 || info->smem_max < info->smem_default)
+		return "a machine description with bad shared-memory sizes (0 <= smem_default <= smem_max)";
+	if (!pow2(info->global_vector_bytes) || !pow2(info->shared_vector_bytes) || !pow2(info->atomic_add_f32_vector) ||
+	    info->max_regs <= 0 || info->regs_per_block <= 0 || info->max_cluster < 1)
+		return "a machine description with bad register, vector or cluster sizes";
+	if (info->nmatrix < 0 || (info->nmatrix && !info->matrix))
+		return "a machine description with a bad matrix-instruction table";
+	const char *bad = NULL;
+	tlc_module *m = tlc_module_new(ctx);
+	for (int i = 0; !bad && i < info->nmatrix; i++) {
+		const tlc_matrix_inst *x = &info->matrix[i];
+		if (!x->name || x->m <= 0 || x->n <= 0 || x->k <= 0 || x->n_max < x->n || x->n_max % x->n ||
+		    x->threads < info->lanes || x->threads % info->lanes || !x->frag_c.ndigits ||
+		    (x->a_from & TLC_MMA_FROM_REGS) != (x->frag_a.ndigits ? TLC_MMA_FROM_REGS : 0u) ||
+		    (x->b_from & TLC_MMA_FROM_REGS) != (x->frag_b.ndigits ? TLC_MMA_FROM_REGS : 0u)) {
+			bad = "a matrix instruction with a bad shape, thread count or operand sources";
+			break;
+		}
+		bad = check_atom(m, x, &x->frag_a, x->m, x->k, "A");
+		if (!bad)
+			bad = check_atom(m, x, &x->frag_b, x->k, x->n, "B");
+		if (!bad)
+			bad = check_atom(m, x, &x->frag_c, x->m, x->n, "accumulator");
+	}
+	tlc_module_free(m);
+	return bad;
+}
+
+/* ---- a gemm on the target ---- */
+
+static const char *fmt(tlc_module *m, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static const char *fmt(tlc_module *m, const char *f, ...)
+{
+	char buf[320];
+	va_list ap;
+	va_start(ap, f);
+	vsnprintf(buf, sizeof(buf), f, ap);
+	va_end(ap);
+	return tlc_strdup(m, buf);
+}
+
+bool tlc_gemm_plan_for(tlc_module *m, const tlc_gemm_info *g, int64_t threads, int64_t thread_lo, tlc_gemm_plan *plan,
+                       const char **why)
+{
+	const tlc_target_info *info = tlc_module_target_info(m);
+	memset(plan, 0, sizeof(*plan));
+	if (!info) {
+		*why = "a gemm needs a target's matrix instructions: compile with --target";
+		return false;
+	}
+	const tlc_matrix_inst *x = tlc_target_find_matrix(info, g->A->dtype, g->B->dtype, g->C->dtype, 0);
+	if (!x) {
+		*why = fmt(m, "target %s has no matrix instruction for %s x %s -> %s", tlc_module_target_name(m),
+		           tlc_dtype_name(g->A->dtype), tlc_dtype_name(g->B->dtype), tlc_dtype_name(g->C->dtype));
+		return false;
+	}
+	if (threads % x->threads) {
+		*why = fmt(m, "%s is issued by groups of %d threads and the gemm runs on %lld", x->name, x->threads,
+		           (long long)threads);
+		return false;
+	}
+	int groups = (int)(threads / x->threads);
+	const char *grid_why = NULL;
+	if (!tlc_gemm_warp_grid(g->M, g->N, x->m, x->n, groups, g->policy, &plan->warp_m, &plan->warp_n, &grid_why)) {
+		const char *rule =
+		    g->policy == TLC_WARP_POLICY_FULL_ROW
+		        ? fmt(m, "with policy FullRow, M must be a multiple of %d x %d = %d", x->m, groups, x->m * groups)
+		    : g->policy == TLC_WARP_POLICY_FULL_COL
+		        ? fmt(m, "with policy FullCol, N must be a multiple of %d x %d = %d", x->n, groups, x->n * groups)
+		        : fmt(m, "no split of the %d groups into a grid divides the tile into %dx%d atoms", groups, x->m,
+		              x->n);
+		*why = fmt(m, "a %lldx%lld accumulator over %d groups of %d threads (%s): %s", (long long)g->M,
+		           (long long)g->N, groups, x->threads, x->name, rule);
+		return false;
+	}
+	plan->inst = x;
+	const tlc_layout *c_atom = tlc_frag_atom_layout(m, &x->frag_c, x->threads, 0, why);
+	plan->c_frag = c_atom ? tlc_fragment_tile(m, c_atom, g->M, g->N, plan->warp_m, plan->warp_n, true, true,
+	                                          thread_lo, why)
+	                      : NULL;
+	if (!plan->c_frag)
+		return false;
+	if (x->frag_a.ndigits) {
+		const char *a_why = NULL;
+		const tlc_layout *a_atom = tlc_frag_atom_layout(m, &x->frag_a, x->threads, 0, &a_why);
+		/* A's K is not split over warps: every wn holds the same rows */
+		plan->a_frag = a_atom ? tlc_fragment_tile(m, a_atom, g->M, g->K, plan->warp_m, plan->warp_n, true, false,
+		                                          thread_lo, &a_why)
+		                      : NULL;
+		plan->a_why = a_why;
+	} else {
+		plan->a_why = fmt(m, "%s reads A from shared memory only", x->name);
+	}
+	return true;
+}
+
+/* ---- the printed form ---- */
+
+static void put_flags(tlc_buf *out, const char *key, unsigned v, const char *const *names, int n)
+{
+	tlc_buf_printf(out, "%s =", key);
+	bool any = false;
+	for (int i = 0; i < n; i++)
+		if (v & (1u << i)) {
+			tlc_buf_printf(out, "%s %s", any ? "," : "", names[i]);
+			any = true;
+		}
+	tlc_buf_puts(out, any ? "\n" : " none\n");
+}
+
+static void put_sources(tlc_buf *out, const char *key, unsigned v)
+{
+	tlc_buf_printf(out, " %s=%s%s%s", key, v & TLC_MMA_FROM_REGS ? "regs" : "",
+	               (v & TLC_MMA_FROM_REGS) && (v & TLC_MMA_FROM_SHARED) ? "+" : "",
+	               v & TLC_MMA_FROM_SHARED ? "shared" : "");
+}
+
+static void put_atom(tlc_buf *out, tlc_module *m, const char *key, const tlc_frag_atom *a, int threads)
+{
+	if (!a->ndigits)
+		return;
+	const tlc_layout *f = tlc_frag_atom_layout(m, a, threads, 0, NULL);
+	tlc_buf_printf(out, " %s=", key);
+	if (f)
+		tlc_print_expr(out, m, tlc_layout_to_expr(m, f));
+	else
+		tlc_buf_puts(out, "<invalid>");
+}
+
+void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc *t)
+{
+	static const char *const copies[] = {"cp.async", "tma"};
+	static const char *const barriers[] = {"named", "mbarrier", "mbarrier_tx"};
+	const tlc_target_info *i = t->info;
+	tlc_buf_printf(out, "target = %s\n", t->name);
+	tlc_buf_printf(out, "summary = %s\n", t->summary ? t->summary : "");
+	if (!i)
+		return;
+	tlc_buf_printf(out, "lanes = %d\n", i->lanes);
+	tlc_buf_printf(out, "warpgroup = %d\n", i->warpgroup);
+	tlc_buf_printf(out, "max_threads = %d\n", i->max_threads);
+	tlc_buf_printf(out, "smem_default = %lld\n", (long long)i->smem_default);
+	tlc_buf_printf(out, "smem_max = %lld\n", (long long)i->smem_max);
+	tlc_buf_printf(out, "max_regs = %d\n", i->max_regs);
+	tlc_buf_printf(out, "regs_per_block = %d\n", i->regs_per_block);
+	tlc_buf_printf(out, "global_vector_bytes = %d\n", i->global_vector_bytes);
+	tlc_buf_printf(out, "shared_vector_bytes = %d\n", i->shared_vector_bytes);
+	tlc_buf_printf(out, "atomic_add_f32_vector = %d\n", i->atomic_add_f32_vector);
+	put_flags(out, "async_copy", i->async_copy, copies, 2);
+	put_flags(out, "barriers", i->barriers, barriers, 3);
+	tlc_buf_printf(out, "setmaxnreg = %s\n", i->setmaxnreg ? "yes" : "no");
+	tlc_buf_printf(out, "max_cluster = %d\n", i->max_cluster);
+	tlc_module *m = tlc_module_new(ctx);
+	for (int k = 0; k < i->nmatrix; k++) {
+		const tlc_matrix_inst *x = &i->matrix[k];
+		tlc_buf_printf(out, "matrix = %s m=%d n=%d k=%d n_max=%d a=%s b=%s acc=%s threads=%d", x->name, x->m, x->n,
+		               x->k, x->n_max, tlc_dtype_name(x->a), tlc_dtype_name(x->b), tlc_dtype_name(x->acc),
+		               x->threads);
+		put_sources(out, "a_from", x->a_from);
+		put_sources(out, "b_from", x->b_from);
+		put_atom(out, m, "a_frag", &x->frag_a, x->threads);
+		put_atom(out, m, "b_frag", &x->frag_b, x->threads);
+		put_atom(out, m, "c_frag", &x->frag_c, x->threads);
+		tlc_buf_putc(out, '\n');
+	}
+	tlc_module_free(m);
+}

@@ -1,0 +1,150 @@
+/* test_target.c - the machine descriptions the cuda plugin registers: every
+ * mma.sync fragment, lane by lane and register by register, against the
+ * formulas of the PTX ISA's fragment tables (written here in their own
+ * form: groupID g = lane / 4, threadID_in_group t = lane % 4), and the
+ * plan of a gemm on them.  Needs TLC_PLUGIN_PATH (make check sets it). */
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <tlc/diag.h>
+#include <tlc/ir.h>
+#include <tlc/plugin.h>
+#include <tlc/target.h>
+#include <tlc/tileops.h>
+
+static tlc_context *ctx;
+static tlc_module *m;
+
+/* The thread (relative) of a constant logical index, from the digits. */
+static int64_t thread_of(const tlc_layout *f, const int64_t *idx)
+{
+	int64_t t = 0;
+	for (int k = 0; k < f->ndigits; k++) {
+		const tlc_frag_digit *d = &f->digits[k];
+		if (d->is_thread && d->dim >= 0)
+			t += (idx[d->dim] / d->stride) % d->radix * d->weight;
+	}
+	return t;
+}
+
+typedef void (*ptx_rule)(int lane, int reg, int64_t *row, int64_t *col);
+
+static void c_16x8(int lane, int r, int64_t *row, int64_t *col)
+{
+	*row = lane / 4 + 8 * (r >= 2);
+	*col = 2 * (lane % 4) + (r & 1);
+}
+static void a_16x16(int lane, int r, int64_t *row, int64_t *col)
+{
+	*row = lane / 4 + 8 * ((r >> 1) & 1);
+	*col = 2 * (lane % 4) + (r & 1) + 8 * (r >= 4);
+}
+static void b_16x8(int lane, int r, int64_t *row, int64_t *col)
+{
+	*row = 2 * (lane % 4) + (r & 1) + 8 * (r >= 2);
+	*col = lane / 4;
+}
+static void a_16x32(int lane, int r, int64_t *row, int64_t *col)
+{
+	*row = lane / 4 + 8 * ((r >> 2) & 1);
+	*col = 4 * (lane % 4) + (r & 3) + 16 * (r >= 8);
+}
+static void b_32x8(int lane, int r, int64_t *row, int64_t *col)
+{
+	*row = 4 * (lane % 4) + (r & 3) + 16 * (r >= 4);
+	*col = lane / 4;
+}
+
+/* Every (lane, register) of the atom holds the element the rule names, and
+ * the atom has exactly 32 x regs slots. */
+static void check_atom(const char *target, const tlc_matrix_inst *x, const tlc_frag_atom *a, const char *which,
+                       ptx_rule rule, int regs)
+{
+	const char *why = NULL;
+	const tlc_layout *f = tlc_frag_atom_layout(m, a, x->threads, 0, &why);
+	bool good = f && f->threads == 32 && f->out_shape[0] == regs;
+	for (int lane = 0; good && lane < 32; lane++)
+		for (int r = 0; good && r < regs; r++) {
+			int64_t idx[2], got;
+			rule(lane, r, &idx[0], &idx[1]);
+			good = tlc_layout_eval(f, idx, &got) && got == r && thread_of(f, idx) == lane;
+		}
+	ok(good, "%s %s (%s x %s): %s fragment matches the PTX table", target, x->name, tlc_dtype_name(x->a),
+	   tlc_dtype_name(x->acc), which);
+}
+
+static void check_target(const char *name, int nmatrix)
+{
+	const tlc_target_desc *t = tlc_find_target(ctx, name);
+	if (!ok(t && t->info, "%s has a description", name))
+		return;
+	const tlc_target_info *info = t->info;
+	ok(info->lanes == 32 && info->nmatrix == nmatrix, "%s: 32 lanes, %d matrix instructions", name, nmatrix);
+	for (int i = 0; i < info->nmatrix; i++) {
+		const tlc_matrix_inst *x = &info->matrix[i];
+		check_atom(name, x, &x->frag_c, "accumulator", c_16x8, 4);
+		if (x->k == 16) {
+			check_atom(name, x, &x->frag_a, "A", a_16x16, 8);
+			check_atom(name, x, &x->frag_b, "B", b_16x8, 4);
+		} else {
+			ok(x->k == 32 && tlc_dtype_bits(x->a) == 8, "%s %s: k = 32 only for 8-bit inputs", name, x->name);
+			check_atom(name, x, &x->frag_a, "A", a_16x32, 16);
+			check_atom(name, x, &x->frag_b, "B", b_32x8, 8);
+		}
+	}
+}
+
+/* A 128x128 float16 gemm on 256 threads plans 8 warps in a 4x2 grid whose
+ * accumulator holds element (i, j) in thread
+ * (i / 32 * 2 + j / 64) * 32 + (i % 8) * 4 + (j % 8) / 2. */
+static void check_plan(void)
+{
+	tlc_module_set_target(m, tlc_find_target(ctx, "cuda-sm90"));
+	const tlc_expr *sa[2] = {tlc_i32(m, 128), tlc_i32(m, 32)}, *sb[2] = {tlc_i32(m, 32), tlc_i32(m, 128)},
+	               *sc[2] = {tlc_i32(m, 128), tlc_i32(m, 128)};
+	tlc_gemm_info g = {
+	    .A = tlc_buffer_new(m, "A", TLC_DT_FLOAT16, TLC_SCOPE_SHARED_DYN, 2, sa, (tlc_loc){0}),
+	    .B = tlc_buffer_new(m, "B", TLC_DT_FLOAT16, TLC_SCOPE_SHARED_DYN, 2, sb, (tlc_loc){0}),
+	    .C = tlc_buffer_new(m, "C", TLC_DT_FLOAT32, TLC_SCOPE_FRAGMENT, 2, sc, (tlc_loc){0}),
+	    .M = 128, .N = 128, .K = 32, .policy = TLC_WARP_POLICY_SQUARE};
+	tlc_gemm_plan plan;
+	const char *why = NULL;
+	if (!ok(tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why), "plan a 128x128x32 float16 gemm on 256 threads")) {
+		diag("%s", why ? why : "");
+		return;
+	}
+	ok(plan.inst && strcmp(plan.inst->name, "mma.sync.m16n8k16") == 0 && plan.warp_m == 4 && plan.warp_n == 2,
+	   "mma.sync.m16n8k16 on a 4x2 warp grid");
+	bool good = plan.c_frag->threads == 256;
+	for (int64_t i = 0; good && i < 128; i++)
+		for (int64_t j = 0; good && j < 128; j++) {
+			int64_t idx[2] = {i, j};
+			good = thread_of(plan.c_frag, idx) == (i / 32 * 2 + j / 64) * 32 + (i % 8) * 4 + (j % 8) / 2;
+		}
+	ok(good, "the accumulator's threads follow the warp grid and the atom");
+	g.A->dtype = g.B->dtype = TLC_DT_FLOAT32;
+	ok(!tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) &&
+	       strcmp(why, "target cuda-sm90 has no matrix instruction for float32 x float32 -> float32") == 0,
+	   "no instruction for float32 inputs, and the reason names the target");
+	g.A->dtype = g.B->dtype = TLC_DT_FLOAT16;
+	ok(!tlc_gemm_plan_for(m, &g, 48, 0, &plan, &why) && strstr(why, "groups of 32 threads"),
+	   "48 threads are not whole warps");
+	tlc_module_set_target(m, NULL);
+	ok(!tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) && strstr(why, "--target"), "no target, no plan");
+}
+
+int main(void)
+{
+	ctx = tlc_context_new();
+	m = tlc_module_new(ctx);
+	if (!ok(getenv("TLC_PLUGIN_PATH") && tlc_plugin_load(ctx, "cuda", 0, NULL) == 0,
+	        "load the cuda plugin (TLC_PLUGIN_PATH, set by make check)"))
+		return done_testing();
+	check_target("cuda-sm80", 4);
+	check_target("cuda-sm90", 6);
+	check_plan();
+	tlc_module_free(m);
+	tlc_context_free(ctx);
+	return done_testing();
+}
