@@ -79,6 +79,19 @@ struct tlc_context {
 tlc_op_id tlc_context_add_op(tlc_context *ctx, const char *name, int min_args, int max_args,
                              unsigned flags);
 
+/* ---- modules (opaque in ir.h) ---- */
+
+struct tlc_module {
+	tlc_context *ctx;
+	tlc_arena *arena;
+	int nfuncs, cap_funcs;
+	tlc_func **funcs;
+	void *hashcons;
+	void *layout_cache; /* the layout of each layout expression seen (core/layout/layout_expr.c) */
+	uint32_t next_id;
+	const struct tlc_target_desc *target; /* see tlc_module_target_info (tlc/target.h) */
+};
+
 /* ---- expr.c ---- */
 
 /* A total order on expressions that depends only on their structure and on

@@ -15,6 +15,21 @@ tlc_module *tlc_module_new(tlc_context *ctx)
 	return m;
 }
 
+tlc_context *tlc_module_context(const tlc_module *m)
+{
+	return m->ctx;
+}
+
+int tlc_module_func_count(const tlc_module *m)
+{
+	return m->nfuncs;
+}
+
+tlc_func *tlc_module_func(const tlc_module *m, int i)
+{
+	return i >= 0 && i < m->nfuncs ? m->funcs[i] : NULL;
+}
+
 void tlc_module_free(tlc_module *m)
 {
 	if (m)

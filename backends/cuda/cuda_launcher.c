@@ -189,7 +189,7 @@ void cuda_emit_header_decl(cuda_emitter *e, tlc_buf *h)
 static void header_guard(tlc_buf *h, const tlc_module *m)
 {
 	tlc_buf_puts(h, "TLC_");
-	const char *n = m->nfuncs ? m->funcs[0]->name : "MODULE";
+	const char *n = tlc_module_func_count(m) ? tlc_module_func(m, 0)->name : "MODULE";
 	for (const char *p = n; *p; p++) {
 		char c = *p;
 		if (c >= 'a' && c <= 'z')

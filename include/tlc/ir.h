@@ -394,16 +394,13 @@ typedef struct tlc_func {
 	const tlc_expr **attr_values;
 } tlc_func;
 
-struct tlc_module {
-	tlc_context *ctx;
-	tlc_arena *arena;
-	int nfuncs, cap_funcs;
-	tlc_func **funcs;
-	void *hashcons; /* private */
-	void *layout_cache; /* private: the layout of each layout expression seen (core/layout/layout_expr.c) */
-	uint32_t next_id;
-	const struct tlc_target_desc *target; /* private: see tlc_module_target_info (tlc/target.h) */
-};
+/* A module is opaque: its arena, hash-cons table and caches are libtlc's.
+ * Plugins reach what they need through these accessors. */
+TLC_API tlc_context *tlc_module_context(const tlc_module *m);
+/* The kernels of m, in source order. */
+TLC_API int tlc_module_func_count(const tlc_module *m);
+TLC_API tlc_func *tlc_module_func(const tlc_module *m, int i);
+
 
 /* Create an empty module in ctx. */
 TLC_API tlc_module *tlc_module_new(tlc_context *ctx);

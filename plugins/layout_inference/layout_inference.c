@@ -266,11 +266,12 @@ static void write_loops(li_state *st)
 static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 {
 	(void)opts;
-	li_state st = {.m = m, .ctx = m->ctx, .f = f, .threads = 1};
+	tlc_context *ctx = tlc_module_context(m);
+	li_state st = {.m = m, .ctx = ctx, .f = f, .threads = 1};
 	for (int d = 0; d < f->thread_ndim && d < 3; d++) {
 		int64_t t;
 		if (!tlc_expr_as_int(f->threads[d], &t) || t <= 0) {
-			tlc_error(m->ctx, f->loc, "layout inference needs compile-time thread counts in T.Kernel");
+			tlc_error(ctx, f->loc, "layout inference needs compile-time thread counts in T.Kernel");
 			return 1;
 		}
 		st.threads *= t;

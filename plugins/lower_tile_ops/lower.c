@@ -202,15 +202,16 @@ static const tlc_expr *flat_tid(tlc_module *m, const tlc_func *f)
 static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 {
 	(void)opts;
-	lw_state st = {.m = m, .ctx = m->ctx, .f = f, .target = tlc_module_target_info(m), .threads = 1};
+	tlc_context *ctx = tlc_module_context(m);
+	lw_state st = {.m = m, .ctx = ctx, .f = f, .target = tlc_module_target_info(m), .threads = 1};
 	if (!st.target) {
-		tlc_error(m->ctx, f->loc, "lower-tile-ops needs the description of a target (--target)");
+		tlc_error(ctx, f->loc, "lower-tile-ops needs the description of a target (--target)");
 		return 1;
 	}
 	for (int d = 0; d < f->thread_ndim && d < 3; d++) {
 		int64_t t;
 		if (!tlc_expr_as_int(f->threads[d], &t) || t <= 0) {
-			tlc_error(m->ctx, f->loc, "lower-tile-ops needs compile-time thread counts in T.Kernel");
+			tlc_error(ctx, f->loc, "lower-tile-ops needs compile-time thread counts in T.Kernel");
 			return 1;
 		}
 		st.threads *= t;

@@ -103,7 +103,8 @@ static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 		return;
 	}
 	if (!buffer_bytes(b, &bytes)) {
-		tlc_error(st->m->ctx, b->loc, "shared buffer '%s' needs a compile-time size to be placed in shared memory",
+		tlc_error(tlc_module_context(st->m), b->loc,
+		          "shared buffer '%s' needs a compile-time size to be placed in shared memory",
 		          b->name);
 		st->errors++;
 		return;
@@ -310,7 +311,7 @@ static void report_over_limit(sp_state *st, int64_t arena, int64_t limit)
 	if (st->static_bytes)
 		tlc_buf_printf(&list, "%sstatic __shared__ arrays %lld bytes", st->n ? ", " : "",
 		               (long long)st->static_bytes);
-	tlc_error(st->m->ctx, st->f->loc,
+	tlc_error(tlc_module_context(st->m), st->f->loc,
 	          "kernel '%s' needs %lld bytes of shared memory, more than the %lld target %s allows a block%s: %s; "
 	          "total %lld bytes: use smaller tiles, fewer stages or a narrower dtype",
 	          st->f->name, (long long)(arena + st->static_bytes), (long long)limit, tlc_module_target_name(st->m),
@@ -322,16 +323,17 @@ static void report_over_limit(sp_state *st, int64_t arena, int64_t limit)
 
 static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 {
+	tlc_context *ctx = tlc_module_context(m);
 	sp_state st = {.m = m, .f = f};
 	/* the target's opt-in limit; the INI's max-bytes may only lower it */
 	const tlc_target_info *target = tlc_module_target_info(m);
 	if (!target) {
-		tlc_error(m->ctx, f->loc, "storage-plan needs the description of a target (--target)");
+		tlc_error(ctx, f->loc, "storage-plan needs the description of a target (--target)");
 		return 1;
 	}
 	long limit = tlc_opt_int(opts, "max-bytes", (long)target->smem_max);
 	if (limit <= 0 || limit > target->smem_max) {
-		tlc_error(m->ctx, f->loc, "[pass.storage-plan] max-bytes = %ld: it may only lower the %lld bytes of "
+		tlc_error(ctx, f->loc, "[pass.storage-plan] max-bytes = %ld: it may only lower the %lld bytes of "
 		          "shared memory target %s allows a block", limit, (long long)target->smem_max,
 		          tlc_module_target_name(m));
 		return 1;

@@ -56,7 +56,8 @@ static int buf_index(si_state *si, const tlc_buffer *b)
 			return i;
 	if (si->nbufs == SI_MAX_BUFS) {
 		if (!si->too_many++)
-			tlc_error(si->m->ctx, si->f->loc, "kernel '%s' uses more than %d shared buffers: sync-insert "
+			tlc_error(tlc_module_context(si->m), si->f->loc,
+			          "kernel '%s' uses more than %d shared buffers: sync-insert "
 			          "cannot track them", si->f->name, SI_MAX_BUFS);
 		return -1;
 	}

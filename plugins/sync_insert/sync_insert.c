@@ -113,21 +113,21 @@ static void report(si_state *si, si_where where, const tlc_stmt *region, const t
 	tlc_loc loc = region && region->loc.line ? region->loc : at->loc;
 	switch (where) {
 	case SI_NEST:
-		tlc_error(si->m->ctx, loc,
+		tlc_error(tlc_module_context(si->m), loc,
 		          "this T.Parallel loop reads back shared memory it wrote (or overwrites what it read): '%s' is "
 		          "used by other threads inside the loop; split it into two loops so that a barrier can go "
 		          "between them",
 		          b->name);
 		return;
 	case SI_WS:
-		tlc_error(si->m->ctx, loc,
+		tlc_error(tlc_module_context(si->m), loc,
 		          "shared buffer '%s' needs a barrier inside this T.ws block, where warp groups run different "
 		          "code: move the conflicting accesses out of it",
 		          b->name);
 		return;
 	case SI_THREAD_IF:
 	case SI_ANYWHERE:
-		tlc_error(si->m->ctx, loc,
+		tlc_error(tlc_module_context(si->m), loc,
 		          "shared buffer '%s' needs a barrier inside this %s, whose %s depends on the thread: move the "
 		          "conflicting accesses out of it",
 		          b->name, region && region->kind == TLC_STMT_FOR ? "loop" : "'if'",

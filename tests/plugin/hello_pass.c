@@ -17,7 +17,7 @@ static int hello_run(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 	const char *suffix = tlc_opt_str(opts, "suffix", "_hello");
 	char name[256];
 	if (snprintf(name, sizeof(name), "%s%s", f->name, suffix) >= (int)sizeof(name)) {
-		tlc_error(m->ctx, f->loc, "hello: kernel name '%s' is too long", f->name);
+		tlc_error(tlc_module_context(m), f->loc, "hello: kernel name '%s' is too long", f->name);
 		return 1;
 	}
 	/* IR strings live in the module's arena: never free them */

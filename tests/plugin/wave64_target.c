@@ -54,7 +54,7 @@ static const tlc_target_info wave64_info = {
 static int emit_nothing(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
 {
 	(void)opts, (void)out;
-	tlc_error(m->ctx, (tlc_loc){0}, "target test-wave64 is a test target: use --emit=ir");
+	tlc_error(tlc_module_context(m), (tlc_loc){0}, "target test-wave64 is a test target: use --emit=ir");
 	return 1;
 }
 

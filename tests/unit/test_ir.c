@@ -479,8 +479,8 @@ static void test_print_kernel(void)
 	const char *head = "# tlc IR\nimport tilelang.language as T\n\n\n@T.prim_func\ndef main(";
 	ok(strncmp(tlc_buf_str(&d), head, strlen(head)) == 0,
 	   "module header and two blank lines");
-	tlc_func_uniquify_names(m2, m2->funcs[0]);
-	tlc_stmt *unroll = m2->funcs[0]->body->u.seq.items[6];
+	tlc_func_uniquify_names(m2, tlc_module_func(m2, 0));
+	tlc_stmt *unroll = tlc_module_func(m2, 0)->body->u.seq.items[6];
 	is_str(unroll->u.loop.var->name, "i_1", "uniquify_names renames the second i");
 	tlc_buf e;
 	tlc_buf_init(&e);

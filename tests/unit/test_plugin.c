@@ -51,7 +51,7 @@ static int run_fail_silently(tlc_module *m, tlc_func *f, const tlc_pass_options 
 static int run_user_error(tlc_module *m, tlc_func *f, const tlc_pass_options *o)
 {
 	(void)o;
-	tlc_error(m->ctx, f->loc, "kernel '%s' is not supported", f->name);
+	tlc_error(tlc_module_context(m), f->loc, "kernel '%s' is not supported", f->name);
 	return 1;
 }
 static int run_crash(tlc_module *m, tlc_func *f, const tlc_pass_options *o)
