@@ -94,3 +94,27 @@ void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx)
 	tlc_visitor v = {.ctx = &w, .stmt_pre = stmt_access, .expr_pre = expr_access};
 	tlc_walk_stmt(&v, s);
 }
+
+bool tlc_buffer_in_shared(const tlc_buffer *b)
+{
+	return b && (b->scope == TLC_SCOPE_SHARED || b->scope == TLC_SCOPE_SHARED_DYN);
+}
+
+const tlc_buffer *tlc_buffer_storage(const tlc_buffer *b)
+{
+	while (b->alias_of)
+		b = b->alias_of;
+	return b;
+}
+
+bool tlc_buffers_share_memory(const tlc_buffer *a, const tlc_buffer *b)
+{
+	int64_t na, nb;
+	if (tlc_buffer_storage(a) == tlc_buffer_storage(b))
+		return true;
+	if (a->scope != TLC_SCOPE_SHARED_DYN || b->scope != TLC_SCOPE_SHARED_DYN || a->offset < 0 || b->offset < 0)
+		return false;
+	if (!tlc_buffer_bytes(a, &na) || !tlc_buffer_bytes(b, &nb))
+		return true;
+	return a->offset < b->offset + nb && b->offset < a->offset + na;
+}

@@ -610,7 +610,10 @@ static int compile(session *s)
 		.verify_each = o->verify_each,
 		.time_passes = o->time_passes,
 	};
-	if (!tlc_verify_module(s->ctx, m, NULL) || tlc_run_passes(m, &po) != 0)
+	/* a target prints thread-level IR as it is: its barriers must be there */
+	const char *last = s->passes.n ? s->passes.items[s->passes.n - 1] : NULL;
+	if (!tlc_verify_module(s->ctx, m, NULL) || tlc_run_passes(m, &po) != 0 ||
+	    (strcmp(o->emit, "ir") != 0 && !tlc_verify_barriers(s->ctx, m, last)))
 		rc = fail_code(s->ctx);
 	else
 		rc = emit_output(s, m);

@@ -40,13 +40,7 @@ enum {
 	CUDA_HELPER_RASTER = 1 << 6,   /* tlc::rasterization2DRow / Column */
 };
 
-/* A small set of shared buffers (for barrier placement). */
-#define CUDA_SMEM_SET_MAX 32
-typedef struct cuda_smem_set {
-	int n;
-	bool overflow; /* more buffers than fit: means "all" */
-	const tlc_buffer *bufs[CUDA_SMEM_SET_MAX];
-} cuda_smem_set;
+
 
 /* State of emitting one kernel. */
 typedef struct cuda_emitter {
@@ -63,15 +57,12 @@ typedef struct cuda_emitter {
 	const tlc_buffer **smem_bufs;
 	int64_t *smem_offsets;
 	tlc_ranges ranges;  /* variables in scope with known ranges */
-	bool in_nest;        /* inside a lowered T.Parallel nest: threads diverge, no barriers */
 	int64_t raster_panel; /* T.use_swizzle(panel, order): > 0 when block indices are rasterized */
 	bool raster_column;   /* ... in column panels */
 	tlc_buf *decls;      /* file-scope declarations the kernel needs (layout functors), before it */
 	int counter;         /* for fresh C names */
 	bool host;           /* printing host (launcher) code: no thread/block ids */
 	tlc_loc loc;         /* the statement being emitted, for expression errors */
-	cuda_smem_set pend_reads;  /* shared buffers read since the last __syncthreads */
-	cuda_smem_set pend_writes; /* ... and written */
 	unsigned used_frame; /* bits 0-2: block vars used, 3-5: thread vars used, 6: tlc_tid */
 	int errors;
 } cuda_emitter;
@@ -119,13 +110,6 @@ const char *cuda_op_name(cuda_emitter *e, const tlc_expr *call);
 /* Print a statement at indentation depth `ind` (tabs). */
 void cuda_emit_stmt(cuda_emitter *e, const tlc_stmt *s, int ind);
 
-/* ---- cuda_sync.c: shared-memory accesses, for __syncthreads placement ---- */
-
-/* Add the shared buffers s reads / writes to the sets. */
-void cuda_collect_shared(const tlc_stmt *s, cuda_smem_set *reads, cuda_smem_set *writes);
-void cuda_smem_set_add(cuda_smem_set *s, const tlc_buffer *b);
-void cuda_smem_set_union(cuda_smem_set *s, const cuda_smem_set *t);
-bool cuda_smem_set_intersects(const cuda_smem_set *a, const cuda_smem_set *b);
 
 /* ---- cuda_ops.c: lowered intrinsics that become device helper calls ---- */
 

@@ -1,11 +1,9 @@
 /* cuda_stmt.c - statements of the lowered IR printed as CUDA C++.
  *
  * The target expects thread-level IR: lower-tile-ops has turned tile ops and
- * T.Parallel nests into per-thread code.  Each lowered nest comes wrapped in
- * `with T.attr("parallel_nest", 1):`; inside one, threads diverge, so no
- * barrier may go there (a hazard inside is an error asking to split the
- * loop), while between statements outside, barriers go where shared memory
- * written by some threads is read by others. */
+ * T.Parallel nests into per-thread code, sync-insert has placed the
+ * barriers (the driver checks them with tlc_verify_barriers before any
+ * target prints), and each statement prints as it is. */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,86 +22,10 @@ static void line(cuda_emitter *e, int ind, const char *text)
 	tlc_buf_putc(e->out, '\n');
 }
 
-static void emit_sync(cuda_emitter *e, int ind)
-{
-	line(e, ind, "__syncthreads();");
-	e->pend_reads = (cuda_smem_set){0};
-	e->pend_writes = (cuda_smem_set){0};
-}
-
-static bool smem_hazard(const cuda_emitter *e, const cuda_smem_set *r, const cuda_smem_set *w)
-{
-	return cuda_smem_set_intersects(r, &e->pend_writes) || cuda_smem_set_intersects(w, &e->pend_reads) ||
-	       cuda_smem_set_intersects(w, &e->pend_writes);
-}
-
-/* The sync-insert pass places the barriers; check that s does not conflict
- * with shared accesses since the last one, so that a pipeline without that
- * pass fails here instead of racing on the GPU. */
-static void sync_before(cuda_emitter *e, const tlc_stmt *s, int ind)
-{
-	(void)ind;
-	cuda_smem_set r = {0}, w = {0};
-	if (e->in_nest)
-		return; /* no barrier can go there: sync-insert reports hazards inside a nest */
-	cuda_collect_shared(s, &r, &w);
-	if (!smem_hazard(e, &r, &w))
-		return;
-	cuda_error(e, s->loc,
-	           "internal consistency check: this statement touches shared memory that other threads "
-	           "accessed since the last barrier, and no T.sync_threads() is between them: the pipeline "
-	           "must run sync-insert after the last pass that changes shared accesses (see tlc.ini)");
-	/* one report per missing barrier */
-	e->pend_reads = (cuda_smem_set){0};
-	e->pend_writes = (cuda_smem_set){0};
-}
-
-/* The shared accesses of a loop body before its first barrier: what the
- * next iteration does before it synchronizes. */
-static void body_head(const tlc_stmt *body, cuda_smem_set *r, cuda_smem_set *w)
-{
-	bool seq = body->kind == TLC_STMT_SEQ;
-	int n = seq ? body->u.seq.n : 1;
-	for (int i = 0; i < n; i++) {
-		const tlc_stmt *item = seq ? body->u.seq.items[i] : body;
-		if (item->kind == TLC_STMT_EVAL && item->u.eval.call->kind == TLC_EXPR_CALL &&
-		    item->u.eval.call->u.call.op == TLC_OP_SYNC_THREADS)
-			return;
-		cuda_collect_shared(item, r, w);
-	}
-}
-
-static void record_after(cuda_emitter *e, const tlc_stmt *s)
-{
-	cuda_smem_set r = {0}, w = {0};
-	cuda_collect_shared(s, &r, &w);
-	cuda_smem_set_union(&e->pend_reads, &r);
-	cuda_smem_set_union(&e->pend_writes, &w);
-}
-
 static void emit_seq(cuda_emitter *e, const tlc_stmt *s, int ind)
 {
-	for (int i = 0; i < s->u.seq.n && !e->errors; i++) {
-		const tlc_stmt *item = s->u.seq.items[i];
-		sync_before(e, item, ind);
-		cuda_emit_stmt(e, item, ind);
-		if (!(item->kind == TLC_STMT_EVAL && item->u.eval.call->kind == TLC_EXPR_CALL &&
-		      item->u.eval.call->u.call.op == TLC_OP_SYNC_THREADS))
-			record_after(e, item);
-	}
-}
-
-/* Emit a body that is not itself a block: one statement, still checked
- * against pending shared accesses. */
-static void emit_body(cuda_emitter *e, const tlc_stmt *s, int ind)
-{
-	if (s->kind == TLC_STMT_SEQ) {
-		emit_seq(e, s, ind);
-		return;
-	}
-	sync_before(e, s, ind);
-	cuda_emit_stmt(e, s, ind);
-	record_after(e, s);
+	for (int i = 0; i < s->u.seq.n && !e->errors; i++)
+		cuda_emit_stmt(e, s->u.seq.items[i], ind);
 }
 
 static void emit_serial(cuda_emitter *e, const tlc_stmt *s, int ind)
@@ -123,17 +45,7 @@ static void emit_serial(cuda_emitter *e, const tlc_stmt *s, int ind)
 	if (tlc_expr_bounds(&e->ranges, s->u.loop.min, &lo, &hi) &&
 	    tlc_expr_bounds(&e->ranges, s->u.loop.extent, &elo, &ehi) && ehi >= 1)
 		tlc_ranges_push(&e->ranges, s->u.loop.var, lo, hi + ehi - 1);
-	emit_body(e, s->u.loop.body, ind + 1);
-	/* what the body left pending must not meet what the next iteration does
-	 * before its first barrier (sync-insert ends such a body with one) */
-	cuda_smem_set r = {0}, w = {0};
-	if (s->u.loop.body)
-		body_head(s->u.loop.body, &r, &w);
-	if (!e->in_nest && !e->errors && smem_hazard(e, &r, &w))
-		cuda_error(e, s->loc,
-		           "internal consistency check: one iteration of this loop leaves shared memory that the next "
-		           "one touches before any barrier, and the body does not end with T.sync_threads(): the "
-		           "pipeline must run sync-insert (see tlc.ini)");
+	cuda_emit_stmt(e, s->u.loop.body, ind + 1);
 	e->ranges.n = saved;
 	line(e, ind, "}");
 }
@@ -222,7 +134,7 @@ static void emit_eval(cuda_emitter *e, const tlc_stmt *s, int ind)
 	}
 	switch (c->u.call.op) {
 	case TLC_OP_SYNC_THREADS:
-		emit_sync(e, ind);
+		line(e, ind, "__syncthreads();");
 		return;
 	case TLC_OP_SYNC_WARP:
 		line(e, ind, "__syncwarp();");
@@ -319,10 +231,10 @@ void cuda_emit_stmt(cuda_emitter *e, const tlc_stmt *s, int ind)
 		tlc_buf_puts(e->out, "if (");
 		cuda_emit_expr(e, s->u.if_.cond);
 		tlc_buf_puts(e->out, ") {\n");
-		emit_body(e, s->u.if_.then_s, ind + 1);
+		cuda_emit_stmt(e, s->u.if_.then_s, ind + 1);
 		if (s->u.if_.else_s) {
 			line(e, ind, "} else {");
-			emit_body(e, s->u.if_.else_s, ind + 1);
+			cuda_emit_stmt(e, s->u.if_.else_s, ind + 1);
 		}
 		line(e, ind, "}");
 		return;
@@ -342,16 +254,10 @@ void cuda_emit_stmt(cuda_emitter *e, const tlc_stmt *s, int ind)
 		cuda_error(e, s->loc, "T.%s is not supported by target %s yet", cuda_op_name(e, s->u.scope.call),
 		           e->arch->target);
 		return;
-	case TLC_STMT_ATTR: {
-		bool nest = s->u.attr.key &&
-		            (!strcmp(s->u.attr.key, "parallel_nest") || !strcmp(s->u.attr.key, "thread_private"));
-		bool saved = e->in_nest;
-		e->in_nest |= nest;
+	case TLC_STMT_ATTR:
 		line(e, ind, "{");
-		emit_body(e, s->u.attr.body, ind + 1);
+		cuda_emit_stmt(e, s->u.attr.body, ind + 1);
 		line(e, ind, "}");
-		e->in_nest = saved;
 		return;
-	}
 	}
 }

@@ -200,6 +200,7 @@ int tlc_run_passes(tlc_module *m, const tlc_pipeline_opts *o)
 	guard_install(&guard);
 	double *secs = tlc_xcalloc((size_t)o->npasses + 1, sizeof(double));
 	int rc = 0, nrun = 0;
+	bool barriers_placed = false;
 	for (int i = 0; i < o->npasses && rc == 0; i++) {
 		const tlc_pass_desc *p = tlc_find_pass(ctx, o->passes[i]);
 		if (o->print_before_all || in_list(p->name, o->nprint_before, o->print_before))
@@ -212,7 +213,9 @@ int tlc_run_passes(tlc_module *m, const tlc_pipeline_opts *o)
 			break;
 		if (o->print_after_all || in_list(p->name, o->nprint_after, o->print_after))
 			dump_ir(m, "After", p->name);
-		if (o->verify_each && !tlc_verify_module(ctx, m, p->name)) {
+		barriers_placed |= (p->flags & TLC_PASS_PLACES_BARRIERS) != 0;
+		if (o->verify_each && (!tlc_verify_module(ctx, m, p->name) ||
+		                       (barriers_placed && !tlc_verify_barriers(ctx, m, p->name)))) {
 			tlc_internal_error(ctx, p->name, "the IR does not verify after this pass");
 			rc = -1;
 		}

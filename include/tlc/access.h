@@ -25,6 +25,15 @@ TLC_API void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn f
 /* The accesses of s and of every statement nested in it. */
 TLC_API void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
 
+/* True for the shared-memory scopes (static and dynamic). */
+TLC_API bool tlc_buffer_in_shared(const tlc_buffer *b);
+/* The buffer whose storage b is (b itself unless b is a T.view). */
+TLC_API const tlc_buffer *tlc_buffer_storage(const tlc_buffer *b);
+/* True when two shared buffers may share bytes: the same storage, or
+ * overlapping ranges of the arena storage-plan gave them (a buffer of
+ * unknown size overlaps everything placed). */
+TLC_API bool tlc_buffers_share_memory(const tlc_buffer *a, const tlc_buffer *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -453,6 +453,11 @@ TLC_API tlc_module *tlc_parse(tlc_context *ctx, const char *filename, const char
  * declared, dtypes consistent, arities of ops).  Reports errors naming
  * `after` (a pass name or NULL) and returns false if any. */
 TLC_API bool tlc_verify_module(tlc_context *ctx, const tlc_module *m, const char *after);
+/* Check that thread-level IR has a T.sync_threads() between every two
+ * statements whose shared-memory accesses conflict (sync-insert's rules,
+ * core/verify_sync.c).  Errors name both statements, the buffers and
+ * `after` (the pass that ran last); returns false if any. */
+TLC_API bool tlc_verify_barriers(tlc_context *ctx, const tlc_module *m, const char *after);
 
 #ifdef __cplusplus
 }

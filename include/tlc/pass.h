@@ -22,7 +22,14 @@ struct tlc_pass_desc {
 	/* Transform one function in place.  Return 0 on success, nonzero after
 	 * reporting errors with tlc_diag (user errors) or tlc_internal_error. */
 	int (*run)(tlc_module *m, tlc_func *f, const tlc_pass_options *opts);
-	void *reserved[4];
+	unsigned flags; /* TLC_PASS_* */
+	void *reserved[3];
+};
+
+enum {
+	/* The pass places the block's barriers (sync-insert): from then on,
+	 * --verify-each also checks them (tlc_verify_barriers) after every pass. */
+	TLC_PASS_PLACES_BARRIERS = 1 << 0,
 };
 
 /* Simplify one expression (constant folding, canonical arithmetic); shared by

@@ -1,51 +1,15 @@
 /* sync_access.c - which shared buffers a statement reads and writes, and
  * when two sets of accesses need a barrier between them.
  *
- * Two shared buffers are the same memory when they have the same root (a
- * T.view and its source) or when storage-plan gave them overlapping bytes
- * of the arena: a write to one after a read of the other by another thread
- * is a hazard like any other. */
+ * Two shared buffers are the same memory when tlc_buffers_share_memory says
+ * so (a T.view and its source, or overlapping bytes of the arena): a write
+ * to one after a read of the other by another thread is a hazard like any
+ * other.  libtlc's tlc_verify_barriers checks the result with the same
+ * rules. */
 #include <tlc/access.h>
 #include <string.h>
 
 #include "sync_insert.h"
-
-static bool is_shared(const tlc_buffer *b)
-{
-	return b && (b->scope == TLC_SCOPE_SHARED || b->scope == TLC_SCOPE_SHARED_DYN);
-}
-
-static const tlc_buffer *root_of(const tlc_buffer *b)
-{
-	while (b->alias_of)
-		b = b->alias_of;
-	return b;
-}
-
-/* Bytes of b, or -1 when its shape is not constant. */
-static int64_t buffer_bytes(const tlc_buffer *b)
-{
-	int64_t bits = tlc_dtype_bits(b->dtype);
-	for (int i = 0; i < b->ndim; i++) {
-		int64_t x;
-		if (!tlc_expr_as_int(b->shape[i], &x) || x < 0 || (x && bits > INT64_MAX / 2 / x))
-			return -1;
-		bits *= x;
-	}
-	return (bits + 7) / 8;
-}
-
-static bool same_memory(const tlc_buffer *a, const tlc_buffer *b)
-{
-	if (root_of(a) == root_of(b))
-		return true;
-	if (a->scope != TLC_SCOPE_SHARED_DYN || b->scope != TLC_SCOPE_SHARED_DYN || a->offset < 0 || b->offset < 0)
-		return false;
-	int64_t na = buffer_bytes(a), nb = buffer_bytes(b);
-	if (na < 0 || nb < 0)
-		return true; /* unknown extent: assume the worst */
-	return a->offset < b->offset + nb && b->offset < a->offset + na;
-}
 
 /* The index of b in si's table, adding it (and its conflict row) if new;
  * -1 past SI_MAX_BUFS (reported once). */
@@ -65,7 +29,7 @@ static int buf_index(si_state *si, const tlc_buffer *b)
 	si->bufs[k] = b;
 	si->rows[k] = (si_set){{0}};
 	for (int i = 0; i <= k; i++)
-		if (same_memory(si->bufs[i], b)) {
+		if (tlc_buffers_share_memory(si->bufs[i], b)) {
 			si->rows[k].w[i / 64] |= 1ull << (i % 64);
 			si->rows[i].w[k / 64] |= 1ull << (k % 64);
 		}
@@ -74,7 +38,7 @@ static int buf_index(si_state *si, const tlc_buffer *b)
 
 static void set_add(si_state *si, si_set *s, const tlc_buffer *b)
 {
-	if (!is_shared(b))
+	if (!tlc_buffer_in_shared(b))
 		return;
 	int i = buf_index(si, b);
 	if (i >= 0)

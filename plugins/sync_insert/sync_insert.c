@@ -296,6 +296,7 @@ static const tlc_pass_desc sync_insert_pass = {
 	.name = "sync-insert",
 	.summary = "insert T.sync_threads() between shared-memory writes and reads by other threads",
 	.run = run_sync_insert,
+	.flags = TLC_PASS_PLACES_BARRIERS,
 };
 
 static int sync_insert_init(tlc_registry *reg)

@@ -1,0 +1,220 @@
+/* verify_sync.c - the barrier check of thread-level IR: every shared-memory
+ * hazard has a T.sync_threads() between its two statements.
+ *
+ * sync-insert places the barriers; this check, in libtlc, holds any pipeline
+ * to them, whoever emits the code: the driver runs it before a target prints
+ * the module, and --verify-each after every pass that follows sync-insert.
+ * The rules are sync-insert's (tlc/access.h classifies the accesses):
+ *  - statements of a block run in order; a statement that reads a shared
+ *    buffer written since the last barrier (RAW), or writes one read or
+ *    written since then (WAR, WAW), needs a barrier before it, since other
+ *    threads ran the earlier one;
+ *  - a block item is checked as a whole (all accesses nested in it);
+ *  - inside `T.attr("parallel_nest")` / `"thread_private"` threads diverge
+ *    and no barrier can go, so nothing inside is checked (sync-insert
+ *    reports hazards there), but all of it counts as accessed;
+ *  - a loop body runs again: what one iteration leaves pending must not meet
+ *    what the next does before its first barrier;
+ *  - both branches of an `if` count, one after the other (conservative).
+ * Two buffers are the same memory when tlc_buffers_share_memory says so. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <tlc/access.h>
+#include <tlc/walk.h>
+
+/* One pending access since the last barrier. */
+typedef struct pending {
+	const tlc_buffer *buf;
+	tlc_loc loc; /* of the block item that made it */
+	bool write;
+} pending;
+
+typedef struct checker {
+	tlc_context *ctx;
+	const char *after;
+	int errors;
+	int n, cap;
+	pending *items;
+} checker;
+
+typedef struct accesses {
+	int n, cap;
+	pending *items;
+	tlc_loc loc;
+} accesses;
+
+static void add_access(void *p, const tlc_buffer *b, unsigned mode)
+{
+	accesses *a = p;
+	if (!tlc_buffer_in_shared(b))
+		return;
+	for (int k = 0; k < 2; k++) {
+		bool write = k == 1;
+		if (!(mode & (write ? TLC_ACCESS_WRITE : TLC_ACCESS_READ)))
+			continue;
+		a->items = tlc_mem_grow(a->items, a->n, &a->cap, sizeof(*a->items));
+		a->items[a->n++] = (pending){b, a->loc, write};
+	}
+}
+
+static accesses collect(const tlc_stmt *s)
+{
+	accesses a = {.loc = s->loc};
+	tlc_stmt_accesses(s, add_access, &a);
+	return a;
+}
+
+static bool is_barrier(const tlc_stmt *s)
+{
+	return s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
+	       s->u.eval.call->u.call.op == TLC_OP_SYNC_THREADS;
+}
+
+static bool is_nest(const tlc_stmt *s)
+{
+	return s->kind == TLC_STMT_ATTR && s->u.attr.key &&
+	       (!strcmp(s->u.attr.key, "parallel_nest") || !strcmp(s->u.attr.key, "thread_private"));
+}
+
+/* The first pending access that conflicts with a (NULL when none), and the
+ * access of a it conflicts with. */
+static const pending *conflict(const checker *c, const accesses *a, const pending **with)
+{
+	for (int i = 0; i < a->n; i++)
+		for (int j = 0; j < c->n; j++) {
+			const pending *p = &c->items[j];
+			if ((p->write || a->items[i].write) && tlc_buffers_share_memory(p->buf, a->items[i].buf)) {
+				*with = &a->items[i];
+				return p;
+			}
+		}
+	return NULL;
+}
+
+static void remember(checker *c, const accesses *a)
+{
+	for (int i = 0; i < a->n; i++) {
+		c->items = tlc_mem_grow(c->items, c->n, &c->cap, sizeof(*c->items));
+		c->items[c->n++] = a->items[i];
+	}
+}
+
+/* "after pass 'x'" or "with no pass run", for the messages */
+static const char *when(const checker *c, char *buf, size_t n)
+{
+	if (!c->after)
+		return "with no pass run";
+	snprintf(buf, n, "after pass '%s'", c->after);
+	return buf;
+}
+
+static void report(checker *c, tlc_loc loc, const pending *earlier, const pending *now, bool loop)
+{
+	const char *what_now = now->write ? "writes" : "reads", *what_then = earlier->write ? "written" : "read";
+	char buf[160];
+	if (loop)
+		tlc_error(c->ctx, loc,
+		          "missing barrier: one iteration of this loop leaves shared buffer '%s' %s at %u:%u, and the "
+		          "next %s '%s' at %u:%u before any T.sync_threads() (%s): run sync-insert after the last pass "
+		          "that changes shared accesses (see tlc.ini)",
+		          earlier->buf->name, what_then, earlier->loc.line, earlier->loc.col, what_now, now->buf->name,
+		          now->loc.line, now->loc.col, when(c, buf, sizeof(buf)));
+	else
+		tlc_error(c->ctx, loc,
+		          "missing barrier: this statement %s shared buffer '%s', %s by other threads at %u:%u (as '%s') "
+		          "with no T.sync_threads() between (%s): run sync-insert after the last pass that changes shared "
+		          "accesses (see tlc.ini)",
+		          what_now, now->buf->name, what_then, earlier->loc.line, earlier->loc.col, earlier->buf->name,
+		          when(c, buf, sizeof(buf)));
+	c->errors++;
+	c->n = 0; /* one report per missing barrier */
+}
+
+static void check_body(checker *c, const tlc_stmt *s, bool in_nest);
+
+/* The shared accesses a loop body makes before its first barrier: what the
+ * next iteration does before it synchronizes. */
+static accesses body_head(const tlc_stmt *body)
+{
+	accesses head = {0};
+	bool seq = body->kind == TLC_STMT_SEQ;
+	for (int i = 0; i < (seq ? body->u.seq.n : 1); i++) {
+		const tlc_stmt *item = seq ? body->u.seq.items[i] : body;
+		if (is_barrier(item))
+			break;
+		accesses a = collect(item);
+		for (int k = 0; k < a.n; k++) {
+			head.items = tlc_mem_grow(head.items, head.n, &head.cap, sizeof(*head.items));
+			head.items[head.n++] = a.items[k];
+		}
+		tlc_mem_free(a.items);
+	}
+	return head;
+}
+
+/* One block item (or a body that is a single statement). */
+static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
+{
+	if (!s)
+		return;
+	if (is_barrier(s)) {
+		c->n = 0;
+		return;
+	}
+	accesses a = collect(s);
+	const pending *with = NULL, *earlier = in_nest ? NULL : conflict(c, &a, &with);
+	if (earlier)
+		report(c, s->loc, earlier, with, false);
+	/* its parts, for the barriers and loops inside */
+	switch (s->kind) {
+	case TLC_STMT_SEQ:
+	case TLC_STMT_IF:
+	case TLC_STMT_SCOPE:
+	case TLC_STMT_ATTR:
+		for (int i = 0; i < tlc_stmt_num_children(s); i++)
+			check_body(c, tlc_stmt_child(s, i), in_nest || is_nest(s));
+		break;
+	case TLC_STMT_FOR: {
+		check_body(c, s->u.loop.body, in_nest);
+		accesses head = s->u.loop.body ? body_head(s->u.loop.body) : (accesses){0};
+		const pending *w = NULL, *e = in_nest || c->errors ? NULL : conflict(c, &head, &w);
+		if (e)
+			report(c, s->loc, e, w, true);
+		tlc_mem_free(head.items);
+		break;
+	}
+	default:
+		break;
+	}
+	remember(c, &a);
+	tlc_mem_free(a.items);
+}
+
+static void check_body(checker *c, const tlc_stmt *s, bool in_nest)
+{
+	if (!s)
+		return;
+	if (s->kind != TLC_STMT_SEQ) {
+		check_item(c, s, in_nest);
+		return;
+	}
+	for (int i = 0; i < s->u.seq.n && !c->errors; i++)
+		check_item(c, s->u.seq.items[i], in_nest);
+}
+
+bool tlc_verify_barriers(tlc_context *ctx, const tlc_module *m, const char *after)
+{
+	checker c = {.ctx = ctx, .after = after};
+	for (int i = 0; i < m->nfuncs; i++) {
+		c.n = 0;
+		c.errors = 0;
+		if (m->funcs[i] && m->funcs[i]->body)
+			check_body(&c, m->funcs[i]->body, false);
+		if (c.errors)
+			break;
+	}
+	tlc_mem_free(c.items);
+	return c.errors == 0;
+}
