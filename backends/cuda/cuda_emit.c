@@ -13,8 +13,6 @@
 
 #include "cuda_emit.h"
 
-#define SMEM_ALIGN 128          /* arena offsets; storage planning comes later */
-#define DEFAULT_SMEM_LIMIT 49152 /* above this the kernel must opt in */
 
 void cuda_error(cuda_emitter *e, tlc_loc loc, const char *fmt, ...)
 {
@@ -27,80 +25,16 @@ void cuda_error(cuda_emitter *e, tlc_loc loc, const char *fmt, ...)
 
 /* ---- shared memory ---- */
 
-/* Record the shared buffers declared in s: static ones by size, dynamic ones
- * with the arena offset storage-plan gave them (-1 when not planned).  A
- * pre-hook of the walk over the kernel body. */
-static tlc_walk_action collect_smem(void *p, const tlc_stmt *s)
+/* The bytes of the dynamic shared arena: storage-plan placed every
+ * shared.dyn buffer and wrote the arena's size on the kernel. */
+static int64_t arena_bytes(const tlc_func *f)
 {
-	cuda_emitter *e = p;
-	if (s->kind != TLC_STMT_ALLOC)
-		return TLC_WALK_CONTINUE;
-	const tlc_buffer *b = s->u.alloc.buf;
-	int64_t numel;
-	if ((b->scope != TLC_SCOPE_SHARED_DYN && b->scope != TLC_SCOPE_SHARED) || b->alias_of ||
-	    !tlc_buffer_numel(b, &numel))
-		return TLC_WALK_CONTINUE; /* emit_alloc reports views and non-constant shapes */
-	int64_t bytes = numel * (tlc_dtype_bits(b->dtype) / 8);
-	if (b->scope == TLC_SCOPE_SHARED) {
-		e->static_smem += (bytes + 15) / 16 * 16;
-		return TLC_WALK_CONTINUE;
-	}
-	e->smem_bufs = realloc(e->smem_bufs, (size_t)(e->nsmem + 1) * sizeof(*e->smem_bufs));
-	e->smem_offsets = realloc(e->smem_offsets, (size_t)(e->nsmem + 1) * sizeof(*e->smem_offsets));
-	if (!e->smem_bufs || !e->smem_offsets)
-		abort();
-	e->smem_bufs[e->nsmem] = b;
-	e->smem_offsets[e->nsmem++] = b->offset;
-	if (b->offset >= 0 && b->offset + bytes > e->dyn_smem)
-		e->dyn_smem = b->offset + bytes;
-	return TLC_WALK_CONTINUE;
-}
-
-static int64_t smem_bytes(const tlc_buffer *b)
-{
-	int64_t numel = 0;
-	tlc_buffer_numel(b, &numel);
-	return numel * (tlc_dtype_bits(b->dtype) / 8);
-}
-
-/* Buffers storage-plan did not place (it did not run, or a later pass made
- * them) go after the planned arena, each at the next 128-byte boundary;
- * then the total must fit the target. */
-static int check_smem(cuda_emitter *e)
-{
-	for (int i = 0; i < e->f->nattrs; i++) {
-		int64_t planned;
-		if (e->f->attr_keys[i] && strcmp(e->f->attr_keys[i], "tlc.smem_bytes") == 0 &&
-		    tlc_expr_as_int(e->f->attr_values[i], &planned) && planned > e->dyn_smem)
-			e->dyn_smem = planned;
-	}
-	for (int i = 0; i < e->nsmem; i++)
-		if (e->smem_offsets[i] < 0) {
-			e->smem_offsets[i] = (e->dyn_smem + SMEM_ALIGN - 1) / SMEM_ALIGN * SMEM_ALIGN;
-			e->dyn_smem = e->smem_offsets[i] + smem_bytes(e->smem_bufs[i]);
-		}
-	if (e->static_smem > DEFAULT_SMEM_LIMIT) {
-		cuda_error(e, e->f->loc,
-		           "kernel '%s' uses %lld bytes of static shared memory (scope=\"shared\"); the limit is %d: "
-		           "use the default dynamic shared memory instead",
-		           e->f->name, (long long)e->static_smem, DEFAULT_SMEM_LIMIT);
-	} else if (e->dyn_smem + e->static_smem > e->arch->info->smem_max) {
-		tlc_buf list;
-		tlc_buf_init(&list);
-		for (int i = 0; i < e->nsmem; i++)
-			tlc_buf_printf(&list, "%s'%s' %lld bytes at offset %lld", i ? ", " : "", e->smem_bufs[i]->name,
-			               (long long)smem_bytes(e->smem_bufs[i]), (long long)e->smem_offsets[i]);
-		if (e->static_smem)
-			tlc_buf_printf(&list, "%sstatic __shared__ arrays %lld bytes", e->nsmem ? ", " : "",
-			               (long long)e->static_smem);
-		cuda_error(e, e->f->loc,
-		           "kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld per block: %s; total "
-		           "%lld bytes",
-		           e->f->name, (long long)(e->dyn_smem + e->static_smem), e->arch->target,
-		           (long long)e->arch->info->smem_max, tlc_buf_str(&list), (long long)(e->dyn_smem + e->static_smem));
-		tlc_buf_free(&list);
-	}
-	return e->errors;
+	int64_t n;
+	for (int i = 0; i < f->nattrs; i++)
+		if (f->attr_keys[i] && strcmp(f->attr_keys[i], "tlc.smem_bytes") == 0 &&
+		    tlc_expr_as_int(f->attr_values[i], &n))
+			return n;
+	return 0;
 }
 
 /* ---- signature ---- */
@@ -173,7 +107,7 @@ static void emit_kernel(cuda_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	               e->f->name);
 	emit_params(e, out, true);
 	tlc_buf_puts(out, ")\n{\n");
-	if (e->nsmem)
+	if (e->dyn_smem)
 		tlc_buf_puts(out, "\textern __shared__ __align__(128) unsigned char tlc_smem[];\n");
 	if (e->used_frame & (1u << 6)) {
 		tlc_buf_puts(out, "\tconst int tlc_tid = (int)threadIdx.x");
@@ -216,8 +150,8 @@ static int emit_func(tlc_module *m, const cuda_arch *arch, tlc_func *f, tlc_buf 
 	tlc_func_uniquify_names(m, f);
 	if (check_params(&e) || compute_threads(&e, tdims))
 		return 1;
-	tlc_walk_stmt(&(tlc_visitor){.ctx = &e, .stmt_pre = collect_smem}, f->body);
-	if (!check_smem(&e)) {
+	e.dyn_smem = arena_bytes(f);
+	{
 		tlc_buf kernel;
 		tlc_buf_init(&kernel);
 		emit_kernel(&e, &kernel, tdims);
@@ -231,8 +165,6 @@ static int emit_func(tlc_module *m, const cuda_arch *arch, tlc_func *f, tlc_buf 
 	}
 	*helpers |= e.helpers;
 	tlc_ranges_free(&e.ranges);
-	free(e.smem_bufs);
-	free(e.smem_offsets);
 	tlc_buf_free(&decls);
 	return e.errors;
 }

@@ -52,10 +52,6 @@ typedef struct cuda_emitter {
 	unsigned helpers;    /* CUDA_HELPER_* used (module-wide) */
 	int64_t threads;     /* threads per block */
 	int64_t dyn_smem;    /* bytes of the dynamic shared arena */
-	int64_t static_smem; /* bytes of static __shared__ arrays */
-	int nsmem;           /* shared.dyn buffers and their arena offsets */
-	const tlc_buffer **smem_bufs;
-	int64_t *smem_offsets;
 	tlc_ranges ranges;  /* variables in scope with known ranges */
 	int64_t raster_panel; /* T.use_swizzle(panel, order): > 0 when block indices are rasterized */
 	bool raster_column;   /* ... in column panels */
@@ -76,8 +72,6 @@ void cuda_error(cuda_emitter *e, tlc_loc loc, const char *fmt, ...) __attribute_
 
 /* ---- cuda_launcher.c: extern "C" launchers and the C header ---- */
 
-/* Above this many bytes of dynamic shared memory a kernel must opt in. */
-#define CUDA_SMEM_OPT_IN_THRESHOLD 49152
 /* The C symbol of f's launcher: f's name, but never `main`. */
 const char *cuda_launcher_name(const tlc_func *f);
 /* Append f's NAME_error_string() and its launcher NAME(...) to out. */

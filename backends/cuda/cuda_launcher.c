@@ -94,7 +94,7 @@ void cuda_emit_launcher(cuda_emitter *e, tlc_buf *out, const int64_t tdims[3])
 			tlc_buf_printf(out, "%s %s, ", cuda_ctype(p->var->dtype), param_name(e, p));
 	}
 	tlc_buf_puts(out, "void *stream)\n{\n");
-	if (e->dyn_smem > CUDA_SMEM_OPT_IN_THRESHOLD)
+	if (e->dyn_smem > e->arch->info->smem_default)
 		emit_smem_opt_in(e, out);
 	emit_grid(e, out);
 	tlc_buf_printf(out, "\tconst dim3 tlc_grid((unsigned)tlc_grid0, (unsigned)tlc_grid1, (unsigned)tlc_grid2);\n"

@@ -94,10 +94,14 @@ static void emit_alloc(cuda_emitter *e, const tlc_stmt *s, int ind)
 	indent(e, ind);
 	switch (b->scope) {
 	case TLC_SCOPE_SHARED_DYN:
-		for (int i = 0; i < e->nsmem; i++)
-			if (e->smem_bufs[i] == b)
-				tlc_buf_printf(e->out, "%s *%s = reinterpret_cast<%s *>(tlc_smem + %lld);\n", ty, name, ty,
-				               (long long)e->smem_offsets[i]);
+		if (b->offset < 0 || b->offset + 1 > e->dyn_smem) {
+			tlc_buf_puts(e->out, "\n");
+			cuda_error(e, s->loc, "shared buffer '%s' has no place in the shared-memory arena: run storage-plan "
+			           "after the last pass that makes shared buffers (see tlc.ini)", b->name);
+			return;
+		}
+		tlc_buf_printf(e->out, "%s *%s = reinterpret_cast<%s *>(tlc_smem + %lld);\n", ty, name, ty,
+		               (long long)b->offset);
 		return;
 	case TLC_SCOPE_SHARED:
 		tlc_buf_printf(e->out, "__shared__ __align__(16) %s %s[%lld];\n", ty, name, (long long)numel);
