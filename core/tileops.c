@@ -153,3 +153,25 @@ bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, in
 	*warp_n = warps / best_m;
 	return true;
 }
+
+bool tlc_raster_decode(const tlc_expr *call, int grid_ndim, tlc_raster *r, const char **why)
+{
+	int64_t panel = 0, enable = 1;
+	const tlc_expr *order = call->u.call.nargs > 1 ? call->u.call.args[1] : tlc_call_kw(call, "order");
+	const tlc_expr *en = tlc_call_kw(call, "enable");
+	if (call->u.call.nargs < 1 || !tlc_expr_as_int(call->u.call.args[0], &panel) || panel <= 0 ||
+	    (en && !tlc_expr_as_int(en, &enable))) {
+		*why = "T.use_swizzle needs a positive compile-time panel size";
+		return false;
+	}
+	if (order && (order->kind != TLC_EXPR_STR || (strcmp(order->u.str, "row") && strcmp(order->u.str, "column")))) {
+		*why = "T.use_swizzle: order must be \"row\" or \"column\"";
+		return false;
+	}
+	if (enable && grid_ndim > 0 && grid_ndim < 2) {
+		*why = "T.use_swizzle needs a 2-D grid (T.Kernel(nx, ny, ...))";
+		return false;
+	}
+	*r = (tlc_raster){panel, order && !strcmp(order->u.str, "column"), enable != 0};
+	return true;
+}

@@ -5,10 +5,12 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <tlc/tileops.h>
 #include <tlc/walk.h>
 
 typedef struct verifier {
 	tlc_context *ctx;
+	const tlc_func *func; /* being checked */
 	const char *after;
 	tlc_loc loc; /* of the statement being checked */
 	int errors;
@@ -340,6 +342,16 @@ static void check_children_present(verifier *v, const tlc_stmt *s)
  * statements).  Every statement opens a scope that its post-hook closes,
  * except that a LET or an ALLOC in a block binds for the rest of the block
  * (the block's own scope closes it). */
+/* Ops whose arguments mean something beyond their arity. */
+static void check_eval_op(verifier *v, const tlc_expr *c)
+{
+	tlc_raster r;
+	const char *why = NULL;
+	if (c && c->kind == TLC_EXPR_CALL && c->u.call.op == TLC_OP_USE_SWIZZLE &&
+	    !tlc_raster_decode(c, v->func ? v->func->grid_ndim : 0, &r, &why))
+		error(v, "%s", why);
+}
+
 static tlc_walk_action stmt_pre(void *p, const tlc_stmt *s)
 {
 	verifier *v = p;
@@ -366,7 +378,10 @@ static tlc_walk_action stmt_pre(void *p, const tlc_stmt *s)
 		check_list(v, s->u.store.idx, s->u.store.n);
 		check_expr(v, s->u.store.value);
 		break;
-	case TLC_STMT_EVAL: check_expr(v, s->u.eval.call); break;
+	case TLC_STMT_EVAL:
+		check_expr(v, s->u.eval.call);
+		check_eval_op(v, s->u.eval.call);
+		break;
 	case TLC_STMT_ALLOC: check_alloc(v, s->u.alloc.buf); break;
 	case TLC_STMT_SCOPE: {
 		const tlc_expr *c = s->u.scope.call;
@@ -395,6 +410,7 @@ static void stmt_post(void *p, const tlc_stmt *s)
 
 static void check_func(verifier *v, const tlc_func *f)
 {
+	v->func = f;
 	v->loc = f->loc;
 	v->nvars = v->nbufs = v->nrep = 0;
 	/* parameters first: tensor shapes may name scalar parameters given later */

@@ -17,6 +17,7 @@
 #include <tlc/ir.h>
 #include <tlc/pass.h>
 #include <tlc/target.h>
+#include <tlc/tileops.h>
 
 /* What differs between the CUDA targets. */
 typedef struct cuda_arch {

@@ -158,25 +158,17 @@ static void emit_eval(cuda_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_USE_SWIZZLE: {
 		/* a permutation of the blocks for L2 locality; the block variables are
 		 * defined from it at kernel entry (cuda_emit.c) */
-		int64_t panel = 0, enable = 1;
-		const tlc_expr *order = c->u.call.nargs > 1 ? c->u.call.args[1] : tlc_call_kw(c, "order");
-		const tlc_expr *en = tlc_call_kw(c, "enable");
-		if (!tlc_expr_as_int(c->u.call.args[0], &panel) || panel <= 0 || (en && !tlc_expr_as_int(en, &enable))) {
-			cuda_error(e, s->loc, "T.use_swizzle needs a positive compile-time panel size");
+		/* the frontend and the verifier checked the call */
+		tlc_raster r;
+		const char *why = NULL;
+		if (!tlc_raster_decode(c, e->f->grid_ndim, &r, &why)) {
+			cuda_error(e, s->loc, "%s", why);
 			return;
 		}
-		if (order && (order->kind != TLC_EXPR_STR || (strcmp(order->u.str, "row") && strcmp(order->u.str, "column")))) {
-			cuda_error(e, s->loc, "T.use_swizzle: order must be \"row\" or \"column\"");
+		if (!r.enabled)
 			return;
-		}
-		if (!enable)
-			return;
-		if (e->f->grid_ndim < 2) {
-			cuda_error(e, s->loc, "T.use_swizzle needs a 2-D grid (T.Kernel(nx, ny, ...))");
-			return;
-		}
-		e->raster_panel = panel;
-		e->raster_column = order && !strcmp(order->u.str, "column");
+		e->raster_panel = r.panel;
+		e->raster_column = r.column;
 		e->helpers |= CUDA_HELPER_RASTER;
 		line(e, ind, "/* T.use_swizzle: block indices come from tlc::rasterization2D* at kernel entry */");
 		return;

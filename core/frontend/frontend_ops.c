@@ -8,6 +8,8 @@
  * keywords with their TileLang names (doc/language.md). */
 #include "frontend.h"
 
+#include <tlc/tileops.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -255,6 +257,15 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		return NULL;
 	if ((op == TLC_OP_GEMM || op == TLC_OP_WGMMA_GEMM) && !check_gemm(F, call, loc))
 		return NULL;
+	if (op == TLC_OP_USE_SWIZZLE) {
+		tlc_raster r;
+		const char *why = NULL;
+		int grid = F->kernel && F->kernel->has_frame ? F->kernel->func->grid_ndim : 0;
+		if (!tlc_raster_decode(call, grid, &r, &why)) {
+			tlc_error(F->ctx, loc, "%s", why);
+			return NULL;
+		}
+	}
 	fe_val *v = fe_new(F, FV_EXPR);
 	v->u.e = call;
 	return v;

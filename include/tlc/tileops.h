@@ -56,6 +56,19 @@ TLC_API bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char 
 TLC_API bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, int warps,
                                 tlc_warp_policy policy, int *warp_m, int *warp_n, const char **why);
 
+/* A T.use_swizzle(panel_size, order="row", enable=True) call, decoded: the
+ * blocks of a 2-D grid are visited in panels of `panel` rows (or columns)
+ * for L2 locality. */
+typedef struct tlc_raster {
+	int64_t panel;
+	bool column; /* order="column" */
+	bool enabled;
+} tlc_raster;
+
+/* Decode and check a use_swizzle call in a kernel with grid_ndim grid
+ * dimensions (0: not known yet); false and *why when it is malformed. */
+TLC_API bool tlc_raster_decode(const tlc_expr *call, int grid_ndim, tlc_raster *r, const char **why);
+
 /* How a gemm runs on the module's target (tlc_module_target_info): the
  * matrix instruction for its operand types, the grid of the instruction's
  * thread groups over the accumulator, and the register fragments of the
