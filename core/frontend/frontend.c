@@ -4,20 +4,29 @@
  * constants, entry-function parameters and T.const/T.dynamic sizes. */
 #include "frontend.h"
 
+#include <errno.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- -D values ---- */
 
-static fe_val *parse_define(fe *F, const char *s)
+static fe_val *parse_define(fe *F, const char *name, const char *s)
 {
 	char *end;
 	if (!strcmp(s, "True") || !strcmp(s, "False"))
 		return fe_bool(F, s[0] == 'T');
 	if (!strcmp(s, "None"))
 		return F->none;
+	errno = 0;
 	long long i = strtoll(s, &end, 0);
+	if (*s && !*end && errno == ERANGE) {
+		/* strtoll clamps: a silently different size would be wrong code */
+		tlc_error(F->ctx, (tlc_loc){0}, "-D %s=%.20s%s: the integer is out of the 64-bit range", name, s,
+		          strlen(s) > 20 ? "..." : "");
+		return fe_int(F, 1); /* compilation fails; 1 keeps later checks quiet */
+	}
 	if (*s && !*end)
 		return fe_int(F, i);
 	double d = strtod(s, &end);
@@ -39,7 +48,7 @@ fe_val *fe_define(fe *F, const char *name)
 	for (int i = F->opts->ndefines - 1; i >= 0; i--)
 		if (F->opts->define_names[i] && strcmp(F->opts->define_names[i], name) == 0) {
 			F->define_used[i] = true;
-			return parse_define(F, F->opts->define_values[i] ? F->opts->define_values[i] : "");
+			return parse_define(F, name, F->opts->define_values[i] ? F->opts->define_values[i] : "");
 		}
 	return NULL;
 }

@@ -214,6 +214,13 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 			          op_text(op));
 			return NULL;
 		}
+		/* Python raises ZeroDivisionError; C would divide by zero at run time */
+		int64_t zero;
+		if ((k == TLC_EXPR_DIV || k == TLC_EXPR_FLOORDIV || k == TLC_EXPR_FLOORMOD) &&
+		    tlc_expr_as_int(y, &zero) && zero == 0) {
+			tlc_error(F->ctx, loc, "%s by zero", k == TLC_EXPR_FLOORMOD ? "modulo" : "division");
+			return NULL;
+		}
 		return fe_expr(F, tlc_binary(F->m, k, x, y));
 	}
 	if (op == PY_OP_ADD && a->kind == FV_STR && b->kind == FV_STR) {
