@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tlc/walk.h>
+
 #include "layout_inference.h"
 
 const char *li_where(li_state *st, const char *what, tlc_loc loc)
@@ -83,87 +85,65 @@ static void note_width(li_op *op, tlc_dtype t)
 		op->vec_bytes = bytes;
 }
 
-static void scan_expr(li_state *st, li_op *op, const tlc_expr *e, tlc_var *const *vars)
+/* What a nest's body reads and writes.  A walk over its statements picks the
+ * expressions that carry data; a second walk finds the element reads in them. */
+typedef struct nest_scan {
+	li_state *st;
+	li_op *op;
+	tlc_var *const *vars;
+	tlc_visitor reads; /* over one expression: its loads */
+} nest_scan;
+
+static tlc_walk_action scan_load(void *p, const tlc_expr *e)
 {
-	if (!e)
-		return;
-	switch (e->kind) {
-	case TLC_EXPR_LOAD:
-		note_width(op, e->u.load.buf->dtype);
-		add_access(st, op, e->u.load.buf, e->u.load.n, e->u.load.idx, vars, false);
-		for (int i = 0; i < e->u.load.n; i++)
-			scan_expr(st, op, e->u.load.idx[i], vars);
-		return;
-	case TLC_EXPR_CALL:
-		for (int i = 0; i < e->u.call.nargs; i++)
-			scan_expr(st, op, e->u.call.args[i], vars);
-		return;
-	case TLC_EXPR_TUPLE:
-		for (int i = 0; i < e->u.tuple.n; i++)
-			scan_expr(st, op, e->u.tuple.items[i], vars);
-		return;
-	default:
-		if (e->kind < TLC_EXPR_ADD || e->kind > TLC_EXPR_CAST)
-			return; /* leaves: constants, variables, buffers, lambdas */
-		scan_expr(st, op, e->u.op.a, vars);
-		if (e->kind != TLC_EXPR_CAST && e->kind != TLC_EXPR_NOT && e->kind != TLC_EXPR_NEG) {
-			scan_expr(st, op, e->u.op.b, vars);
-			if (e->kind == TLC_EXPR_SELECT)
-				scan_expr(st, op, e->u.op.c, vars);
-		}
-		return;
+	nest_scan *c = p;
+	/* a region names a tile: its bounds are addresses, not element reads */
+	if (e->kind == TLC_EXPR_REGION)
+		return TLC_WALK_SKIP;
+	if (e->kind == TLC_EXPR_LOAD) {
+		note_width(c->op, e->u.load.buf->dtype);
+		add_access(c->st, c->op, e->u.load.buf, e->u.load.n, e->u.load.idx, c->vars, false);
 	}
+	return TLC_WALK_CONTINUE; /* a load inside an index is read too */
 }
 
-static bool is_leaf_kind(tlc_expr_kind k)
+static void scan_reads(nest_scan *c, const tlc_expr *e)
 {
-	return k == TLC_EXPR_INT || k == TLC_EXPR_FLOAT || k == TLC_EXPR_STR || k == TLC_EXPR_SYM ||
-	       k == TLC_EXPR_VAR || k == TLC_EXPR_BUF || k == TLC_EXPR_REGION || k == TLC_EXPR_LAMBDA;
+	tlc_walk_expr(&c->reads, e);
 }
 
-static void scan_stmt(li_state *st, li_op *op, const tlc_stmt *s, tlc_var *const *vars)
+/* Which expressions of a statement hold the nest's data: conditions, let
+ * values, stored values and call arguments.  Loop bounds are not data, and a
+ * store's indices are its access pattern (add_access), not reads. */
+static tlc_walk_action scan_stmt(void *p, const tlc_stmt *s)
 {
-	if (!s)
-		return;
+	nest_scan *c = p;
 	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			scan_stmt(st, op, s->u.seq.items[i], vars);
-		return;
-	case TLC_STMT_FOR: scan_stmt(st, op, s->u.loop.body, vars); return;
-	case TLC_STMT_IF:
-		if (!is_leaf_kind(s->u.if_.cond->kind))
-			scan_expr(st, op, s->u.if_.cond, vars);
-		scan_stmt(st, op, s->u.if_.then_s, vars);
-		scan_stmt(st, op, s->u.if_.else_s, vars);
-		return;
-	case TLC_STMT_LET:
-		if (!is_leaf_kind(s->u.let.value->kind))
-			scan_expr(st, op, s->u.let.value, vars);
-		return;
+	case TLC_STMT_IF: scan_reads(c, s->u.if_.cond); break;
+	case TLC_STMT_LET: scan_reads(c, s->u.let.value); break;
 	case TLC_STMT_STORE:
-		note_width(op, s->u.store.buf->dtype);
-		add_access(st, op, s->u.store.buf, s->u.store.n, s->u.store.idx, vars, true);
-		if (!is_leaf_kind(s->u.store.value->kind))
-			scan_expr(st, op, s->u.store.value, vars);
-		return;
+		note_width(c->op, s->u.store.buf->dtype);
+		add_access(c->st, c->op, s->u.store.buf, s->u.store.n, s->u.store.idx, c->vars,
+		           true);
+		scan_reads(c, s->u.store.value);
+		break;
 	case TLC_STMT_EVAL: {
-		const tlc_expr *c = s->u.eval.call;
+		const tlc_expr *call = s->u.eval.call;
 		/* an element atomic_add inside a nest writes its destination */
-		if (c->kind == TLC_EXPR_CALL && c->u.call.op == TLC_OP_ATOMIC_ADD && c->u.call.nargs == 2) {
-			const tlc_expr *d = c->u.call.args[0];
+		if (call->kind == TLC_EXPR_CALL && call->u.call.op == TLC_OP_ATOMIC_ADD &&
+		    call->u.call.nargs == 2) {
+			const tlc_expr *d = call->u.call.args[0];
 			if (d->kind == TLC_EXPR_LOAD)
-				note_width(op, d->u.load.buf->dtype);
-			scan_expr(st, op, c->u.call.args[1], vars);
-			return;
+				note_width(c->op, d->u.load.buf->dtype);
+			scan_reads(c, call->u.call.args[1]);
+		} else {
+			scan_reads(c, call);
 		}
-		scan_expr(st, op, c, vars);
-		return;
+		break;
 	}
-	case TLC_STMT_SCOPE: scan_stmt(st, op, s->u.scope.body, vars); return;
-	case TLC_STMT_ATTR: scan_stmt(st, op, s->u.attr.body, vars); return;
-	case TLC_STMT_ALLOC: return;
+	default: break;
 	}
+	return TLC_WALK_CONTINUE;
 }
 
 static int collect_nest(li_state *st, tlc_stmt *s)
@@ -188,7 +168,9 @@ static int collect_nest(li_state *st, tlc_stmt *s)
 			break;
 		loop = b;
 	}
-	scan_stmt(st, op, body, vars);
+	nest_scan scan = {.st = st, .op = op, .vars = vars};
+	scan.reads = (tlc_visitor){.ctx = &scan, .expr_pre = scan_load};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &scan, .stmt_pre = scan_stmt}, body);
 	if (s->u.loop.loop_layout) {
 		const char *why = NULL;
 		op->loop = tlc_layout_from_expr(st->m, s->u.loop.loop_layout, &why);
@@ -284,27 +266,9 @@ static int collect_reduce(li_state *st, tlc_stmt *s)
 	return 0;
 }
 
-int li_collect(li_state *st, tlc_stmt *s)
+/* The op a tile-op statement is, if layout inference reasons about it. */
+static int collect_tile_op(li_state *st, tlc_stmt *s)
 {
-	if (!s)
-		return 0;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			li_collect(st, s->u.seq.items[i]);
-		return 0;
-	case TLC_STMT_FOR:
-		if (s->u.loop.kind == TLC_FOR_PARALLEL)
-			return collect_nest(st, s);
-		return li_collect(st, s->u.loop.body);
-	case TLC_STMT_IF:
-		li_collect(st, s->u.if_.then_s);
-		return li_collect(st, s->u.if_.else_s);
-	case TLC_STMT_SCOPE: return li_collect(st, s->u.scope.body);
-	case TLC_STMT_ATTR: return li_collect(st, s->u.attr.body);
-	case TLC_STMT_EVAL: break;
-	default: return 0;
-	}
 	const tlc_expr *c = s->u.eval.call;
 	if (c->kind != TLC_EXPR_CALL)
 		return 0;
@@ -322,6 +286,27 @@ int li_collect(li_state *st, tlc_stmt *s)
 	case TLC_OP_REDUCE_ABSMAX: return collect_reduce(st, s);
 	default: return 0;
 	}
+}
+
+static tlc_walk_action collect_op(void *p, const tlc_stmt *cs)
+{
+	li_state *st = p;
+	/* the walk only reads; an op keeps its statement, which write_loops
+	 * annotates once the layouts are known */
+	tlc_stmt *s = (tlc_stmt *)cs;
+	if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PARALLEL) {
+		collect_nest(st, s);
+		return TLC_WALK_SKIP; /* the nest is one op: its body is scanned as part of it */
+	}
+	if (s->kind == TLC_STMT_EVAL)
+		collect_tile_op(st, s);
+	return TLC_WALK_CONTINUE;
+}
+
+int li_collect(li_state *st, tlc_stmt *s)
+{
+	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = collect_op}, s);
+	return st->errors ? -1 : 0;
 }
 
 /* ---- proposals ---- */

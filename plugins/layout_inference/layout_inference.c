@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tlc/access.h>
 #include <tlc/plugin.h>
 
 #include "layout_inference.h"
@@ -176,7 +177,7 @@ static void prefer_swizzles(li_state *st)
 		tlc_buffer *ab[2] = {op->g.A, op->g.B};
 		for (int k = 0; k < 2; k++) {
 			tlc_buffer *b = ab[k];
-			if ((b->scope != TLC_SCOPE_SHARED && b->scope != TLC_SCOPE_SHARED_DYN) || b->layout)
+			if (!tlc_buffer_in_shared(b) || b->layout)
 				continue;
 			int64_t shape[2];
 			if (!tlc_expr_as_int(b->shape[0], &shape[0]) || !tlc_expr_as_int(b->shape[1], &shape[1]))

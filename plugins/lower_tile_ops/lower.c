@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include <tlc/plugin.h>
+#include <tlc/walk.h>
 
 #include "lower.h"
 
@@ -33,50 +34,49 @@ void lw_push_loop_range(lw_state *st, const tlc_var *v, const tlc_expr *min, con
 		tlc_ranges_push(&st->ranges, v, lo, hi + ehi - 1);
 }
 
-/* A fragment read or written outside any T.Parallel loop or tile op has no
- * thread to live in: say so. */
-static bool touches_fragment(const tlc_expr *e, const tlc_buffer **b)
+static tlc_walk_action find_fragment_load(void *p, const tlc_expr *e)
 {
-	if (!e)
-		return false;
-	switch (e->kind) {
-	case TLC_EXPR_LOAD:
-		if (e->u.load.buf->scope == TLC_SCOPE_FRAGMENT) {
-			*b = e->u.load.buf;
-			return true;
-		}
-		for (int i = 0; i < e->u.load.n; i++)
-			if (touches_fragment(e->u.load.idx[i], b))
-				return true;
-		return false;
-	case TLC_EXPR_CALL:
-		for (int i = 0; i < e->u.call.nargs; i++)
-			if (touches_fragment(e->u.call.args[i], b))
-				return true;
-		return false;
-	default:
-		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_CAST)
-			return touches_fragment(e->u.op.a, b) ||
-			       (e->kind != TLC_EXPR_CAST && e->kind != TLC_EXPR_NOT && e->kind != TLC_EXPR_NEG &&
-			        (touches_fragment(e->u.op.b, b) || (e->kind == TLC_EXPR_SELECT && touches_fragment(e->u.op.c, b))));
-		return false;
+	const tlc_buffer **b = p;
+	if (e->kind == TLC_EXPR_LOAD && e->u.load.buf->scope == TLC_SCOPE_FRAGMENT) {
+		*b = e->u.load.buf;
+		return TLC_WALK_STOP;
 	}
+	return TLC_WALK_CONTINUE;
 }
 
+/* A fragment read or written outside any T.Parallel loop or tile op has no
+ * thread to live in: say so. */
 static void check_outside(lw_state *st, const tlc_stmt *s, const tlc_expr *e)
 {
 	const tlc_buffer *b = NULL;
-	if (touches_fragment(e, &b))
+	if (!tlc_walk_expr(&(tlc_visitor){.ctx = &b, .expr_pre = find_fragment_load}, e))
 		lw_error(st, s->loc,
 		         "fragment '%s' is accessed outside a T.Parallel loop; its elements live in many threads, so "
 		         "wrap the access in a T.Parallel loop over the fragment",
 		         b->name);
 }
 
-static void lower_slot(lw_state *st, tlc_stmt **slot);
+/* The walk over the body (a tlc_stmt_rewrite in place): tile ops and
+ * T.Parallel nests are replaced by their lowering, and the ranges of the
+ * loop and let variables in scope are kept for the lowerings' bounds. */
+typedef struct lower_walk {
+	lw_state *st;
+	int depth, cap;
+	int *saved; /* st->ranges.n where each open scope began */
+} lower_walk;
 
-static tlc_stmt *lower_eval(lw_state *st, tlc_stmt *s)
+/* Blocks, loops and scope/attr bodies end the ranges pushed inside them; a
+ * let's range stays for the rest of its block (an if's branches are blocks). */
+static bool opens_scope(const tlc_stmt *s)
 {
+	return s->kind == TLC_STMT_SEQ || s->kind == TLC_STMT_FOR || s->kind == TLC_STMT_SCOPE ||
+	       s->kind == TLC_STMT_ATTR;
+}
+
+/* A tile op's lowering (itself lowered in turn), or s as it is. */
+static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
+{
+	lw_state *st = ((lower_walk *)rw->ctx)->st;
 	const tlc_expr *c = s->u.eval.call;
 	if (c->kind != TLC_EXPR_CALL)
 		return s;
@@ -120,18 +120,25 @@ static tlc_stmt *lower_eval(lw_state *st, tlc_stmt *s)
 	}
 	if (!low)
 		return s;
-	lower_slot(st, &low);
-	return low;
+	return tlc_stmt_rewrite(rw, low); /* the op's T.Parallel nest */
 }
 
-static void lower_children(lw_state *st, tlc_stmt *s)
+/* A tile op or a nest is replaced by its lowering, which the rewrite then
+ * leaves alone; any other statement may open a scope, bind a range or
+ * access a fragment where no thread holds it. */
+static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 {
-	int saved = st->ranges.n;
+	lower_walk *w = rw->ctx;
+	lw_state *st = w->st;
+	if (s->kind == TLC_STMT_EVAL)
+		return lower_eval(rw, s);
+	if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PARALLEL)
+		return lw_lower_nest(st, s);
+	if (opens_scope(s)) {
+		w->saved = tlc_mem_grow(w->saved, w->depth, &w->cap, sizeof(*w->saved));
+		w->saved[w->depth++] = st->ranges.n;
+	}
 	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			lower_slot(st, &s->u.seq.items[i]);
-		break;
 	case TLC_STMT_FOR:
 		/* no pipelining pass has run: the loop runs unpipelined, which
 		 * computes the same result (the barriers between iterations come
@@ -139,21 +146,14 @@ static void lower_children(lw_state *st, tlc_stmt *s)
 		if (s->u.loop.kind == TLC_FOR_PIPELINED)
 			s->u.loop.kind = TLC_FOR_SERIAL;
 		lw_push_loop_range(st, s->u.loop.var, s->u.loop.min, s->u.loop.extent);
-		lower_slot(st, &s->u.loop.body);
 		break;
-	case TLC_STMT_IF:
-		check_outside(st, s, s->u.if_.cond);
-		lower_slot(st, &s->u.if_.then_s);
-		if (s->u.if_.else_s)
-			lower_slot(st, &s->u.if_.else_s);
-		return;
+	case TLC_STMT_IF: check_outside(st, s, s->u.if_.cond); break;
 	case TLC_STMT_LET: {
 		int64_t lo, hi;
 		check_outside(st, s, s->u.let.value);
-		/* a let is visible to the rest of the enclosing block: keep the range */
 		if (tlc_expr_bounds(&st->ranges, s->u.let.value, &lo, &hi))
 			tlc_ranges_push(&st->ranges, s->u.let.var, lo, hi);
-		return;
+		break;
 	}
 	case TLC_STMT_STORE:
 		if (s->u.store.buf->scope == TLC_SCOPE_FRAGMENT)
@@ -163,28 +163,18 @@ static void lower_children(lw_state *st, tlc_stmt *s)
 			         s->u.store.buf->name);
 		else
 			check_outside(st, s, s->u.store.value);
-		return;
-	case TLC_STMT_SCOPE: lower_slot(st, &s->u.scope.body); break;
-	case TLC_STMT_ATTR: lower_slot(st, &s->u.attr.body); break;
-	default: return;
+		break;
+	default: break;
 	}
-	st->ranges.n = saved;
+	return NULL;
 }
 
-static void lower_slot(lw_state *st, tlc_stmt **slot)
+static tlc_stmt *lower_post(tlc_rewriter *rw, tlc_stmt *s)
 {
-	tlc_stmt *s = *slot;
-	if (!s)
-		return;
-	if (s->kind == TLC_STMT_EVAL) {
-		*slot = lower_eval(st, s);
-		return;
-	}
-	if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PARALLEL) {
-		*slot = lw_lower_nest(st, s);
-		return;
-	}
-	lower_children(st, s);
+	lower_walk *w = rw->ctx;
+	if (opens_scope(s))
+		w->st->ranges.n = w->saved[--w->depth];
+	return NULL;
 }
 
 /* The flat thread index: x + X * (y + Y * z). */
@@ -223,7 +213,15 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	for (int d = 0; d < f->thread_ndim && d < 3; d++)
 		if (f->thread_vars[d])
 			lw_push_loop_range(&st, f->thread_vars[d], tlc_i32(m, 0), f->threads[d]);
-	lower_slot(&st, &f->body);
+	lower_walk walk = {.st = &st};
+	tlc_rewriter rw;
+	tlc_rewriter_init(&rw, m);
+	rw.ctx = &walk;
+	rw.stmt_pre = lower_pre;
+	rw.stmt_post = lower_post;
+	f->body = tlc_stmt_rewrite(&rw, f->body);
+	tlc_rewriter_free(&rw);
+	tlc_mem_free(walk.saved);
 	if (!st.errors)
 		lw_lower_buffers(&st);
 	tlc_ranges_free(&st.ranges);

@@ -8,6 +8,8 @@
  * that carried the layouts is consumed. */
 #include <stdlib.h>
 
+#include <tlc/walk.h>
+
 #include "lower.h"
 
 static bool has_memory_layout(const tlc_buffer *b)
@@ -15,48 +17,21 @@ static bool has_memory_layout(const tlc_buffer *b)
 	return b->layout && b->layout->kind != TLC_LAYOUT_FRAGMENT && b->scope != TLC_SCOPE_FRAGMENT;
 }
 
-static const tlc_expr *map_expr(lw_state *st, const tlc_expr *e);
-
-static const tlc_expr **map_index(lw_state *st, tlc_buffer *b, int n, const tlc_expr *const *idx, int *nout)
+/* The physical index of an access to b at idx[0 .. n): the flat offset
+ * through b's memory layout; NULL when b keeps its logical indices. */
+static const tlc_expr *physical_index(lw_state *st, const tlc_buffer *b, int n,
+                                      const tlc_expr *const *idx)
 {
-	const tlc_expr **out = tlc_alloc(st->m, sizeof(tlc_expr *) * (size_t)(n + 1));
-	for (int i = 0; i < n; i++)
-		out[i] = map_expr(st, idx[i]);
-	*nout = n;
-	if (has_memory_layout(b)) {
-		out[0] = tlc_layout_apply(st->m, b->layout, n, out);
-		*nout = 1;
-	}
-	return out;
+	return has_memory_layout(b) ? tlc_layout_apply(st->m, b->layout, n, idx) : NULL;
 }
 
-static const tlc_expr *map_expr(lw_state *st, const tlc_expr *e)
+/* A load, its indices already rewritten, addressed physically. */
+static const tlc_expr *map_load(tlc_rewriter *rw, const tlc_expr *e)
 {
-	tlc_module *m = st->m;
-	if (!e)
+	if (e->kind != TLC_EXPR_LOAD)
 		return NULL;
-	switch (e->kind) {
-	case TLC_EXPR_LOAD: {
-		int n;
-		const tlc_expr **idx = map_index(st, e->u.load.buf, e->u.load.n, e->u.load.idx, &n);
-		return tlc_load(m, e->u.load.buf, n, idx);
-	}
-	case TLC_EXPR_CALL: {
-		const tlc_expr **a = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(e->u.call.nargs + 1));
-		for (int i = 0; i < e->u.call.nargs; i++)
-			a[i] = map_expr(st, e->u.call.args[i]);
-		return tlc_call(m, e->u.call.op, e->dtype, e->u.call.nargs, a, e->u.call.nkw, e->u.call.kw_names,
-		                e->u.call.kw_values);
-	}
-	case TLC_EXPR_SELECT: return tlc_select(m, map_expr(st, e->u.op.a), map_expr(st, e->u.op.b), map_expr(st, e->u.op.c));
-	case TLC_EXPR_CAST: return tlc_cast(m, e->dtype, map_expr(st, e->u.op.a));
-	case TLC_EXPR_NOT:
-	case TLC_EXPR_NEG: return tlc_unary(m, e->kind, map_expr(st, e->u.op.a));
-	default:
-		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_SHR)
-			return tlc_binary(m, e->kind, map_expr(st, e->u.op.a), map_expr(st, e->u.op.b));
-		return e;
-	}
+	const tlc_expr *flat = physical_index(rw->ctx, e->u.load.buf, e->u.load.n, e->u.load.idx);
+	return flat ? tlc_load(rw->m, e->u.load.buf, 1, &flat) : NULL;
 }
 
 static bool is_annotate(const tlc_stmt *s)
@@ -65,47 +40,36 @@ static bool is_annotate(const tlc_stmt *s)
 	       s->u.eval.call->u.call.op == TLC_OP_ANNOTATE_LAYOUT;
 }
 
-static void map_stmt(lw_state *st, tlc_stmt *s)
+/* Once the layouts are applied, the statements and loop_layout= that
+ * carried them mean nothing: they go. */
+static tlc_stmt *drop_layout_notes(tlc_rewriter *rw, tlc_stmt *s)
 {
-	if (!s)
-		return;
-	switch (s->kind) {
-	case TLC_STMT_SEQ: {
+	(void)rw;
+	if (s->kind == TLC_STMT_SEQ) {
 		int w = 0;
-		for (int i = 0; i < s->u.seq.n; i++) {
-			if (is_annotate(s->u.seq.items[i]))
-				continue;
-			map_stmt(st, s->u.seq.items[i]);
-			s->u.seq.items[w++] = s->u.seq.items[i];
-		}
+		for (int i = 0; i < s->u.seq.n; i++)
+			if (!is_annotate(s->u.seq.items[i]))
+				s->u.seq.items[w++] = s->u.seq.items[i];
 		s->u.seq.n = w;
-		return;
-	}
-	case TLC_STMT_FOR:
-		s->u.loop.min = map_expr(st, s->u.loop.min);
-		s->u.loop.extent = map_expr(st, s->u.loop.extent);
+	} else if (s->kind == TLC_STMT_FOR) {
 		s->u.loop.loop_layout = NULL;
-		map_stmt(st, s->u.loop.body);
-		return;
-	case TLC_STMT_IF:
-		s->u.if_.cond = map_expr(st, s->u.if_.cond);
-		map_stmt(st, s->u.if_.then_s);
-		map_stmt(st, s->u.if_.else_s);
-		return;
-	case TLC_STMT_LET: s->u.let.value = map_expr(st, s->u.let.value); return;
-	case TLC_STMT_STORE: {
-		int n;
-		const tlc_expr **idx = map_index(st, s->u.store.buf, s->u.store.n, s->u.store.idx, &n);
-		s->u.store.idx = idx;
-		s->u.store.n = n;
-		s->u.store.value = map_expr(st, s->u.store.value);
-		return;
 	}
-	case TLC_STMT_EVAL: s->u.eval.call = map_expr(st, s->u.eval.call); return;
-	case TLC_STMT_SCOPE: map_stmt(st, s->u.scope.body); return;
-	case TLC_STMT_ATTR: map_stmt(st, s->u.attr.body); return;
-	case TLC_STMT_ALLOC: return;
+	return NULL;
+}
+
+/* A store, its indices already rewritten, addressed physically. */
+static tlc_stmt *map_store(tlc_rewriter *rw, tlc_stmt *s)
+{
+	if (s->kind != TLC_STMT_STORE)
+		return NULL;
+	lw_state *st = rw->ctx;
+	const tlc_expr *flat = physical_index(st, s->u.store.buf, s->u.store.n, s->u.store.idx);
+	if (flat) {
+		s->u.store.idx = tlc_alloc(st->m, sizeof(tlc_expr *));
+		s->u.store.idx[0] = flat;
+		s->u.store.n = 1;
 	}
+	return NULL;
 }
 
 /* Give a buffer its physical shape once every access is rewritten. */
@@ -131,31 +95,25 @@ static void make_physical(lw_state *st, tlc_buffer *b)
 	}
 }
 
-static void physical_allocs(lw_state *st, tlc_stmt *s)
+static tlc_walk_action physical_alloc(void *p, const tlc_stmt *s)
 {
-	if (!s)
-		return;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			physical_allocs(st, s->u.seq.items[i]);
-		return;
-	case TLC_STMT_FOR: physical_allocs(st, s->u.loop.body); return;
-	case TLC_STMT_IF:
-		physical_allocs(st, s->u.if_.then_s);
-		physical_allocs(st, s->u.if_.else_s);
-		return;
-	case TLC_STMT_SCOPE: physical_allocs(st, s->u.scope.body); return;
-	case TLC_STMT_ATTR: physical_allocs(st, s->u.attr.body); return;
-	case TLC_STMT_ALLOC: make_physical(st, s->u.alloc.buf); return;
-	default: return;
-	}
+	if (s->kind == TLC_STMT_ALLOC)
+		make_physical(p, s->u.alloc.buf);
+	return TLC_WALK_CONTINUE;
 }
 
 void lw_lower_buffers(lw_state *st)
 {
-	map_stmt(st, st->f->body);
-	physical_allocs(st, st->f->body);
+	tlc_rewriter rw;
+	tlc_rewriter_init(&rw, st->m);
+	rw.ctx = st;
+	rw.expr_post = map_load;
+	rw.stmt_pre = drop_layout_notes;
+	rw.stmt_post = map_store;
+	st->f->body = tlc_stmt_rewrite(&rw, st->f->body);
+	tlc_rewriter_free(&rw);
+	/* every access is physical now: the declarations follow */
+	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = physical_alloc}, st->f->body);
 	for (int i = 0; i < st->f->nparams; i++)
 		if (st->f->params[i].kind == TLC_PARAM_TENSOR)
 			make_physical(st, st->f->params[i].buf);

@@ -10,6 +10,8 @@
  * (decided on physical addresses, as every vectorization is). */
 #include <string.h>
 
+#include <tlc/access.h>
+
 #include "lower.h"
 
 static const tlc_layout *operand_layout(lw_state *st, const tlc_buffer *b)
@@ -20,11 +22,6 @@ static const tlc_layout *operand_layout(lw_state *st, const tlc_buffer *b)
 	if (b->ndim != 2 || !tlc_expr_as_int(b->shape[0], &shape[0]) || !tlc_expr_as_int(b->shape[1], &shape[1]))
 		return NULL;
 	return tlc_layout_row_major(st->m, 2, shape);
-}
-
-static bool is_shared(const tlc_buffer *b)
-{
-	return b->scope == TLC_SCOPE_SHARED || b->scope == TLC_SCOPE_SHARED_DYN;
 }
 
 /* T.Parallel over C with C's layout, storing zero. */
@@ -58,7 +55,9 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 		         tlc_dtype_name(g.A->dtype), tlc_dtype_name(g.B->dtype), tlc_dtype_name(g.C->dtype));
 		return NULL;
 	}
-	if (!is_shared(g.B) || (!is_shared(g.A) && g.A->scope != TLC_SCOPE_FRAGMENT) || g.C->scope != TLC_SCOPE_FRAGMENT) {
+	if (!tlc_buffer_in_shared(g.B) ||
+	    (!tlc_buffer_in_shared(g.A) && g.A->scope != TLC_SCOPE_FRAGMENT) ||
+	    g.C->scope != TLC_SCOPE_FRAGMENT) {
 		lw_error(st, s->loc, "T.gemm: A must be in shared memory or a fragment, B in shared memory and C a fragment");
 		return NULL;
 	}
@@ -93,7 +92,7 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 	KW("transpose_B", tlc_bool(m, g.trans_B));
 	const tlc_buffer *ops[2] = {g.A, g.B};
 	for (int k = 0; k < 2; k++) {
-		if (!is_shared(ops[k]))
+		if (!tlc_buffer_in_shared(ops[k]))
 			continue;
 		const tlc_layout *l = operand_layout(st, ops[k]);
 		if (!l || l->kind == TLC_LAYOUT_FRAGMENT) {

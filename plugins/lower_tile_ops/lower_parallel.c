@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tlc/walk.h>
+
 #include "lower.h"
 
 typedef struct nest {
@@ -121,26 +123,26 @@ const tlc_expr *lw_frag_register(lw_state *st, const tlc_layout *L, const tlc_ex
 	return tlc_simplify_expr(st->m, reg);
 }
 
-/* ---- rewriting the body ---- */
+/* ---- rewriting the body ----
+ *
+ * A tlc_rewriter over the body, in place: fragment accesses become register
+ * indices, and loop variables whose value is a constant (extent-1
+ * dimensions) are substituted (tlc_rewriter_map_var), since a constant
+ * `x = 0` reads back as a compile-time Python binding, not as IR. */
 
-typedef struct rewriter {
+typedef struct body_rewrite {
 	lw_state *st;
 	const nest *n;
-	tlc_loc loc;
+	const tlc_expr *first_replica; /* the condition atomics run under, or NULL */
+	tlc_loc loc;                   /* of the statement rewritten, for messages */
 	bool failed;
-	/* loop variables whose value is a constant (extent-1 dimensions): they
-	 * are substituted, since a constant `x = 0` reads back as a
-	 * compile-time Python binding, not as IR */
-	int nconst;
-	const tlc_var *const_var[LW_MAX_DIMS];
-	const tlc_expr *const_val[LW_MAX_DIMS];
-} rewriter;
-
-static const tlc_expr *rw_expr(rewriter *w, const tlc_expr *e);
+} body_rewrite;
 
 /* The register of fragment buffer b at idx inside the nest. */
-static const tlc_expr *rw_frag_index(rewriter *w, tlc_buffer *b, int ni, const tlc_expr *const *idx)
+static const tlc_expr *frag_index(tlc_rewriter *rw, tlc_buffer *b, int ni,
+                                  const tlc_expr *const *idx)
 {
+	body_rewrite *w = rw->ctx;
 	lw_state *st = w->st;
 	const char *why = "it has no layout";
 	if (b->layout) {
@@ -162,7 +164,7 @@ static const tlc_expr *rw_frag_index(rewriter *w, tlc_buffer *b, int ni, const t
 			/* every thread holds every element: any index works */
 			const tlc_expr *v[LW_MAX_DIMS];
 			for (int d = 0; d < ni && d < LW_MAX_DIMS; d++)
-				v[d] = rw_expr(w, idx[d]);
+				v[d] = tlc_expr_rewrite(rw, idx[d]);
 			return tlc_layout_apply(st->m, b->layout, ni, v);
 		} else {
 			why = "it is indexed by something other than the loop variables, in order";
@@ -174,45 +176,39 @@ static const tlc_expr *rw_frag_index(rewriter *w, tlc_buffer *b, int ni, const t
 	return ci(st, 0);
 }
 
-static const tlc_expr *rw_expr(rewriter *w, const tlc_expr *e)
+/* A fragment load reads a register; it is read off the nest's own loop
+ * variables, so before they are substituted. */
+static const tlc_expr *rewrite_load(tlc_rewriter *rw, const tlc_expr *e)
 {
-	tlc_module *m = w->st->m;
-	if (!e)
+	if (e->kind != TLC_EXPR_LOAD || e->u.load.buf->scope != TLC_SCOPE_FRAGMENT)
 		return NULL;
-	switch (e->kind) {
-	case TLC_EXPR_LOAD: {
-		tlc_buffer *b = e->u.load.buf;
-		if (b->scope == TLC_SCOPE_FRAGMENT) {
-			const tlc_expr *r = rw_frag_index(w, b, e->u.load.n, e->u.load.idx);
-			return tlc_load(m, b, 1, &r);
-		}
-		const tlc_expr **idx = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(e->u.load.n + 1));
-		for (int i = 0; i < e->u.load.n; i++)
-			idx[i] = rw_expr(w, e->u.load.idx[i]);
-		return tlc_load(m, b, e->u.load.n, idx);
+	const tlc_expr *r = frag_index(rw, e->u.load.buf, e->u.load.n, e->u.load.idx);
+	return tlc_load(rw->m, e->u.load.buf, 1, &r);
+}
+
+static tlc_stmt *rewrite_pre(tlc_rewriter *rw, tlc_stmt *s)
+{
+	body_rewrite *w = rw->ctx;
+	lw_state *st = w->st;
+	w->loc = s->loc;
+	if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PARALLEL) {
+		lw_error(st, s->loc, "a T.Parallel loop inside another one must be directly nested (for i, j in T.Parallel(a, b))");
+		return s;
 	}
-	case TLC_EXPR_CALL: {
-		const tlc_expr **a = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(e->u.call.nargs + 1));
-		for (int i = 0; i < e->u.call.nargs; i++)
-			a[i] = rw_expr(w, e->u.call.args[i]);
-		return tlc_call(m, e->u.call.op, e->dtype, e->u.call.nargs, a, e->u.call.nkw, e->u.call.kw_names,
-		                e->u.call.kw_values);
+	if (s->kind != TLC_STMT_STORE)
+		return NULL;
+	/* the stored value before the destination: of two bad fragment
+	 * accesses in one store, the message names the one read */
+	tlc_buffer *b = s->u.store.buf;
+	const tlc_expr *v = tlc_expr_rewrite(rw, s->u.store.value);
+	if (b->scope == TLC_SCOPE_FRAGMENT) {
+		const tlc_expr *r = frag_index(rw, b, s->u.store.n, s->u.store.idx);
+		return tlc_store_new(st->m, s->loc, b, 1, &r, v);
 	}
-	case TLC_EXPR_SELECT:
-		return tlc_select(m, rw_expr(w, e->u.op.a), rw_expr(w, e->u.op.b), rw_expr(w, e->u.op.c));
-	case TLC_EXPR_CAST: return tlc_cast(m, e->dtype, rw_expr(w, e->u.op.a));
-	case TLC_EXPR_NOT:
-	case TLC_EXPR_NEG: return tlc_unary(m, e->kind, rw_expr(w, e->u.op.a));
-	case TLC_EXPR_VAR:
-		for (int i = 0; i < w->nconst; i++)
-			if (w->const_var[i] == e->u.var)
-				return w->const_val[i];
-		return e;
-	default:
-		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_SHR)
-			return tlc_binary(m, e->kind, rw_expr(w, e->u.op.a), rw_expr(w, e->u.op.b));
-		return e;
-	}
+	for (int i = 0; i < s->u.store.n; i++)
+		s->u.store.idx[i] = tlc_expr_rewrite(rw, s->u.store.idx[i]);
+	s->u.store.value = v;
+	return s;
 }
 
 /* True for an atomic (a write other replicas of the loop must not repeat). */
@@ -222,107 +218,44 @@ static bool is_atomic(const tlc_stmt *s)
 	       s->u.eval.call->u.call.op == TLC_OP_ATOMIC_ADD;
 }
 
-static tlc_stmt *rw_stmt(rewriter *w, tlc_stmt *s, const tlc_expr *first_replica)
+static tlc_stmt *rewrite_post(tlc_rewriter *rw, tlc_stmt *s)
 {
-	lw_state *st = w->st;
-	if (!s)
-		return NULL;
-	w->loc = s->loc;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			s->u.seq.items[i] = rw_stmt(w, s->u.seq.items[i], first_replica);
-		return s;
-	case TLC_STMT_FOR:
-		if (s->u.loop.kind == TLC_FOR_PARALLEL) {
-			lw_error(st, s->loc, "a T.Parallel loop inside another one must be directly nested (for i, j in T.Parallel(a, b))");
-			return s;
-		}
-		s->u.loop.min = rw_expr(w, s->u.loop.min);
-		s->u.loop.extent = rw_expr(w, s->u.loop.extent);
-		s->u.loop.body = rw_stmt(w, s->u.loop.body, first_replica);
-		return s;
-	case TLC_STMT_IF:
-		s->u.if_.cond = rw_expr(w, s->u.if_.cond);
-		s->u.if_.then_s = rw_stmt(w, s->u.if_.then_s, first_replica);
-		s->u.if_.else_s = rw_stmt(w, s->u.if_.else_s, first_replica);
-		return s;
-	case TLC_STMT_LET: s->u.let.value = rw_expr(w, s->u.let.value); return s;
-	case TLC_STMT_STORE: {
-		tlc_buffer *b = s->u.store.buf;
-		const tlc_expr *v = rw_expr(w, s->u.store.value);
-		if (b->scope == TLC_SCOPE_FRAGMENT) {
-			const tlc_expr *r = rw_frag_index(w, b, s->u.store.n, s->u.store.idx);
-			return tlc_store_new(st->m, s->loc, b, 1, &r, v);
-		}
-		for (int i = 0; i < s->u.store.n; i++)
-			s->u.store.idx[i] = rw_expr(w, s->u.store.idx[i]);
-		s->u.store.value = v;
-		return s;
-	}
-	case TLC_STMT_EVAL:
-		s->u.eval.call = rw_expr(w, s->u.eval.call);
-		if (first_replica && is_atomic(s))
-			return tlc_if_new(st->m, s->loc, first_replica, s, NULL);
-		return s;
-	case TLC_STMT_SCOPE: s->u.scope.body = rw_stmt(w, s->u.scope.body, first_replica); return s;
-	case TLC_STMT_ATTR: s->u.attr.body = rw_stmt(w, s->u.attr.body, first_replica); return s;
-	case TLC_STMT_ALLOC: return s;
-	}
-	return s;
+	body_rewrite *w = rw->ctx;
+	if (w->first_replica && is_atomic(s))
+		return tlc_if_new(w->st->m, s->loc, w->first_replica, s, NULL);
+	return NULL;
 }
 
 /* ---- the nest ---- */
 
-static void widest_access(const tlc_stmt *s, int *bytes);
-
-static void widest_expr(const tlc_expr *e, int *bytes)
+/* The widest element a nest moves: what it stores, and what its stored
+ * values and calls load (indices are addresses: their loads do not count). */
+static tlc_walk_action widest_load(void *p, const tlc_expr *e)
 {
-	if (!e)
-		return;
-	if (e->kind == TLC_EXPR_LOAD) {
-		int b = tlc_dtype_bits(e->u.load.buf->dtype) / 8;
-		if (b > *bytes)
-			*bytes = b;
-		return;
-	}
-	if (e->kind == TLC_EXPR_CALL)
-		for (int i = 0; i < e->u.call.nargs; i++)
-			widest_expr(e->u.call.args[i], bytes);
-	if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_CAST) {
-		widest_expr(e->u.op.a, bytes);
-		if (e->kind != TLC_EXPR_CAST && e->kind != TLC_EXPR_NOT && e->kind != TLC_EXPR_NEG) {
-			widest_expr(e->u.op.b, bytes);
-			if (e->kind == TLC_EXPR_SELECT)
-				widest_expr(e->u.op.c, bytes);
-		}
-	}
+	int *bytes = p;
+	if (e->kind == TLC_EXPR_REGION)
+		return TLC_WALK_SKIP; /* a tile, not an element */
+	if (e->kind != TLC_EXPR_LOAD)
+		return TLC_WALK_CONTINUE;
+	int b = tlc_dtype_bits(e->u.load.buf->dtype) / 8;
+	if (b > *bytes)
+		*bytes = b;
+	return TLC_WALK_SKIP;
 }
 
-static void widest_access(const tlc_stmt *s, int *bytes)
+static tlc_walk_action widest_access(void *p, const tlc_stmt *s)
 {
-	if (!s)
-		return;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			widest_access(s->u.seq.items[i], bytes);
-		return;
-	case TLC_STMT_IF:
-		widest_access(s->u.if_.then_s, bytes);
-		widest_access(s->u.if_.else_s, bytes);
-		return;
-	case TLC_STMT_FOR: widest_access(s->u.loop.body, bytes); return;
-	case TLC_STMT_STORE: {
+	int *bytes = p;
+	const tlc_visitor loads = {.ctx = bytes, .expr_pre = widest_load};
+	if (s->kind == TLC_STMT_STORE) {
 		int b = tlc_dtype_bits(s->u.store.buf->dtype) / 8;
 		if (b > *bytes)
 			*bytes = b;
-		widest_expr(s->u.store.value, bytes);
-		return;
+		tlc_walk_expr(&loads, s->u.store.value);
+	} else if (s->kind == TLC_STMT_EVAL) {
+		tlc_walk_expr(&loads, s->u.eval.call);
 	}
-	case TLC_STMT_EVAL: widest_expr(s->u.eval.call, bytes); return;
-	default: return;
-	}
+	return TLC_WALK_CONTINUE;
 }
 
 static bool read_nest(lw_state *st, tlc_stmt *s, nest *n)
@@ -365,7 +298,7 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	nest n = {0};
 	if (!read_nest(st, s, &n))
 		return s;
-	widest_access(n.body, &n.max_bytes);
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &n.max_bytes, .stmt_pre = widest_access}, n.body);
 	const char *why = NULL;
 	if (s->u.loop.loop_layout) {
 		n.loop = tlc_layout_from_expr(st->m, s->u.loop.loop_layout, &why);
@@ -402,13 +335,18 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	tlc_fragment_logical_of(st->m, L, n.t, n.r, idx);
 	tlc_stmt *inner = tlc_seq_new(st->m, loc);
 	int saved = st->ranges.n;
-	rewriter w = {.st = st, .n = &n, .loc = loc};
+	body_rewrite w = {.st = st, .n = &n, .loc = loc};
+	tlc_rewriter rw;
+	tlc_rewriter_init(&rw, st->m);
+	rw.ctx = &w;
+	rw.expr_pre = rewrite_load;
+	rw.stmt_pre = rewrite_pre;
+	rw.stmt_post = rewrite_post;
 	for (int d = 0; d < n.ndim; d++) {
 		const tlc_expr *v = n.mins[d] ? bin(st, TLC_EXPR_ADD, idx[d], ci(st, n.mins[d])) : idx[d];
 		v = tlc_simplify_expr(st->m, v);
 		if (v->kind == TLC_EXPR_INT) {
-			w.const_var[w.nconst] = n.vars[d];
-			w.const_val[w.nconst++] = v;
+			tlc_rewriter_map_var(&rw, n.vars[d], v);
 			continue;
 		}
 		tlc_seq_append(st->m, inner, tlc_let_new(st->m, loc, n.vars[d], v));
@@ -423,7 +361,9 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 		const tlc_expr *c = bin(st, TLC_EXPR_EQ, lw_digit_value(st, n.t, dg->weight, dg->radix, L->threads), ci(st, 0));
 		first = first ? bin(st, TLC_EXPR_AND, first, c) : c;
 	}
-	tlc_stmt *body = rw_stmt(&w, n.body, first);
+	w.first_replica = first;
+	tlc_stmt *body = tlc_stmt_rewrite(&rw, n.body);
+	tlc_rewriter_free(&rw);
 	st->ranges.n = saved;
 	/* keep only the loop variables the body uses (a fill of a fragment
 	 * needs none: its registers come from r) */

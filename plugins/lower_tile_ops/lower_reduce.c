@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tlc/access.h>
+
 #include "lower.h"
 
 typedef enum red_kind { RED_MAX, RED_MIN, RED_SUM, RED_ABSSUM, RED_ABSMAX } red_kind;
@@ -252,9 +254,8 @@ tlc_stmt *lw_lower_cumsum(lw_state *st, tlc_stmt *s)
 		return NULL;
 	}
 	tlc_buffer *src = sx->u.buf, *dst = dx->u.buf;
-	bool shared = (src->scope == TLC_SCOPE_SHARED || src->scope == TLC_SCOPE_SHARED_DYN) &&
-	              (dst->scope == TLC_SCOPE_SHARED || dst->scope == TLC_SCOPE_SHARED_DYN);
-	if (!shared || src->ndim != dst->ndim || src->ndim < 1 || src->ndim > 2) {
+	if (!tlc_buffer_in_shared(src) || !tlc_buffer_in_shared(dst) || src->ndim != dst->ndim ||
+	    src->ndim < 1 || src->ndim > 2) {
 		lw_error(st, s->loc, "T.cumsum supports 1-D and 2-D shared buffers of one shape (fragments are not supported yet)");
 		return NULL;
 	}

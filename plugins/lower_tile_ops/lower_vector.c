@@ -21,6 +21,9 @@
  * non-contiguous addresses. */
 #include <string.h>
 
+#include <tlc/access.h>
+#include <tlc/walk.h>
+
 #include "lower.h"
 
 static int64_t gcd64(int64_t a, int64_t b)
@@ -58,59 +61,20 @@ static int64_t known_multiple(const tlc_expr *e)
 	}
 }
 
+static tlc_walk_action find_var(void *p, const tlc_expr *e)
+{
+	const tlc_var *const *v = p;
+	return e->kind == TLC_EXPR_VAR && e->u.var == *v ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
 bool lw_expr_uses_var(const tlc_expr *e, const tlc_var *v)
 {
-	if (!e)
-		return false;
-	switch (e->kind) {
-	case TLC_EXPR_VAR: return e->u.var == v;
-	case TLC_EXPR_LOAD:
-		for (int i = 0; i < e->u.load.n; i++)
-			if (lw_expr_uses_var(e->u.load.idx[i], v))
-				return true;
-		return false;
-	case TLC_EXPR_CALL:
-		for (int i = 0; i < e->u.call.nargs; i++)
-			if (lw_expr_uses_var(e->u.call.args[i], v))
-				return true;
-		return false;
-	default:
-		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_CAST)
-			return lw_expr_uses_var(e->u.op.a, v) ||
-			       (e->kind != TLC_EXPR_CAST && e->kind != TLC_EXPR_NOT && e->kind != TLC_EXPR_NEG &&
-			        (lw_expr_uses_var(e->u.op.b, v) || (e->kind == TLC_EXPR_SELECT && lw_expr_uses_var(e->u.op.c, v))));
-		return false;
-	}
+	return !tlc_walk_expr(&(tlc_visitor){.ctx = &v, .expr_pre = find_var}, e);
 }
 
 bool lw_stmt_uses_var(const tlc_stmt *s, const tlc_var *v)
 {
-	if (!s)
-		return false;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			if (lw_stmt_uses_var(s->u.seq.items[i], v))
-				return true;
-		return false;
-	case TLC_STMT_FOR:
-		return lw_expr_uses_var(s->u.loop.min, v) || lw_expr_uses_var(s->u.loop.extent, v) ||
-		       lw_stmt_uses_var(s->u.loop.body, v);
-	case TLC_STMT_IF:
-		return lw_expr_uses_var(s->u.if_.cond, v) || lw_stmt_uses_var(s->u.if_.then_s, v) ||
-		       lw_stmt_uses_var(s->u.if_.else_s, v);
-	case TLC_STMT_LET: return lw_expr_uses_var(s->u.let.value, v);
-	case TLC_STMT_STORE:
-		for (int i = 0; i < s->u.store.n; i++)
-			if (lw_expr_uses_var(s->u.store.idx[i], v))
-				return true;
-		return lw_expr_uses_var(s->u.store.value, v);
-	case TLC_STMT_EVAL: return lw_expr_uses_var(s->u.eval.call, v);
-	case TLC_STMT_SCOPE: return lw_expr_uses_var(s->u.scope.call, v) || lw_stmt_uses_var(s->u.scope.body, v);
-	case TLC_STMT_ATTR: return lw_expr_uses_var(s->u.attr.value, v) || lw_stmt_uses_var(s->u.attr.body, v);
-	case TLC_STMT_ALLOC: return false;
-	}
-	return false;
+	return !tlc_walk_stmt(&(tlc_visitor){.ctx = &v, .expr_pre = find_var}, s);
 }
 
 /* e = j + c with c free of j: *c set (0 when e is j). */
@@ -136,33 +100,10 @@ static bool is_var_plus(const tlc_expr *e, const tlc_var *j, int64_t *c_multiple
 
 /* ---- substitution ---- */
 
+/* e with variable v replaced by `by`. */
 static const tlc_expr *subst(lw_state *st, const tlc_expr *e, const tlc_var *v, const tlc_expr *by)
 {
-	tlc_module *m = st->m;
-	if (!e || !lw_expr_uses_var(e, v))
-		return e;
-	switch (e->kind) {
-	case TLC_EXPR_VAR: return by;
-	case TLC_EXPR_LOAD: {
-		const tlc_expr **idx = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(e->u.load.n + 1));
-		for (int i = 0; i < e->u.load.n; i++)
-			idx[i] = subst(st, e->u.load.idx[i], v, by);
-		return tlc_load(m, e->u.load.buf, e->u.load.n, idx);
-	}
-	case TLC_EXPR_CALL: {
-		const tlc_expr **a = tlc_alloc(m, sizeof(tlc_expr *) * (size_t)(e->u.call.nargs + 1));
-		for (int i = 0; i < e->u.call.nargs; i++)
-			a[i] = subst(st, e->u.call.args[i], v, by);
-		return tlc_call(m, e->u.call.op, e->dtype, e->u.call.nargs, a, e->u.call.nkw, e->u.call.kw_names,
-		                e->u.call.kw_values);
-	}
-	case TLC_EXPR_SELECT:
-		return tlc_select(m, subst(st, e->u.op.a, v, by), subst(st, e->u.op.b, v, by), subst(st, e->u.op.c, v, by));
-	case TLC_EXPR_CAST: return tlc_cast(m, e->dtype, subst(st, e->u.op.a, v, by));
-	case TLC_EXPR_NOT:
-	case TLC_EXPR_NEG: return tlc_unary(m, e->kind, subst(st, e->u.op.a, v, by));
-	default: return tlc_binary(m, e->kind, subst(st, e->u.op.a, v, by), subst(st, e->u.op.b, v, by));
-	}
+	return tlc_expr_subst_vars(st->m, e, 1, &v, &by);
 }
 
 static const tlc_expr **subst_list(lw_state *st, int n, const tlc_expr *const *l, const tlc_var *v, const tlc_expr *by)
@@ -348,7 +289,7 @@ static int64_t access_bytes(const lw_state *st, const tlc_buffer *b)
 	const tlc_target_info *t = st->target;
 	if (b->scope == TLC_SCOPE_GLOBAL)
 		return t->global_vector_bytes;
-	if (b->scope == TLC_SCOPE_SHARED || b->scope == TLC_SCOPE_SHARED_DYN)
+	if (tlc_buffer_in_shared(b))
 		return t->shared_vector_bytes;
 	return t->global_vector_bytes > t->shared_vector_bytes ? t->global_vector_bytes : t->shared_vector_bytes;
 }

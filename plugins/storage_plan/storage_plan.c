@@ -33,6 +33,7 @@
 #include <tlc/diag.h>
 #include <tlc/pass.h>
 #include <tlc/target.h>
+#include <tlc/walk.h>
 
 #define SP_BASE_ALIGN 16
 
@@ -55,31 +56,11 @@ typedef struct sp_state {
 	int errors;
 } sp_state;
 
-static const tlc_buffer *root_of(const tlc_buffer *b)
-{
-	while (b->alias_of)
-		b = b->alias_of;
-	return b;
-}
-
-static bool buffer_bytes(const tlc_buffer *b, int64_t *bytes)
-{
-	int64_t bits = tlc_dtype_bits(b->dtype);
-	for (int i = 0; i < b->ndim; i++) {
-		int64_t x;
-		if (!tlc_expr_as_int(b->shape[i], &x) || x < 0 || (x && bits > INT64_MAX / 2 / x))
-			return false;
-		bits *= x;
-	}
-	*bytes = (bits + 7) / 8;
-	return true;
-}
-
 static sp_buf *find(sp_state *st, const tlc_buffer *b)
 {
 	if (!b || b->scope != TLC_SCOPE_SHARED_DYN)
 		return NULL;
-	b = root_of(b);
+	b = tlc_buffer_storage(b);
 	for (int i = 0; i < st->n; i++)
 		if (st->bufs[i].buf == b)
 			return &st->bufs[i];
@@ -91,7 +72,7 @@ static sp_buf *find(sp_state *st, const tlc_buffer *b)
 static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 {
 	int64_t bytes;
-	if (b->scope == TLC_SCOPE_SHARED && !b->alias_of && buffer_bytes(b, &bytes)) {
+	if (b->scope == TLC_SCOPE_SHARED && !b->alias_of && tlc_buffer_bytes(b, &bytes)) {
 		st->static_bytes += (bytes + SP_BASE_ALIGN - 1) / SP_BASE_ALIGN * SP_BASE_ALIGN;
 		return;
 	}
@@ -102,7 +83,7 @@ static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 		st->views[st->nviews++] = b;
 		return;
 	}
-	if (!buffer_bytes(b, &bytes)) {
+	if (!tlc_buffer_bytes(b, &bytes)) {
 		tlc_error(tlc_module_context(st->m), b->loc,
 		          "shared buffer '%s' needs a compile-time size to be placed in shared memory",
 		          b->name);
@@ -114,25 +95,24 @@ static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 	st->n++;
 }
 
-static void collect_allocs(sp_state *st, tlc_stmt *s, int top)
+/* A walk over top-level statement `top` of the body. */
+typedef struct top_walk {
+	sp_state *st;
+	int top;
+} top_walk;
+
+static tlc_walk_action collect_alloc(void *p, const tlc_stmt *s)
 {
-	if (!s)
-		return;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			collect_allocs(st, s->u.seq.items[i], top);
-		return;
-	case TLC_STMT_FOR: collect_allocs(st, s->u.loop.body, top); return;
-	case TLC_STMT_IF:
-		collect_allocs(st, s->u.if_.then_s, top);
-		collect_allocs(st, s->u.if_.else_s, top);
-		return;
-	case TLC_STMT_SCOPE: collect_allocs(st, s->u.scope.body, top); return;
-	case TLC_STMT_ATTR: collect_allocs(st, s->u.attr.body, top); return;
-	case TLC_STMT_ALLOC: add_alloc(st, s->u.alloc.buf, top); return;
-	default: return;
-	}
+	top_walk *w = p;
+	if (s->kind == TLC_STMT_ALLOC)
+		add_alloc(w->st, s->u.alloc.buf, w->top);
+	return TLC_WALK_CONTINUE;
+}
+
+static void collect_allocs(sp_state *st, const tlc_stmt *s, int top)
+{
+	top_walk w = {st, top};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &w, .stmt_pre = collect_alloc}, s);
 }
 
 /* ---- liveness and alignment ---- */
@@ -172,49 +152,29 @@ static void gemm_operand_align(sp_state *st, const tlc_expr *call)
 	}
 }
 
-typedef struct touch_ctx {
-	sp_state *st;
-	int top;
-} touch_ctx;
-
 static void touch_access(void *p, const tlc_buffer *b, unsigned mode)
 {
 	(void)mode; /* liveness: any access counts */
-	touch_ctx *c = p;
-	touch(c->st, b, c->top);
+	top_walk *w = p;
+	touch(w->st, b, w->top);
 }
 
-/* The gemms in s ask for the alignment of their swizzled operands. */
-static void align_gemm_operands(sp_state *st, const tlc_stmt *s)
+/* A gemm asks for the alignment of its swizzled operands. */
+static tlc_walk_action align_gemm_operands(void *p, const tlc_stmt *s)
 {
-	if (!s)
-		return;
-	switch (s->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < s->u.seq.n; i++)
-			align_gemm_operands(st, s->u.seq.items[i]);
-		return;
-	case TLC_STMT_FOR: align_gemm_operands(st, s->u.loop.body); return;
-	case TLC_STMT_IF:
-		align_gemm_operands(st, s->u.if_.then_s);
-		align_gemm_operands(st, s->u.if_.else_s);
-		return;
-	case TLC_STMT_SCOPE: align_gemm_operands(st, s->u.scope.body); return;
-	case TLC_STMT_ATTR: align_gemm_operands(st, s->u.attr.body); return;
-	case TLC_STMT_EVAL:
-		if (s->u.eval.call->kind == TLC_EXPR_CALL && s->u.eval.call->u.call.op == TLC_OP_MMA_GEMM)
-			gemm_operand_align(st, s->u.eval.call);
-		return;
-	default: return;
-	}
+	top_walk *w = p;
+	if (s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
+	    s->u.eval.call->u.call.op == TLC_OP_MMA_GEMM)
+		gemm_operand_align(w->st, s->u.eval.call);
+	return TLC_WALK_CONTINUE;
 }
 
 /* Top-level statement `top` touches every buffer s accesses (tlc/access.h). */
 static void touch_stmt(sp_state *st, const tlc_stmt *s, int top)
 {
-	touch_ctx c = {st, top};
-	tlc_stmt_accesses(s, touch_access, &c);
-	align_gemm_operands(st, s);
+	top_walk w = {st, top};
+	tlc_stmt_accesses(s, touch_access, &w);
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &w, .stmt_pre = align_gemm_operands}, s);
 }
 
 /* ---- placement ---- */
@@ -351,7 +311,7 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 	if (!st.errors) {
 		int64_t arena = place_all(&st);
 		for (int i = 0; i < st.nviews; i++)
-			st.views[i]->offset = root_of(st.views[i])->offset;
+			st.views[i]->offset = tlc_buffer_storage(st.views[i])->offset;
 		if (st.n) /* kernels without a dynamic arena keep their attributes as they are */
 			set_func_attr(m, f, "tlc.smem_bytes", tlc_i32(m, arena));
 		if (arena + st.static_bytes > limit)
