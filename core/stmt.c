@@ -107,6 +107,12 @@ bool tlc_buffer_bytes(const tlc_buffer *b, int64_t *bytes)
 	return true;
 }
 
+bool tlc_stmt_is_call(const tlc_stmt *s, tlc_op_id op)
+{
+	return s && s->kind == TLC_STMT_EVAL && s->u.eval.call && s->u.eval.call->kind == TLC_EXPR_CALL &&
+	       s->u.eval.call->u.call.op == op;
+}
+
 tlc_dtype tlc_buffer_index_dtype(const tlc_buffer *b)
 {
 	int64_t n;

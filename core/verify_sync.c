@@ -68,8 +68,7 @@ static accesses collect(const tlc_stmt *s)
 
 static bool is_barrier(const tlc_stmt *s)
 {
-	return s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
-	       s->u.eval.call->u.call.op == TLC_OP_SYNC_THREADS;
+	return tlc_stmt_is_call(s, TLC_OP_SYNC_THREADS);
 }
 
 static bool is_nest(const tlc_stmt *s)

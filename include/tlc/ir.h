@@ -422,6 +422,8 @@ TLC_API bool tlc_buffer_bytes(const tlc_buffer *b, int64_t *bytes);
  * 2^31 - 1 (large or runtime-sized shapes).  Printers cast the flattened
  * index to it; an offset computed in int32 would silently wrap. */
 TLC_API tlc_dtype tlc_buffer_index_dtype(const tlc_buffer *b);
+/* True when s is an expression statement calling op (T.sync_threads(), ...). */
+TLC_API bool tlc_stmt_is_call(const tlc_stmt *s, tlc_op_id op);
 /* Rename variables and buffers so that every name in f is unique (name, name_1, ...). */
 TLC_API void tlc_func_uniquify_names(tlc_module *m, tlc_func *f);
 

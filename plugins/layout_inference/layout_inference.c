@@ -162,8 +162,7 @@ static void add_pair(tlc_module *m, int *n, const tlc_expr **keys, const tlc_exp
 
 static bool is_annotate(const tlc_stmt *s)
 {
-	return s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
-	       s->u.eval.call->u.call.op == TLC_OP_ANNOTATE_LAYOUT;
+	return tlc_stmt_is_call(s, TLC_OP_ANNOTATE_LAYOUT);
 }
 
 /* Shared operands of gemms get the widest swizzle their rows allow, unless

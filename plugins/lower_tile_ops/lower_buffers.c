@@ -36,8 +36,7 @@ static const tlc_expr *map_load(tlc_rewriter *rw, const tlc_expr *e)
 
 static bool is_annotate(const tlc_stmt *s)
 {
-	return s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
-	       s->u.eval.call->u.call.op == TLC_OP_ANNOTATE_LAYOUT;
+	return tlc_stmt_is_call(s, TLC_OP_ANNOTATE_LAYOUT);
 }
 
 /* Once the layouts are applied, the statements and loop_layout= that

@@ -214,8 +214,7 @@ static tlc_stmt *rewrite_pre(tlc_rewriter *rw, tlc_stmt *s)
 /* True for an atomic (a write other replicas of the loop must not repeat). */
 static bool is_atomic(const tlc_stmt *s)
 {
-	return s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
-	       s->u.eval.call->u.call.op == TLC_OP_ATOMIC_ADD;
+	return tlc_stmt_is_call(s, TLC_OP_ATOMIC_ADD);
 }
 
 static tlc_stmt *rewrite_post(tlc_rewriter *rw, tlc_stmt *s)

@@ -163,8 +163,7 @@ static void touch_access(void *p, const tlc_buffer *b, unsigned mode)
 static tlc_walk_action align_gemm_operands(void *p, const tlc_stmt *s)
 {
 	top_walk *w = p;
-	if (s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
-	    s->u.eval.call->u.call.op == TLC_OP_MMA_GEMM)
+	if (tlc_stmt_is_call(s, TLC_OP_MMA_GEMM))
 		gemm_operand_align(w->st, s->u.eval.call);
 	return TLC_WALK_CONTINUE;
 }
@@ -314,8 +313,17 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 			st.views[i]->offset = tlc_buffer_storage(st.views[i])->offset;
 		if (st.n) /* kernels without a dynamic arena keep their attributes as they are */
 			set_func_attr(m, f, "tlc.smem_bytes", tlc_i32(m, arena));
-		if (arena + st.static_bytes > limit)
+		if (st.static_bytes > target->smem_default) {
+			/* static __shared__ arrays cannot opt in to more */
+			tlc_error(ctx, f->loc,
+			          "kernel '%s' uses %lld bytes of static shared memory (scope=\"shared\"); target %s allows "
+			          "%lld without opting in: use the default dynamic shared memory instead",
+			          f->name, (long long)st.static_bytes, tlc_module_target_name(m),
+			          (long long)target->smem_default);
+			st.errors++;
+		} else if (arena + st.static_bytes > limit) {
 			report_over_limit(&st, arena, limit);
+		}
 	}
 	tlc_mem_free(st.bufs);
 	tlc_mem_free(st.views);

@@ -98,8 +98,7 @@ void si_stmt_access(si_state *si, const tlc_stmt *s, si_access *acc)
 
 bool si_is_barrier(const tlc_stmt *s)
 {
-	return s && s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
-	       s->u.eval.call->u.call.op == TLC_OP_SYNC_THREADS;
+	return tlc_stmt_is_call(s, TLC_OP_SYNC_THREADS);
 }
 
 void si_body_head(si_state *si, const tlc_stmt *body, si_access *acc)

@@ -7,8 +7,7 @@
 
 static tlc_stmt *drop(tlc_rewriter *rw, tlc_stmt *s)
 {
-	if (s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
-	    s->u.eval.call->u.call.op == TLC_OP_SYNC_THREADS)
+	if (tlc_stmt_is_call(s, TLC_OP_SYNC_THREADS))
 		return tlc_seq_new(rw->m, s->loc);
 	return NULL;
 }
