@@ -1,30 +1,20 @@
 /* cuda_target.c - the cuda target plugin: registers cuda-sm90 and cuda-sm80.
  *
- * Both targets share one emitter (cuda_emit.c); they differ in the arch
- * string and in their machine descriptions (cuda_info.c), which passes
- * read through tlc_module_target_info(). */
+ * Both targets print through the shared GPU C++ printer (backends/gpu) with
+ * CUDA's spellings (cuda_vendor.c); they differ in their nvcc flags and in
+ * their machine descriptions (cuda_info.c), which passes read through
+ * tlc_module_target_info(). */
 #include <tlc/plugin.h>
 #include <tlc/target.h>
 
 #include "cuda_emit.h"
 
-static const cuda_arch sm90 = {"cuda-sm90", "sm_90a", &cuda_sm90_info};
-static const cuda_arch sm80 = {"cuda-sm80", "sm_80", &cuda_sm80_info};
+static int emit_sm90(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out);
+static int emit_sm80(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out);
 
-static int emit_sm90(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
-{
-	(void)opts;
-	return cuda_emit_module(m, &sm90, out);
-}
-
-static int emit_sm80(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
-{
-	(void)opts;
-	return cuda_emit_module(m, &sm80, out);
-}
-
-/* nvcc flags for tlc --emit=ptx|cubin|so.  sm_90a (not sm_90): WGMMA and
- * setmaxnreg exist only in the arch-specific variant. */
+/* nvcc flags for tlc --emit=ptx|cubin|so (and the banner of the .cu).
+ * sm_90a (not sm_90): WGMMA and setmaxnreg exist only in the arch-specific
+ * variant. */
 static const char *const sm90_arch_flags[] = {"-gencode=arch=compute_90a,code=sm_90a", NULL};
 static const char *const sm90_asm_flags[] = {"-arch=compute_90a", NULL};
 static const char *const sm80_arch_flags[] = {"-gencode=arch=compute_80,code=sm_80", NULL};
@@ -54,6 +44,21 @@ static const tlc_target_desc cuda_sm80_target = {
 	.info = &cuda_sm80_info,
 };
 
+static const gpu_target sm90 = {&cuda_sm90_target, "sm_90a", &cuda_vendor};
+static const gpu_target sm80 = {&cuda_sm80_target, "sm_80", &cuda_vendor};
+
+static int emit_sm90(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
+{
+	(void)opts;
+	return gpu_emit_module(m, &sm90, out);
+}
+
+static int emit_sm80(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
+{
+	(void)opts;
+	return gpu_emit_module(m, &sm80, out);
+}
+
 static int cuda_plugin_init(tlc_registry *reg)
 {
 	if (tlc_register_target(reg, &cuda_sm90_target) || tlc_register_target(reg, &cuda_sm80_target))
@@ -61,13 +66,14 @@ static int cuda_plugin_init(tlc_registry *reg)
 	return 0;
 }
 
+/* what the plugin is, then the ABI stamp */
 static const tlc_plugin_desc cuda_plugin = {
+	.name = "cuda",
+	.description = "CUDA targets cuda-sm90 and cuda-sm80",
+	.version = "0.1.0",
+	.init = cuda_plugin_init,
 	.abi_version = TLC_PLUGIN_ABI_VERSION,
 	.struct_size = sizeof(tlc_plugin_desc),
-	.name = "cuda",
-	.version = "0.1.0",
-	.description = "CUDA targets cuda-sm90 and cuda-sm80",
-	.init = cuda_plugin_init,
 };
 
 TLC_DEFINE_PLUGIN(cuda_plugin)

@@ -1,17 +1,18 @@
-/* cuda_expr.c - expressions of the IR printed as CUDA C++.
+/* gpu_expr.c - expressions of the IR printed as GPU C++.
  *
  * Every sub-expression is parenthesised and every conversion is explicit,
  * so the C++ meaning never depends on precedence or implicit promotion.
- * float16 / bfloat16 arithmetic goes through float (__half2float,
- * __float2half_rn) and rounds after every operation, which is exactly the
- * IR's meaning of an operation on 16-bit values. */
+ * float16 / bfloat16 arithmetic goes through float (the vendor's
+ * conversions, __half2float / __float2half_rn on CUDA) and rounds after
+ * every operation, which is exactly the IR's meaning of an operation on
+ * 16-bit values. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda_emit.h"
+#include "gpu_printer.h"
 
-const char *cuda_ctype(tlc_dtype t)
+const char *gpu_ctype(const gpu_emitter *e, tlc_dtype t)
 {
 	switch (t) {
 	case TLC_DT_BOOL: return "bool";
@@ -23,11 +24,11 @@ const char *cuda_ctype(tlc_dtype t)
 	case TLC_DT_UINT16: return "unsigned short";
 	case TLC_DT_UINT32: return "unsigned int";
 	case TLC_DT_UINT64: return "unsigned long long";
-	case TLC_DT_FLOAT16: return "half";
-	case TLC_DT_BFLOAT16: return "__nv_bfloat16";
+	case TLC_DT_FLOAT16: return e->target->vendor->float16_type;
+	case TLC_DT_BFLOAT16: return e->target->vendor->bfloat16_type;
 	case TLC_DT_FLOAT32: return "float";
 	case TLC_DT_FLOAT64: return "double";
-	default: return NULL; /* float8: needs cuda_fp8.h and conversions, later */
+	default: return NULL; /* float8: needs the vendor's fp8 types and conversions, later */
 	}
 }
 
@@ -42,7 +43,7 @@ static const char *const c_reserved[] = {
 	"dim3", "grid", "block", "stream", "namespace", "using", "asm", "signed", "NULL",
 };
 
-const char *cuda_name(cuda_emitter *e, const char *name)
+const char *gpu_name(gpu_emitter *e, const char *name)
 {
 	bool bad = !name || !*name || strncmp(name, "tlc_", 4) == 0 || strncmp(name, "__", 2) == 0;
 	for (size_t i = 0; !bad && i < sizeof(c_reserved) / sizeof(c_reserved[0]); i++)
@@ -62,15 +63,15 @@ const char *cuda_name(cuda_emitter *e, const char *name)
 	return r;
 }
 
-const char *cuda_op_name(cuda_emitter *e, const tlc_expr *call)
+const char *gpu_op_name(gpu_emitter *e, const tlc_expr *call)
 {
 	const tlc_op_info *info = tlc_op_get(e->ctx, call->u.call.op);
 	return info && info->name ? info->name : "?";
 }
 
-static void put(cuda_emitter *e, const char *s) { tlc_buf_puts(e->out, s); }
+static void put(gpu_emitter *e, const char *s) { tlc_buf_puts(e->out, s); }
 
-static void emit_int(cuda_emitter *e, tlc_dtype t, int64_t v)
+static void emit_int(gpu_emitter *e, tlc_dtype t, int64_t v)
 {
 	if (t == TLC_DT_BOOL) {
 		put(e, v ? "true" : "false");
@@ -91,11 +92,30 @@ static void emit_int(cuda_emitter *e, tlc_dtype t, int64_t v)
 		tlc_buf_printf(e->out, v < 0 ? "(%lld)" : "%lld", (long long)v);
 		return;
 	}
-	tlc_buf_printf(e->out, "((%s)%lld)", cuda_ctype(t), (long long)v);
+	tlc_buf_printf(e->out, "((%s)%lld)", gpu_ctype(e, t), (long long)v);
+}
+
+/* Open / close a conversion of a float value to dtype t. */
+static void open_from_float(gpu_emitter *e, tlc_dtype t)
+{
+	if (t == TLC_DT_FLOAT32)
+		return; /* already a float */
+	const gpu_vendor *v = e->target->vendor;
+	if (is_f16ish(t))
+		tlc_buf_printf(e->out, "%s(",
+			       t == TLC_DT_FLOAT16 ? v->float_to_float16 : v->float_to_bfloat16);
+	else
+		tlc_buf_printf(e->out, "((%s)(", gpu_ctype(e, t) ? gpu_ctype(e, t) : "float");
+}
+
+static void close_from_float(gpu_emitter *e, tlc_dtype t)
+{
+	if (t != TLC_DT_FLOAT32)
+		put(e, is_f16ish(t) ? ")" : "))");
 }
 
 /* A float32 literal that reads back to the same float. */
-static void emit_f32_literal(cuda_emitter *e, double v)
+static void emit_f32_literal(gpu_emitter *e, double v)
 {
 	if (isnan(v)) {
 		put(e, "__int_as_float(0x7fffffff)");
@@ -110,7 +130,7 @@ static void emit_f32_literal(cuda_emitter *e, double v)
 	tlc_buf_printf(e->out, strpbrk(s, ".en") ? "%sf" : "%s.0f", s);
 }
 
-static void emit_float(cuda_emitter *e, tlc_dtype t, double v)
+static void emit_float(gpu_emitter *e, tlc_dtype t, double v)
 {
 	if (t == TLC_DT_FLOAT64) {
 		if (isnan(v) || isinf(v)) {
@@ -124,66 +144,54 @@ static void emit_float(cuda_emitter *e, tlc_dtype t, double v)
 		tlc_buf_printf(e->out, strpbrk(s, ".en") ? "%s" : "%s.0", s);
 		return;
 	}
-	if (t == TLC_DT_FLOAT16 || t == TLC_DT_BFLOAT16)
-		put(e, t == TLC_DT_FLOAT16 ? "__float2half_rn(" : "__float2bfloat16_rn(");
+	/* float32, or a 16-bit float rounded from it */
+	if (is_f16ish(t))
+		open_from_float(e, t);
 	emit_f32_literal(e, v);
-	if (t == TLC_DT_FLOAT16 || t == TLC_DT_BFLOAT16)
-		put(e, ")");
+	if (is_f16ish(t))
+		close_from_float(e, t);
 }
 
 /* x as a float-valued expression, whatever its dtype. */
-static void emit_as_float(cuda_emitter *e, const tlc_expr *x)
+static void emit_as_float(gpu_emitter *e, const tlc_expr *x)
 {
 	if (x->kind == TLC_EXPR_FLOAT) {
 		emit_f32_literal(e, x->u.fval);
 		return;
 	}
 	if (x->dtype == TLC_DT_FLOAT32) {
-		cuda_emit_expr(e, x);
+		gpu_emit_expr(e, x);
 		return;
 	}
-	put(e, x->dtype == TLC_DT_FLOAT16 ? "__half2float(" : x->dtype == TLC_DT_BFLOAT16 ? "__bfloat162float(" : "((float)");
-	cuda_emit_expr(e, x);
+	const gpu_vendor *v = e->target->vendor;
+	if (is_f16ish(x->dtype))
+		tlc_buf_printf(e->out, "%s(",
+			       x->dtype == TLC_DT_FLOAT16 ? v->float16_to_float
+							  : v->bfloat16_to_float);
+	else
+		put(e, "((float)");
+	gpu_emit_expr(e, x);
 	put(e, ")");
 }
 
-/* Open / close a conversion of a float value to dtype t. */
-static void open_from_float(cuda_emitter *e, tlc_dtype t)
-{
-	if (t == TLC_DT_FLOAT32)
-		return; /* already a float */
-	if (t == TLC_DT_FLOAT16)
-		put(e, "__float2half_rn(");
-	else if (t == TLC_DT_BFLOAT16)
-		put(e, "__float2bfloat16_rn(");
-	else
-		tlc_buf_printf(e->out, "((%s)(", cuda_ctype(t) ? cuda_ctype(t) : "float");
-}
-
-static void close_from_float(cuda_emitter *e, tlc_dtype t)
-{
-	if (t != TLC_DT_FLOAT32)
-		put(e, is_f16ish(t) ? ")" : "))");
-}
-
-static void emit_cast(cuda_emitter *e, tlc_dtype t, const tlc_expr *a)
+static void emit_cast(gpu_emitter *e, tlc_dtype t, const tlc_expr *a)
 {
 	if (a->dtype == t) {
-		cuda_emit_expr(e, a);
+		gpu_emit_expr(e, a);
 	} else if (t == TLC_DT_BOOL) {
 		put(e, "(");
 		if (is_f16ish(a->dtype))
 			emit_as_float(e, a);
 		else
-			cuda_emit_expr(e, a);
+			gpu_emit_expr(e, a);
 		put(e, " != 0)");
 	} else if (is_f16ish(t) || is_f16ish(a->dtype)) {
 		open_from_float(e, t);
 		emit_as_float(e, a);
 		close_from_float(e, t);
 	} else {
-		tlc_buf_printf(e->out, "((%s)", cuda_ctype(t));
-		cuda_emit_expr(e, a);
+		tlc_buf_printf(e->out, "((%s)", gpu_ctype(e, t));
+		gpu_emit_expr(e, a);
 		put(e, ")");
 	}
 }
@@ -215,7 +223,7 @@ static const char *infix(tlc_expr_kind k)
 static bool is_compare(tlc_expr_kind k) { return k >= TLC_EXPR_EQ && k <= TLC_EXPR_GE; }
 
 /* a op b; 16-bit float operands are computed in float. */
-static void emit_infix(cuda_emitter *e, const tlc_expr *x)
+static void emit_infix(gpu_emitter *e, const tlc_expr *x)
 {
 	const tlc_expr *a = x->u.op.a, *b = x->u.op.b;
 	bool via_float = is_f16ish(x->dtype) || (is_compare(x->kind) && (is_f16ish(a->dtype) || is_f16ish(b->dtype)));
@@ -225,24 +233,24 @@ static void emit_infix(cuda_emitter *e, const tlc_expr *x)
 	if (via_float)
 		emit_as_float(e, a);
 	else
-		cuda_emit_expr(e, a);
+		gpu_emit_expr(e, a);
 	put(e, infix(x->kind));
 	if (via_float)
 		emit_as_float(e, b);
 	else
-		cuda_emit_expr(e, b);
+		gpu_emit_expr(e, b);
 	put(e, ")");
 	if (via_float && !is_compare(x->kind))
 		close_from_float(e, x->dtype);
 }
 
-static bool nonneg(cuda_emitter *e, const tlc_expr *x, bool strictly)
+static bool nonneg(gpu_emitter *e, const tlc_expr *x, bool strictly)
 {
 	int64_t lo, hi;
 	return tlc_expr_bounds(&e->ranges, x, &lo, &hi) && (strictly ? lo > 0 : lo >= 0);
 }
 
-static void emit_floor_divmod(cuda_emitter *e, const tlc_expr *x)
+static void emit_floor_divmod(gpu_emitter *e, const tlc_expr *x)
 {
 	bool div = x->kind == TLC_EXPR_FLOORDIV;
 	const tlc_expr *a = x->u.op.a, *b = x->u.op.b;
@@ -268,23 +276,23 @@ static void emit_floor_divmod(cuda_emitter *e, const tlc_expr *x)
 	}
 	if (tlc_dtype_is_unsigned(x->dtype) || (nonneg(e, a, false) && nonneg(e, b, true))) {
 		put(e, "(");
-		cuda_emit_expr(e, a);
+		gpu_emit_expr(e, a);
 		put(e, div ? " / " : " % ");
-		cuda_emit_expr(e, b);
+		gpu_emit_expr(e, b);
 		put(e, ")");
 		return;
 	}
 	bool wide = tlc_dtype_bits(x->dtype) > 32;
-	e->helpers |= wide ? (div ? CUDA_HELPER_FLOORDIV_I64 : CUDA_HELPER_FLOORMOD_I64)
-	                   : (div ? CUDA_HELPER_FLOORDIV_I32 : CUDA_HELPER_FLOORMOD_I32);
+	e->helpers |= wide ? (div ? GPU_HELPER_FLOORDIV_I64 : GPU_HELPER_FLOORMOD_I64)
+			   : (div ? GPU_HELPER_FLOORDIV_I32 : GPU_HELPER_FLOORMOD_I32);
 	tlc_buf_printf(e->out, "tlc_floor%s_i%d(", div ? "div" : "mod", wide ? 64 : 32);
-	cuda_emit_expr(e, a);
+	gpu_emit_expr(e, a);
 	put(e, ", ");
-	cuda_emit_expr(e, b);
+	gpu_emit_expr(e, b);
 	put(e, ")");
 }
 
-static void emit_minmax(cuda_emitter *e, const tlc_expr *x)
+static void emit_minmax(gpu_emitter *e, const tlc_expr *x)
 {
 	bool is_min = x->kind == TLC_EXPR_MIN;
 	if (tlc_dtype_is_float(x->dtype)) {
@@ -293,9 +301,9 @@ static void emit_minmax(cuda_emitter *e, const tlc_expr *x)
 			open_from_float(e, x->dtype);
 		put(e, is_min ? (dbl ? "fmin(" : "fminf(") : (dbl ? "fmax(" : "fmaxf("));
 		if (dbl) {
-			cuda_emit_expr(e, x->u.op.a);
+			gpu_emit_expr(e, x->u.op.a);
 			put(e, ", ");
-			cuda_emit_expr(e, x->u.op.b);
+			gpu_emit_expr(e, x->u.op.b);
 		} else {
 			emit_as_float(e, x->u.op.a);
 			put(e, ", ");
@@ -307,15 +315,15 @@ static void emit_minmax(cuda_emitter *e, const tlc_expr *x)
 		return;
 	}
 	/* integers: a conditional (pure operands, so evaluating one twice is harmless);
-	 * works in host code too, unlike CUDA's min()/max() overloads */
+	 * works in host code too, unlike the device-only min()/max() overloads */
 	put(e, "((");
-	cuda_emit_expr(e, x->u.op.a);
+	gpu_emit_expr(e, x->u.op.a);
 	put(e, is_min ? ") < (" : ") > (");
-	cuda_emit_expr(e, x->u.op.b);
+	gpu_emit_expr(e, x->u.op.b);
 	put(e, ") ? (");
-	cuda_emit_expr(e, x->u.op.a);
+	gpu_emit_expr(e, x->u.op.a);
 	put(e, ") : (");
-	cuda_emit_expr(e, x->u.op.b);
+	gpu_emit_expr(e, x->u.op.b);
 	put(e, "))");
 }
 
@@ -341,19 +349,20 @@ static bool math_names(tlc_op_id op, const char **f32, const char **f64)
 	return false;
 }
 
-static void emit_math(cuda_emitter *e, const tlc_expr *x)
+static void emit_math(gpu_emitter *e, const tlc_expr *x)
 {
 	tlc_op_id op = x->u.call.op;
 	const tlc_expr *a = x->u.call.args[0];
 	const char *f32 = NULL, *f64 = NULL;
 	if (op == TLC_OP_ABS && tlc_dtype_is_int(x->dtype)) {
 		put(e, tlc_dtype_bits(x->dtype) > 32 ? "llabs(" : "abs(");
-		cuda_emit_expr(e, a);
+		gpu_emit_expr(e, a);
 		put(e, ")");
 		return;
 	}
 	if (!tlc_dtype_is_float(x->dtype)) {
-		cuda_error(e, e->loc, "T.%s needs a floating-point argument", cuda_op_name(e, x));
+		tlc_error(e->ctx, e->loc, "T.%s needs a floating-point argument",
+			  gpu_op_name(e, x));
 		return;
 	}
 	bool dbl = x->dtype == TLC_DT_FLOAT64;
@@ -362,7 +371,7 @@ static void emit_math(cuda_emitter *e, const tlc_expr *x)
 	if (op == TLC_OP_SIGMOID) {
 		put(e, dbl ? "(1.0 / (1.0 + exp(-" : "(1.0f / (1.0f + expf(-");
 		if (dbl)
-			cuda_emit_expr(e, a);
+			gpu_emit_expr(e, a);
 		else
 			emit_as_float(e, a);
 		put(e, ")))");
@@ -373,7 +382,7 @@ static void emit_math(cuda_emitter *e, const tlc_expr *x)
 			if (i)
 				put(e, ", ");
 			if (dbl)
-				cuda_emit_expr(e, x->u.call.args[i]);
+				gpu_emit_expr(e, x->u.call.args[i]);
 			else
 				emit_as_float(e, x->u.call.args[i]);
 		}
@@ -383,7 +392,7 @@ static void emit_math(cuda_emitter *e, const tlc_expr *x)
 		close_from_float(e, x->dtype);
 }
 
-static void emit_call(cuda_emitter *e, const tlc_expr *x)
+static void emit_call(gpu_emitter *e, const tlc_expr *x)
 {
 	tlc_op_id op = x->u.call.op;
 	const char *f32, *f64;
@@ -394,10 +403,10 @@ static void emit_call(cuda_emitter *e, const tlc_expr *x)
 	if (op == TLC_OP_SHFL_XOR && x->u.call.nargs == 2 && !e->host) {
 		/* every lane of the warp takes part: lower-tile-ops emits it in
 		 * thread-uniform code only */
-		put(e, "__shfl_xor_sync(0xffffffffu, ");
-		cuda_emit_expr(e, x->u.call.args[0]);
+		put(e, e->target->vendor->shfl_xor);
+		gpu_emit_expr(e, x->u.call.args[0]);
 		put(e, ", ");
-		cuda_emit_expr(e, x->u.call.args[1]);
+		gpu_emit_expr(e, x->u.call.args[1]);
 		put(e, ")");
 		return;
 	}
@@ -409,10 +418,11 @@ static void emit_call(cuda_emitter *e, const tlc_expr *x)
 			return;
 		}
 	}
-	cuda_error(e, e->loc, "T.%s is not supported by target %s yet", cuda_op_name(e, x), e->arch->target);
+	tlc_error(e->ctx, e->loc, "T.%s is not supported by target %s yet", gpu_op_name(e, x),
+		  gpu_target_name(e));
 }
 
-void cuda_emit_flat_index(cuda_emitter *e, const tlc_buffer *b, int n, const tlc_expr *const *idx)
+void gpu_emit_flat_index(gpu_emitter *e, const tlc_buffer *b, int n, const tlc_expr *const *idx)
 {
 	if (n == 0) {
 		put(e, "0");
@@ -425,42 +435,47 @@ void cuda_emit_flat_index(cuda_emitter *e, const tlc_buffer *b, int n, const tlc
 		put(e, "(");
 	if (wide)
 		put(e, "(long long)");
-	cuda_emit_expr(e, idx[0]);
+	gpu_emit_expr(e, idx[0]);
 	for (int d = 1; d < n; d++) {
 		put(e, " * ");
-		cuda_emit_expr(e, b->shape[d]);
+		gpu_emit_expr(e, b->shape[d]);
 		put(e, " + ");
-		cuda_emit_expr(e, idx[d]);
+		gpu_emit_expr(e, idx[d]);
 		put(e, ")");
 	}
 }
 
-void cuda_emit_access(cuda_emitter *e, tlc_loc loc, const tlc_buffer *b, int n, const tlc_expr *const *idx)
+void gpu_emit_access(gpu_emitter *e, tlc_loc loc, const tlc_buffer *b, int n,
+		     const tlc_expr *const *idx)
 {
-	const char *name = cuda_name(e, b->name);
+	const char *name = gpu_name(e, b->name);
 	switch (b->scope) {
 	case TLC_SCOPE_VAR:
 		put(e, name);
 		return;
 	case TLC_SCOPE_FRAGMENT:
-		cuda_error(e, loc, "fragment '%s' must be lowered to registers before target %s: run layout-inference and "
-		           "lower-tile-ops", b->name, e->arch->target);
+		tlc_error(e->ctx, loc,
+			  "fragment '%s' must be lowered to registers before target %s: "
+			  "run layout-inference and lower-tile-ops",
+			  b->name, gpu_target_name(e));
 		return;
 	case TLC_SCOPE_BARRIER:
-		cuda_error(e, loc, "barriers are not supported by target %s yet", e->arch->target);
+		tlc_error(e->ctx, loc, "barriers are not supported by target %s yet",
+			  gpu_target_name(e));
 		return;
 	default:
 		if (e->host) {
-			cuda_error(e, loc, "buffer '%s' cannot be read in a launch dimension", b->name);
+			tlc_error(e->ctx, loc, "buffer '%s' cannot be read in a launch dimension",
+				  b->name);
 			return;
 		}
 		tlc_buf_printf(e->out, "%s[", name);
-		cuda_emit_flat_index(e, b, n, idx);
+		gpu_emit_flat_index(e, b, n, idx);
 		put(e, "]");
 	}
 }
 
-void cuda_emit_expr(cuda_emitter *e, const tlc_expr *x)
+void gpu_emit_expr(gpu_emitter *e, const tlc_expr *x)
 {
 	switch (x->kind) {
 	case TLC_EXPR_INT: emit_int(e, x->dtype, x->u.ival); return;
@@ -472,7 +487,7 @@ void cuda_emit_expr(cuda_emitter *e, const tlc_expr *x)
 			if (x->u.var == e->f->thread_vars[d])
 				e->used_frame |= 1u << (3 + d);
 		}
-		put(e, cuda_name(e, x->u.var->name));
+		put(e, gpu_name(e, x->u.var->name));
 		return;
 	case TLC_EXPR_FLOORDIV:
 	case TLC_EXPR_FLOORMOD: emit_floor_divmod(e, x); return;
@@ -480,7 +495,7 @@ void cuda_emit_expr(cuda_emitter *e, const tlc_expr *x)
 	case TLC_EXPR_MAX: emit_minmax(e, x); return;
 	case TLC_EXPR_NOT:
 		put(e, "(!");
-		cuda_emit_expr(e, x->u.op.a);
+		gpu_emit_expr(e, x->u.op.a);
 		put(e, ")");
 		return;
 	case TLC_EXPR_NEG:
@@ -491,92 +506,30 @@ void cuda_emit_expr(cuda_emitter *e, const tlc_expr *x)
 			close_from_float(e, x->dtype);
 		} else {
 			put(e, "(-");
-			cuda_emit_expr(e, x->u.op.a);
+			gpu_emit_expr(e, x->u.op.a);
 			put(e, ")");
 		}
 		return;
 	case TLC_EXPR_SELECT:
 		put(e, "(");
-		cuda_emit_expr(e, x->u.op.a);
+		gpu_emit_expr(e, x->u.op.a);
 		put(e, " ? ");
-		cuda_emit_expr(e, x->u.op.b);
+		gpu_emit_expr(e, x->u.op.b);
 		put(e, " : ");
-		cuda_emit_expr(e, x->u.op.c);
+		gpu_emit_expr(e, x->u.op.c);
 		put(e, ")");
 		return;
 	case TLC_EXPR_CAST: emit_cast(e, x->dtype, x->u.op.a); return;
-	case TLC_EXPR_LOAD: cuda_emit_access(e, e->loc, x->u.load.buf, x->u.load.n, x->u.load.idx); return;
+	case TLC_EXPR_LOAD:
+		gpu_emit_access(e, e->loc, x->u.load.buf, x->u.load.n, x->u.load.idx);
+		return;
 	case TLC_EXPR_CALL: emit_call(e, x); return;
 	default:
 		if (infix(x->kind)) {
 			emit_infix(e, x);
 			return;
 		}
-		cuda_error(e, e->loc, "this expression cannot be used as a value in CUDA code");
-	}
-}
-
-void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
-{
-	static const struct {
-		unsigned flag;
-		const char *text;
-	} table[] = {
-		{CUDA_HELPER_FLOORDIV_I32,
-		 "static __host__ __device__ __forceinline__ int tlc_floordiv_i32(int a, int b)\n"
-		 "{\n\tint q = a / b;\n\treturn (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n\n"},
-		{CUDA_HELPER_FLOORMOD_I32,
-		 "static __host__ __device__ __forceinline__ int tlc_floormod_i32(int a, int b)\n"
-		 "{\n\tint r = a % b;\n\treturn (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n\n"},
-		{CUDA_HELPER_FLOORDIV_I64,
-		 "static __host__ __device__ __forceinline__ long long tlc_floordiv_i64(long long a, long long b)\n"
-		 "{\n\tlong long q = a / b;\n\treturn (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n\n"},
-		{CUDA_HELPER_FLOORMOD_I64,
-		 "static __host__ __device__ __forceinline__ long long tlc_floormod_i64(long long a, long long b)\n"
-		 "{\n\tlong long r = a % b;\n\treturn (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n\n"},
-	};
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (helpers & table[i].flag)
-			tlc_buf_puts(out, table[i].text);
-	if (helpers & CUDA_HELPER_COPY_VEC)
-		tlc_buf_puts(out, "/* BYTES bytes at once; both addresses are aligned to BYTES (lower-tile-ops proved it) */\n"
-		                  "template <int BYTES> struct tlc_vec_type;\n"
-		                  "template <> struct tlc_vec_type<2> { typedef unsigned short type; };\n"
-		                  "template <> struct tlc_vec_type<4> { typedef unsigned int type; };\n"
-		                  "template <> struct tlc_vec_type<8> { typedef uint2 type; };\n"
-		                  "template <> struct tlc_vec_type<16> { typedef uint4 type; };\n"
-		                  "template <int BYTES>\n"
-		                  "static __device__ __forceinline__ void tlc_copy_vec(void *dst, const void *src)\n"
-		                  "{\n\ttypedef typename tlc_vec_type<BYTES>::type V;\n"
-		                  "\t*reinterpret_cast<V *>(dst) = *reinterpret_cast<const V *>(src);\n}\n\n");
-	if (helpers & CUDA_HELPER_RASTER)
-		tlc_buf_puts(out,
-		             "namespace tlc {\n"
-		             "/* T.use_swizzle: a permutation of the blocks of a 2-D grid for L2 locality.  Row: panels of\n"
-		             " * PANEL block rows, walked column by column inside a panel (the last panel may be\n"
-		             " * shorter); Column: the same with rows and columns exchanged. */\n"
-		             "template <int PANEL>\n"
-		             "static __device__ __forceinline__ dim3 rasterization2DRow()\n"
-		             "{\n"
-		             "\tconst unsigned gx = gridDim.x, gy = gridDim.y;\n"
-		             "\tconst unsigned id = blockIdx.x + blockIdx.y * gx;\n"
-		             "\tconst unsigned panel = id / (PANEL * gx), in_panel = id % (PANEL * gx);\n"
-		             "\tconst unsigned rows = min((unsigned)PANEL, gy - panel * PANEL);\n"
-		             "\treturn dim3(in_panel / rows, panel * PANEL + in_panel % rows, blockIdx.z);\n"
-		             "}\n\n"
-		             "template <int PANEL>\n"
-		             "static __device__ __forceinline__ dim3 rasterization2DColumn()\n"
-		             "{\n"
-		             "\tconst unsigned gx = gridDim.x, gy = gridDim.y;\n"
-		             "\tconst unsigned id = blockIdx.y + blockIdx.x * gy;\n"
-		             "\tconst unsigned panel = id / (PANEL * gy), in_panel = id % (PANEL * gy);\n"
-		             "\tconst unsigned cols = min((unsigned)PANEL, gx - panel * PANEL);\n"
-		             "\treturn dim3(panel * PANEL + in_panel % cols, in_panel / cols, blockIdx.z);\n"
-		             "}\n"
-		             "} /* namespace tlc */\n\n");
-	if (helpers & CUDA_HELPER_GEMM) {
-		const char *text = cuda_device_text("tlc_gemm");
-		tlc_buf_puts(out, text ? text : "#error tlc: device helper tlc_gemm.cuh missing from the cuda plugin\n");
-		tlc_buf_puts(out, "\n");
+		tlc_error(e->ctx, e->loc, "this expression cannot be used as a value in %s code",
+			  e->target->vendor->language);
 	}
 }

@@ -1,0 +1,50 @@
+/* cuda_vendor.c - how CUDA spells what the shared GPU C++ printer prints,
+ * and the ops and device helpers that only CUDA has. */
+#include "cuda_emit.h"
+
+/* T.mma_gemm and T.atomic_add_vec: the rest is the shared printer's. */
+static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *call = s->u.eval.call;
+	switch (call->u.call.op) {
+	case TLC_OP_MMA_GEMM:
+		cuda_emit_mma_gemm(e, call, ind);
+		return true;
+	case TLC_OP_ATOMIC_ADD_VEC:
+		cuda_emit_atomic_add_vec(e, s, ind);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
+{
+	if (helpers & CUDA_HELPER_GEMM) {
+		const char *text = cuda_device_text("tlc_gemm");
+		tlc_buf_puts(out, text ? text : "#error tlc: device helper tlc_gemm.cuh missing from the cuda plugin\n");
+		tlc_buf_puts(out, "\n");
+	}
+}
+
+const gpu_vendor cuda_vendor = {
+	.language = "CUDA",
+	.includes = "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n",
+	.float16_type = "half",
+	.bfloat16_type = "__nv_bfloat16",
+	.float16_to_float = "__half2float",
+	.float_to_float16 = "__float2half_rn",
+	.bfloat16_to_float = "__bfloat162float",
+	.float_to_bfloat16 = "__float2bfloat16_rn",
+	/* the full mask: lower-tile-ops emits shuffles in thread-uniform code
+	 * only, so every lane of the warp takes part */
+	.shfl_xor = "__shfl_xor_sync(0xffffffffu, ",
+	.sync_warp = "__syncwarp()",
+	.runtime = "cuda",
+	.kernel_handle_cast = "",
+	/* the CUDA programming guide's maximum grid dimensions (compute
+	 * capability 3.0 and later) */
+	.max_grid = {2147483647, 65535, 65535},
+	.emit_op = cuda_emit_op,
+	.emit_helpers = cuda_emit_helpers,
+};

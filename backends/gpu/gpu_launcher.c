@@ -1,0 +1,242 @@
+/* gpu_launcher.c - the host side of a GPU source: extern "C" launchers and
+ * the C header that declares them.
+ *
+ * Per kernel the source gets
+ *     extern "C" const char *NAME_error_string(int err);
+ *     extern "C" int NAME(<tensor pointers>, <runtime sizes>, void *stream);
+ * The launcher raises the kernel's dynamic shared-memory limit once per
+ * device when it needs more than the description's smem_default, checks the
+ * grid against the vendor's limits, launches on `stream`, and returns the
+ * runtime's last error (cudaGetLastError() on CUDA) as an int (0: launched).
+ * Runtime names are the vendor's prefix + the CUDA name.  The
+ * error-string function is per kernel rather than one module-wide symbol so
+ * that two tlc objects linked into one program never define the same name.
+ *
+ * The header is plain C (no vendor headers needed) and carries one
+ * machine-readable line per launcher for tools that bind it at run time
+ * (tests/gpu/tlc_gpu.py):
+ *     tlc-signature: NAME ARG... stream
+ * where ARG is NAME:DTYPE* for a tensor (NAME:DTYPE*:out for an output) and
+ * NAME:DTYPE for a scalar, in the launcher's parameter order. */
+#include <string.h>
+
+#include "gpu_printer.h"
+
+/* Per-device flags "the shared-memory attribute is set": the attribute
+ * belongs to the kernel as loaded in one device's context. */
+#define MAX_FLAGGED_DEVICES 64
+
+const char *gpu_launcher_name(const tlc_func *f)
+{
+	/* TileLang's habit of naming the inner prim_func `main` must not define C's main() */
+	return strcmp(f->name, "main") == 0 ? "main_launch" : f->name;
+}
+
+/* The C name of a parameter. */
+static const char *param_name(gpu_emitter *e, const tlc_param *p)
+{
+	return gpu_name(e, p->kind == TLC_PARAM_TENSOR ? p->buf->name : p->var->name);
+}
+
+/* The C type of a tensor element or scalar as plain C callers see it. */
+static const char *c_type(tlc_dtype t)
+{
+	switch (t) {
+	case TLC_DT_BOOL: return "uint8_t";
+	case TLC_DT_INT8: return "int8_t";
+	case TLC_DT_INT16: return "int16_t";
+	case TLC_DT_INT32: return "int32_t";
+	case TLC_DT_INT64: return "int64_t";
+	case TLC_DT_UINT8: return "uint8_t";
+	case TLC_DT_UINT16: return "uint16_t";
+	case TLC_DT_UINT32: return "uint32_t";
+	case TLC_DT_UINT64: return "uint64_t";
+	case TLC_DT_FLOAT16: /* raw 16-bit values: C callers need no vendor headers */
+	case TLC_DT_BFLOAT16: return "uint16_t";
+	case TLC_DT_FLOAT32: return "float";
+	case TLC_DT_FLOAT64: return "double";
+	default: return "void";
+	}
+}
+
+/* The launcher's parameters up to `void *stream`, in the device types of
+ * the source or (plain_c) in the C types of the header. */
+static void emit_launcher_params(gpu_emitter *e, tlc_buf *out, bool plain_c)
+{
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		bool tensor = p->kind == TLC_PARAM_TENSOR;
+		tlc_dtype t = tensor ? p->buf->dtype : p->var->dtype;
+		tlc_buf_printf(out, "%s %s%s, ", plain_c ? c_type(t) : gpu_ctype(e, t),
+			       tensor ? "*" : "", param_name(e, p));
+	}
+	tlc_buf_puts(out, "void *stream)");
+}
+
+/* ---- the launcher in the source ---- */
+
+static void emit_smem_opt_in(gpu_emitter *e, tlc_buf *out)
+{
+	const char *rt = e->target->vendor->runtime;
+	int64_t smem_default = e->target->desc->info->smem_default;
+	if (smem_default % 1024 == 0)
+		tlc_buf_printf(out, "\t/* more than %lld KiB", (long long)(smem_default / 1024));
+	else
+		tlc_buf_printf(out, "\t/* more than %lld bytes", (long long)smem_default);
+	tlc_buf_printf(out,
+		       " of dynamic shared memory: opt in, once per device */\n"
+		       "\tstatic bool tlc_smem_limit_set[%d];\n"
+		       "\tint tlc_dev = 0;\n"
+		       "\t%sError_t tlc_err = %sGetDevice(&tlc_dev);\n"
+		       "\tif (tlc_err != %sSuccess)\n\t\treturn (int)tlc_err;\n"
+		       "\tconst bool tlc_flagged = tlc_dev >= 0 && tlc_dev < %d;\n"
+		       "\tif (!tlc_flagged || !tlc_smem_limit_set[tlc_dev]) {\n",
+		       MAX_FLAGGED_DEVICES, rt, rt, rt, MAX_FLAGGED_DEVICES);
+	tlc_buf_printf(out,
+		       "\t\ttlc_err = %sFuncSetAttribute(%s%s_kernel, %sFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
+		       "\t\tif (tlc_err != %sSuccess)\n\t\t\treturn (int)tlc_err;\n"
+		       "\t\tif (tlc_flagged)\n\t\t\ttlc_smem_limit_set[tlc_dev] = true;\n"
+		       "\t}\n",
+		       rt, e->target->vendor->kernel_handle_cast, e->f->name, rt,
+		       (long long)e->dyn_smem, rt);
+}
+
+/* The grid extents, computed on the host from the runtime sizes, and
+ * checked against the vendor's limits before the launch. */
+static void emit_grid(gpu_emitter *e, tlc_buf *out)
+{
+	const int64_t *max_grid = e->target->vendor->max_grid;
+	tlc_buf *saved = e->out;
+	e->out = out;
+	e->host = true;
+	for (int d = 0; d < 3; d++) {
+		tlc_buf_printf(out, "\tconst long long tlc_grid%d = ", d);
+		if (d < e->f->grid_ndim)
+			gpu_emit_expr(e, e->f->grid[d]);
+		else
+			tlc_buf_puts(out, "1");
+		tlc_buf_puts(out, ";\n");
+	}
+	e->host = false;
+	e->out = saved;
+	tlc_buf_puts(out, "\tif (tlc_grid0 < 0 || tlc_grid1 < 0 || tlc_grid2 < 0");
+	/* a limit past 16 bits is spelled as a long long, the type of tlc_grid* */
+	for (int d = 0; d < 3; d++)
+		tlc_buf_printf(out, " || tlc_grid%d > %lld%s", d, (long long)max_grid[d],
+			       max_grid[d] > 65535 ? "LL" : "");
+	tlc_buf_printf(out,
+		       ")\n"
+		       "\t\treturn (int)%sErrorInvalidValue;\n"
+		       "\tif (tlc_grid0 == 0 || tlc_grid1 == 0 || tlc_grid2 == 0)\n"
+		       "\t\treturn 0; /* empty problem: nothing to launch */\n",
+		       e->target->vendor->runtime);
+}
+
+void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
+{
+	const char *launcher = gpu_launcher_name(e->f), *rt = e->target->vendor->runtime;
+	tlc_buf_printf(out,
+		       "extern \"C\" const char *%s_error_string(int err)\n{\n"
+		       "\treturn %sGetErrorString((%sError_t)err);\n}\n\n",
+		       launcher, rt, rt);
+	tlc_buf_printf(out, "extern \"C\" int %s(", launcher);
+	emit_launcher_params(e, out, false);
+	tlc_buf_puts(out, "\n{\n");
+	if (e->dyn_smem > e->target->desc->info->smem_default)
+		emit_smem_opt_in(e, out);
+	emit_grid(e, out);
+	tlc_buf_printf(out, "\tconst dim3 tlc_grid((unsigned)tlc_grid0, (unsigned)tlc_grid1, (unsigned)tlc_grid2);\n"
+	                    "\tconst dim3 tlc_block(%lld, %lld, %lld);\n",
+	               (long long)tdims[0], (long long)tdims[1], (long long)tdims[2]);
+	tlc_buf_printf(out, "\t%s_kernel<<<tlc_grid, tlc_block, %lld, (%sStream_t)stream>>>(",
+		       e->f->name, (long long)e->dyn_smem, rt);
+	for (int i = 0; i < e->f->nparams; i++)
+		tlc_buf_printf(out, "%s%s", i ? ", " : "", param_name(e, &e->f->params[i]));
+	tlc_buf_printf(out, ");\n\treturn (int)%sGetLastError();\n}\n\n", rt);
+}
+
+/* ---- the C header ---- */
+
+static void emit_param_docs(gpu_emitter *e, tlc_buf *h)
+{
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		if (p->kind != TLC_PARAM_TENSOR) {
+			tlc_buf_printf(h, " *   %s: %s\n", param_name(e, p), tlc_dtype_name(p->var->dtype));
+			continue;
+		}
+		tlc_buf_printf(h, " *   %s: device pointer to %s[", param_name(e, p), tlc_dtype_name(p->buf->dtype));
+		for (int d = 0; d < p->buf->ndim; d++) {
+			if (d)
+				tlc_buf_puts(h, ", ");
+			tlc_print_expr(h, e->m, p->buf->shape[d]);
+		}
+		tlc_buf_printf(h, "], row-major%s\n", p->is_output ? " (output)" : "");
+	}
+}
+
+/* The machine-readable line: see the top of this file. */
+static void emit_signature(gpu_emitter *e, tlc_buf *h)
+{
+	tlc_buf_printf(h, " * tlc-signature: %s", gpu_launcher_name(e->f));
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		if (p->kind == TLC_PARAM_TENSOR)
+			tlc_buf_printf(h, " %s:%s*%s", param_name(e, p), tlc_dtype_name(p->buf->dtype),
+			               p->is_output ? ":out" : "");
+		else
+			tlc_buf_printf(h, " %s:%s", param_name(e, p), tlc_dtype_name(p->var->dtype));
+	}
+	tlc_buf_puts(h, " stream\n");
+}
+
+void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h)
+{
+	const char *launcher = gpu_launcher_name(e->f), *rt = e->target->vendor->runtime;
+	tlc_buf_printf(h,
+		       "/* %s: launch kernel %s_kernel on `stream` (a %sStream_t; NULL for the default stream).\n",
+		       launcher, e->f->name, rt);
+	emit_param_docs(e, h);
+	tlc_buf_printf(h,
+		       " * Returns a %sError_t value: 0 on success; %s_error_string() names it.\n",
+		       rt, launcher);
+	emit_signature(e, h);
+	tlc_buf_printf(h, " */\nint %s(", launcher);
+	emit_launcher_params(e, h, true);
+	tlc_buf_printf(h,
+		       ";\n/* The message of an error code returned by %s (%sGetErrorString). */\n"
+		       "const char *%s_error_string(int err);\n\n",
+		       launcher, rt, launcher);
+}
+
+/* TLC_<FIRST KERNEL>_H: deterministic, and distinct for distinct kernels. */
+static void header_guard(tlc_buf *h, const tlc_module *m)
+{
+	tlc_buf_puts(h, "TLC_");
+	const char *n = tlc_module_func_count(m) ? tlc_module_func(m, 0)->name : "MODULE";
+	for (const char *p = n; *p; p++) {
+		char c = *p;
+		if (c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			c = '_';
+		tlc_buf_putc(h, c);
+	}
+	tlc_buf_puts(h, "_H");
+}
+
+void gpu_emit_header_file(tlc_buf *out, const tlc_module *m, const gpu_target *t, const char *decls)
+{
+	tlc_buf_printf(out,
+		       "/* Generated by tlc: host launchers of the kernels in the matching .%s.\n"
+		       " * Plain C; float16 and bfloat16 tensors are passed as uint16_t pointers.\n"
+		       " * Calling them: see doc/calling.md. */\n"
+		       "#ifndef ",
+		       t->desc->source_ext);
+	header_guard(out, m);
+	tlc_buf_puts(out, "\n#define ");
+	header_guard(out, m);
+	tlc_buf_puts(out, "\n\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+	tlc_buf_puts(out, decls);
+	tlc_buf_puts(out, "#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+}

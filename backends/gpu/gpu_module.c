@@ -1,0 +1,288 @@
+/* gpu_module.c - a module as one self-contained GPU C++ source plus a C header.
+ *
+ * Layout of the source: the vendor's includes, the device helpers the
+ * kernels use (each once, in a fixed order), then per kernel the file-scope
+ * declarations it needs, the __global__ function and its extern "C" host
+ * launcher
+ *     int NAME(<tensor pointers>, <runtime sizes>, void *stream)
+ * (gpu_launcher.c). */
+#include <string.h>
+
+#include "gpu_printer.h"
+
+bool gpu_failed(const gpu_emitter *e)
+{
+	return tlc_error_count(e->ctx) > e->errors_before;
+}
+
+const char *gpu_target_name(const gpu_emitter *e)
+{
+	return e->target->desc->name;
+}
+
+void gpu_indent(gpu_emitter *e, int ind)
+{
+	for (int i = 0; i < ind; i++)
+		tlc_buf_putc(e->out, '\t');
+}
+
+/* ---- shared memory ---- */
+
+/* The bytes of the dynamic shared arena: storage-plan placed every
+ * shared.dyn buffer and wrote the arena's size on the kernel. */
+static int64_t arena_bytes(const tlc_func *f)
+{
+	int64_t n;
+	for (int i = 0; i < f->nattrs; i++)
+		if (f->attr_keys[i] && strcmp(f->attr_keys[i], "tlc.smem_bytes") == 0 &&
+		    tlc_expr_as_int(f->attr_values[i], &n))
+			return n;
+	return 0;
+}
+
+/* ---- signature ---- */
+
+static bool check_params(gpu_emitter *e)
+{
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		tlc_dtype t = p->kind == TLC_PARAM_TENSOR ? p->buf->dtype : p->var->dtype;
+		if (!gpu_ctype(e, t) ||
+		    (p->kind == TLC_PARAM_SCALAR && !tlc_dtype_is_int(t) && !tlc_dtype_is_float(t)))
+			tlc_error(e->ctx, p->kind == TLC_PARAM_TENSOR ? p->buf->loc : e->f->loc,
+				  "parameter dtype %s is not supported by target %s yet",
+				  tlc_dtype_name(t), gpu_target_name(e));
+	}
+	return !gpu_failed(e);
+}
+
+/* Parameters in order: tensors as pointers, scalars by value. */
+static void emit_params(gpu_emitter *e, tlc_buf *out)
+{
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		if (i)
+			tlc_buf_puts(out, ", ");
+		if (p->kind == TLC_PARAM_TENSOR)
+			tlc_buf_printf(out, "%s *__restrict__ %s", gpu_ctype(e, p->buf->dtype),
+				       gpu_name(e, p->buf->name));
+		else
+			tlc_buf_printf(out, "%s %s", gpu_ctype(e, p->var->dtype),
+				       gpu_name(e, p->var->name));
+	}
+}
+
+static bool compute_threads(gpu_emitter *e, int64_t dims[3])
+{
+	int max_threads = e->target->desc->info->max_threads;
+	e->threads = 1;
+	for (int d = 0; d < 3; d++) {
+		dims[d] = 1;
+		if (d < e->f->thread_ndim && (!tlc_expr_as_int(e->f->threads[d], &dims[d]) || dims[d] <= 0)) {
+			tlc_error(e->ctx, e->f->loc,
+				  "the thread counts of T.Kernel must be positive compile-time constants");
+			return false;
+		}
+		e->threads *= dims[d];
+	}
+	if (e->threads > max_threads) {
+		tlc_error(e->ctx, e->f->loc,
+			  "T.Kernel asks for %lld threads per block; %s allows at most %d",
+			  (long long)e->threads, e->target->vendor->language, max_threads);
+		return false;
+	}
+	return true;
+}
+
+/* ---- the kernel ---- */
+
+/* The definitions of the block and thread variables the body used, at
+ * kernel entry: block variables from the rasterization when T.use_swizzle
+ * asked for one. */
+static void emit_frame(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
+{
+	if (e->used_frame & (1u << 6)) {
+		tlc_buf_puts(out, "\tconst int tlc_tid = (int)threadIdx.x");
+		if (tdims[1] > 1 || tdims[2] > 1)
+			tlc_buf_printf(out, " + %lld * (int)threadIdx.y + %lld * (int)threadIdx.z", (long long)tdims[0],
+			               (long long)(tdims[0] * tdims[1]));
+		tlc_buf_puts(out, ";\n");
+	}
+	const char *block = "blockIdx";
+	if (e->raster_panel > 0 && (e->used_frame & 7u)) {
+		tlc_buf_printf(out, "\tconst dim3 tlc_block_idx = tlc::rasterization2D%s<%lld>();\n",
+		               e->raster_column ? "Column" : "Row", (long long)e->raster_panel);
+		block = "tlc_block_idx";
+	}
+	for (int d = 0; d < 3; d++) {
+		if ((e->used_frame & (1u << d)) && e->f->block_vars[d])
+			tlc_buf_printf(out, "\tconst int %s = (int)%s.%c;\n",
+				       gpu_name(e, e->f->block_vars[d]->name), block, "xyz"[d]);
+		if ((e->used_frame & (1u << (3 + d))) && e->f->thread_vars[d])
+			tlc_buf_printf(out, "\tconst int %s = (int)threadIdx.%c;\n",
+				       gpu_name(e, e->f->thread_vars[d]->name), "xyz"[d]);
+	}
+}
+
+static void emit_kernel(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
+{
+	tlc_buf body;
+	tlc_buf_init(&body);
+	e->out = &body;
+	for (int d = 0; d < 3; d++)
+		if (e->f->block_vars[d] && d < e->f->grid_ndim) {
+			int64_t lo = 0, hi = 0;
+			if (tlc_expr_bounds(&e->ranges, e->f->grid[d], &lo, &hi) && hi >= 1)
+				tlc_ranges_push(&e->ranges, e->f->block_vars[d], 0, hi - 1);
+		}
+	for (int d = 0; d < 3; d++)
+		if (e->f->thread_vars[d])
+			tlc_ranges_push(&e->ranges, e->f->thread_vars[d], 0, tdims[d] - 1);
+	/* the body first: it says which frame variables and helpers it uses */
+	gpu_emit_stmt(e, e->f->body, 1);
+
+	tlc_buf_printf(out, "extern \"C\" __global__ void __launch_bounds__(%lld) %s_kernel(", (long long)e->threads,
+	               e->f->name);
+	emit_params(e, out);
+	tlc_buf_puts(out, ")\n{\n");
+	if (e->dyn_smem)
+		tlc_buf_puts(out, "\textern __shared__ __align__(128) unsigned char tlc_smem[];\n");
+	emit_frame(e, out, tdims);
+	tlc_buf_puts(out, tlc_buf_str(&body));
+	tlc_buf_puts(out, "}\n\n");
+	tlc_buf_free(&body);
+}
+
+/* ---- the helpers ---- */
+
+static const struct {
+	unsigned flag;
+	const char *text;
+} shared_helpers[] = {
+	{GPU_HELPER_FLOORDIV_I32,
+	 "static __host__ __device__ __forceinline__ int tlc_floordiv_i32(int a, int b)\n"
+	 "{\n\tint q = a / b;\n\treturn (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n\n"},
+	{GPU_HELPER_FLOORMOD_I32,
+	 "static __host__ __device__ __forceinline__ int tlc_floormod_i32(int a, int b)\n"
+	 "{\n\tint r = a % b;\n\treturn (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n\n"},
+	{GPU_HELPER_FLOORDIV_I64,
+	 "static __host__ __device__ __forceinline__ long long tlc_floordiv_i64(long long a, long long b)\n"
+	 "{\n\tlong long q = a / b;\n\treturn (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n\n"},
+	{GPU_HELPER_FLOORMOD_I64,
+	 "static __host__ __device__ __forceinline__ long long tlc_floormod_i64(long long a, long long b)\n"
+	 "{\n\tlong long r = a % b;\n\treturn (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n\n"},
+	{GPU_HELPER_COPY_VEC,
+	 "/* BYTES bytes at once; both addresses are aligned to BYTES (lower-tile-ops proved it) */\n"
+	 "template <int BYTES> struct tlc_vec_type;\n"
+	 "template <> struct tlc_vec_type<2> { typedef unsigned short type; };\n"
+	 "template <> struct tlc_vec_type<4> { typedef unsigned int type; };\n"
+	 "template <> struct tlc_vec_type<8> { typedef uint2 type; };\n"
+	 "template <> struct tlc_vec_type<16> { typedef uint4 type; };\n"
+	 "template <int BYTES>\n"
+	 "static __device__ __forceinline__ void tlc_copy_vec(void *dst, const void *src)\n"
+	 "{\n\ttypedef typename tlc_vec_type<BYTES>::type V;\n"
+	 "\t*reinterpret_cast<V *>(dst) = *reinterpret_cast<const V *>(src);\n}\n\n"},
+	{GPU_HELPER_RASTER,
+	 "namespace tlc {\n"
+	 "/* T.use_swizzle: a permutation of the blocks of a 2-D grid for L2 locality.  Row: panels of\n"
+	 " * PANEL block rows, walked column by column inside a panel (the last panel may be\n"
+	 " * shorter); Column: the same with rows and columns exchanged. */\n"
+	 "template <int PANEL>\n"
+	 "static __device__ __forceinline__ dim3 rasterization2DRow()\n"
+	 "{\n"
+	 "\tconst unsigned gx = gridDim.x, gy = gridDim.y;\n"
+	 "\tconst unsigned id = blockIdx.x + blockIdx.y * gx;\n"
+	 "\tconst unsigned panel = id / (PANEL * gx), in_panel = id % (PANEL * gx);\n"
+	 "\tconst unsigned rows = min((unsigned)PANEL, gy - panel * PANEL);\n"
+	 "\treturn dim3(in_panel / rows, panel * PANEL + in_panel % rows, blockIdx.z);\n"
+	 "}\n\n"
+	 "template <int PANEL>\n"
+	 "static __device__ __forceinline__ dim3 rasterization2DColumn()\n"
+	 "{\n"
+	 "\tconst unsigned gx = gridDim.x, gy = gridDim.y;\n"
+	 "\tconst unsigned id = blockIdx.y + blockIdx.x * gy;\n"
+	 "\tconst unsigned panel = id / (PANEL * gy), in_panel = id % (PANEL * gy);\n"
+	 "\tconst unsigned cols = min((unsigned)PANEL, gx - panel * PANEL);\n"
+	 "\treturn dim3(panel * PANEL + in_panel % cols, in_panel / cols, blockIdx.z);\n"
+	 "}\n"
+	 "} /* namespace tlc */\n\n"},
+};
+
+static void emit_helpers(tlc_buf *out, const gpu_vendor *v, unsigned helpers)
+{
+	for (size_t i = 0; i < sizeof(shared_helpers) / sizeof(shared_helpers[0]); i++)
+		if (helpers & shared_helpers[i].flag)
+			tlc_buf_puts(out, shared_helpers[i].text);
+	if (helpers >= GPU_HELPER_VENDOR && v->emit_helpers)
+		v->emit_helpers(out, helpers);
+}
+
+/* ---- the module ---- */
+
+/* "// Generated by tlc ...": how to compile the source, from the target's
+ * device compiler and the flags that select its chip. */
+static void emit_banner(tlc_buf *out, const gpu_target *t)
+{
+	tlc_buf_printf(
+		out,
+		"// Generated by tlc for target %s (%s). Self-contained: compile with\n//   %s",
+		t->desc->name, t->arch, t->desc->compiler);
+	for (const char *const *flag = t->desc->arch_flags; flag && *flag; flag++)
+		tlc_buf_printf(out, " %s", *flag);
+	tlc_buf_puts(out, " -c <this file>\n");
+	tlc_buf_puts(out, t->vendor->includes);
+	tlc_buf_puts(out, "#include <stdint.h>\n\n");
+}
+
+static int emit_func(tlc_module *m, const gpu_target *t, tlc_func *f, tlc_buf *kernels,
+		     tlc_buf *launchers, tlc_buf *header, unsigned *helpers)
+{
+	gpu_emitter e = {.m = m, .ctx = tlc_module_context(m), .target = t, .f = f};
+	int64_t tdims[3];
+	tlc_buf decls, kernel;
+	e.errors_before = tlc_error_count(e.ctx);
+	/* passes made new variables: C needs unique names */
+	tlc_func_uniquify_names(m, f);
+	if (!check_params(&e) || !compute_threads(&e, tdims))
+		return tlc_error_count(e.ctx) - e.errors_before;
+	e.dyn_smem = arena_bytes(f);
+	tlc_buf_init(&decls);
+	tlc_buf_init(&kernel);
+	e.decls = &decls;
+	emit_kernel(&e, &kernel, tdims);
+	tlc_buf_puts(kernels, tlc_buf_str(&decls));
+	tlc_buf_puts(kernels, tlc_buf_str(&kernel));
+	if (!gpu_failed(&e))
+		gpu_emit_launcher(&e, launchers, tdims);
+	if (!gpu_failed(&e))
+		gpu_emit_header_decl(&e, header);
+	*helpers |= e.helpers;
+	tlc_buf_free(&kernel);
+	tlc_buf_free(&decls);
+	tlc_ranges_free(&e.ranges);
+	return tlc_error_count(e.ctx) - e.errors_before;
+}
+
+int gpu_emit_module(tlc_module *m, const gpu_target *t, tlc_codegen_result *out)
+{
+	tlc_buf kernels, launchers, header;
+	unsigned helpers = 0;
+	int errors = 0;
+	tlc_buf_init(&kernels);
+	tlc_buf_init(&launchers);
+	tlc_buf_init(&header);
+	for (int i = 0; i < tlc_module_func_count(m); i++)
+		errors += emit_func(m, t, tlc_module_func(m, i), &kernels, &launchers, &header,
+				    &helpers);
+	if (!errors) {
+		emit_banner(&out->source, t);
+		emit_helpers(&out->source, t->vendor, helpers);
+		tlc_buf_puts(&out->source, tlc_buf_str(&kernels));
+		tlc_buf_puts(&out->source, tlc_buf_str(&launchers));
+		gpu_emit_header_file(&out->header, m, t, tlc_buf_str(&header));
+	}
+	tlc_buf_free(&kernels);
+	tlc_buf_free(&launchers);
+	tlc_buf_free(&header);
+	return errors;
+}

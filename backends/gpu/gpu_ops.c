@@ -1,0 +1,106 @@
+/* gpu_ops.c - lowered op statements that every GPU vendor prints alike, and
+ * the layout functors that vendors' device helpers take.
+ *
+ * lower-tile-ops chose the element, the vector width and the alignment of
+ * each of these ops; here they only get their C++ spelling. */
+#include <stdio.h>
+
+#include <tlc/layout.h>
+
+#include "gpu_printer.h"
+
+void gpu_emit_atomic_add(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *c = s->u.eval.call;
+	const tlc_expr *dst = c->u.call.nargs == 2 ? c->u.call.args[0] : NULL;
+	if (!dst || dst->kind != TLC_EXPR_LOAD) {
+		tlc_error(
+			e->ctx, s->loc,
+			"T.atomic_add of tiles must be lowered by lower-tile-ops before target %s",
+			gpu_target_name(e));
+		return;
+	}
+	const tlc_buffer *b = dst->u.load.buf;
+	if (b->dtype != TLC_DT_FLOAT32 && b->dtype != TLC_DT_FLOAT64 && b->dtype != TLC_DT_INT32 &&
+	    b->dtype != TLC_DT_UINT32 && b->dtype != TLC_DT_FLOAT16 && b->dtype != TLC_DT_BFLOAT16) {
+		tlc_error(e->ctx, s->loc, "T.atomic_add on %s is not supported by target %s",
+			  tlc_dtype_name(b->dtype), gpu_target_name(e));
+		return;
+	}
+	gpu_indent(e, ind);
+	tlc_buf_puts(e->out, "atomicAdd(&");
+	gpu_emit_access(e, s->loc, b, dst->u.load.n, dst->u.load.idx);
+	tlc_buf_puts(e->out, ", ");
+	const tlc_expr *v = c->u.call.args[1];
+	gpu_emit_expr(e, v->dtype == b->dtype ? v : tlc_cast(e->m, b->dtype, v));
+	tlc_buf_puts(e->out, ");\n");
+}
+
+bool gpu_vector_operands(const tlc_stmt *s, const tlc_expr **dst, const tlc_expr **src,
+			 int64_t *lanes)
+{
+	const tlc_expr *c = s->u.eval.call;
+	if (c->u.call.nargs != 3)
+		return false;
+	*dst = c->u.call.args[0];
+	*src = c->u.call.args[1];
+	return (*dst)->kind == TLC_EXPR_LOAD && (*src)->kind == TLC_EXPR_LOAD &&
+	       tlc_expr_as_int(c->u.call.args[2], lanes);
+}
+
+void gpu_emit_copy_vec(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	int64_t lanes;
+	const tlc_expr *dst, *src;
+	if (!gpu_vector_operands(s, &dst, &src, &lanes) ||
+	    dst->u.load.buf->dtype != src->u.load.buf->dtype) {
+		tlc_error(e->ctx, s->loc,
+			  "T.copy_vec needs two elements of one dtype and a constant lane count");
+		return;
+	}
+	int64_t bytes = lanes * tlc_dtype_bits(dst->u.load.buf->dtype) / 8;
+	if (bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
+		tlc_error(e->ctx, s->loc,
+			  "T.copy_vec of %lld bytes: only 2, 4, 8 and 16 are supported",
+			  (long long)bytes);
+		return;
+	}
+	e->helpers |= GPU_HELPER_COPY_VEC;
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "tlc_copy_vec<%lld>(&", (long long)bytes);
+	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
+	tlc_buf_puts(e->out, ", &");
+	gpu_emit_access(e, s->loc, src->u.load.buf, src->u.load.n, src->u.load.idx);
+	tlc_buf_puts(e->out, ");\n");
+}
+
+const char *gpu_emit_layout_functor(gpu_emitter *e, const tlc_expr *call,
+				    const tlc_expr *layout_expr, const char *what)
+{
+	const char *why = NULL;
+	const tlc_layout *l = tlc_layout_from_expr(e->m, layout_expr, &why);
+	if (!l || l->ndim != 2 || l->kind == TLC_LAYOUT_FRAGMENT) {
+		tlc_error(e->ctx, e->loc, "T.%s: the layout of %s is not a 2-D memory layout%s%s",
+			  gpu_op_name(e, call), what, why ? ": " : "", why ? why : "");
+		return NULL;
+	}
+	char name[64];
+	snprintf(name, sizeof name, "tlc_layout_%s_%d", e->f->name, e->counter++);
+	tlc_var *r = tlc_var_new(e->m, "r", TLC_DT_INT32), *c = tlc_var_new(e->m, "c", TLC_DT_INT32);
+	const tlc_expr *idx[2] = {tlc_var_ref(e->m, r), tlc_var_ref(e->m, c)};
+	const tlc_expr *off = tlc_layout_apply(e->m, l, 2, idx);
+	/* printed at file scope, with r and c in their ranges so that the
+	 * printer may use native / and % on them */
+	tlc_buf *saved = e->out;
+	int nr = e->ranges.n;
+	e->out = e->decls;
+	tlc_ranges_push(&e->ranges, r, 0, l->shape[0] - 1);
+	tlc_ranges_push(&e->ranges, c, 0, l->shape[1] - 1);
+	tlc_buf_printf(e->out, "struct %s {\n\tstatic __device__ __forceinline__ int off(int r, int c)\n\t{\n\t\treturn ",
+	               name);
+	gpu_emit_expr(e, off);
+	tlc_buf_puts(e->out, ";\n\t}\n};\n\n");
+	e->ranges.n = nr;
+	e->out = saved;
+	return tlc_strdup(e->m, name);
+}

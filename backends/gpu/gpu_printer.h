@@ -1,0 +1,177 @@
+/* gpu_printer.h - the printer of GPU C++ that the CUDA and HIP target
+ * plugins share (libgpucpp.la, a convenience library linked into each).
+ *
+ * CUDA C++ and HIP C++ are one language that spells a few types, intrinsics
+ * and runtime calls differently.  This printer turns a lowered module into
+ * one self-contained source (device kernels, the inline helpers they use,
+ * extern "C" host launchers) plus a C header, and takes every spelling that
+ * differs from the target's gpu_vendor table.  Ops that only one vendor has
+ * (its matrix instructions) reach the vendor through the table's emit_op.
+ *
+ * It takes thread-level IR and makes no decision: layout-inference,
+ * lower-tile-ops, storage-plan and sync-insert (pass plugins) have placed
+ * fragments, vectors, atomics, arena offsets and barriers; what is left is
+ * spelling them. */
+#ifndef TLC_GPU_PRINTER_H
+#define TLC_GPU_PRINTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tlc/bounds.h>
+#include <tlc/diag.h>
+#include <tlc/ir.h>
+#include <tlc/pass.h>
+#include <tlc/target.h>
+#include <tlc/tileops.h>
+
+/* Each target plugin links its own copy of this library: keep every name
+ * local to the plugin, even one built without -fvisibility=hidden, so that
+ * two target plugins loaded into one tlc never bind to each other's copy. */
+#pragma GCC visibility push(hidden)
+
+typedef struct gpu_emitter gpu_emitter;
+
+/* What one GPU vendor spells its own way.  A field is here only when the
+ * other vendor writes it differently: both compile threadIdx, blockIdx,
+ * __syncthreads, __launch_bounds__, __shared__, <<<...>>>, atomicAdd and
+ * the C math functions (expf, rsqrtf, ...) as CUDA does.  HIP values are
+ * noted where they are certain. */
+typedef struct gpu_vendor {
+	const char *language; /* "CUDA": names the language in messages */
+	const char *includes; /* the #include lines that open every source, each ending in \n */
+	/* 16-bit float types and their conversions through float; the
+	 * conversions to 16 bits round to nearest even, as the IR's casts do */
+	const char *float16_type;      /* "half" */
+	const char *bfloat16_type;     /* "__nv_bfloat16" */
+	const char *float16_to_float;  /* "__half2float" */
+	const char *float_to_float16;  /* "__float2half_rn" */
+	const char *bfloat16_to_float; /* "__bfloat162float" */
+	const char *float_to_bfloat16; /* "__float2bfloat16_rn" */
+	/* T.shfl_xor(v, m) prints as shfl_xor v ", " m ")": the call up to its
+	 * value argument.  CUDA: "__shfl_xor_sync(0xffffffffu, "; HIP: "__shfl_xor(" */
+	const char *shfl_xor;
+	const char *sync_warp; /* the statement of T.sync_warp, without ';': "__syncwarp()" */
+	/* The prefix of every runtime name the launcher uses: PREFIXStream_t,
+	 * PREFIXError_t, PREFIXSuccess, PREFIXErrorInvalidValue, PREFIXGetDevice,
+	 * PREFIXFuncSetAttribute, PREFIXFuncAttributeMaxDynamicSharedMemorySize,
+	 * PREFIXGetLastError, PREFIXGetErrorString.  CUDA: "cuda"; HIP: "hip" */
+	const char *runtime;
+	/* Printed before the kernel passed to PREFIXFuncSetAttribute.  CUDA: ""
+	 * (its C++ overload takes the kernel); HIP: "(const void *)" (it takes a
+	 * const void *) */
+	const char *kernel_handle_cast;
+	int64_t max_grid[3]; /* the most blocks a launch may have in x, y, z */
+	/* Print the op statement s (TLC_STMT_EVAL) that the shared printer does
+	 * not know: the vendor's matrix instructions and vector atomics.  Returns
+	 * false when the vendor does not know it either (the caller reports it);
+	 * true when it printed it or reported why it could not. */
+	bool (*emit_op)(gpu_emitter *e, const tlc_stmt *s, int ind);
+	/* Append the device helpers named by the GPU_HELPER_VENDOR bits and
+	 * above of `helpers`; called after the shared helpers are printed. */
+	void (*emit_helpers)(tlc_buf *out, unsigned helpers);
+} gpu_vendor;
+
+/* One target: its registered description (name, device compiler and its
+ * flags, machine), the chip those flags select and the vendor's spellings. */
+typedef struct gpu_target {
+	const tlc_target_desc *desc;
+	const char *arch; /* "sm_90a": named in the banner of the source */
+	const gpu_vendor *vendor;
+} gpu_target;
+
+/* Device helpers printed into the source only when some kernel uses them,
+ * in the order of these bits. */
+enum {
+	GPU_HELPER_FLOORDIV_I32 = 1 << 0,
+	GPU_HELPER_FLOORMOD_I32 = 1 << 1,
+	GPU_HELPER_FLOORDIV_I64 = 1 << 2,
+	GPU_HELPER_FLOORMOD_I64 = 1 << 3,
+	GPU_HELPER_COPY_VEC = 1 << 4, /* tlc_copy_vec<bytes> */
+	GPU_HELPER_RASTER = 1 << 5,   /* tlc::rasterization2DRow / Column */
+	GPU_HELPER_VENDOR = 1 << 16,  /* this bit and above belong to the vendor (emit_helpers) */
+};
+
+/* State of printing one kernel. */
+struct gpu_emitter {
+	tlc_module *m;
+	tlc_context *ctx;
+	const gpu_target *target;
+	tlc_func *f;
+	tlc_buf *out;         /* where the kernel body goes */
+	unsigned helpers;     /* GPU_HELPER_* used */
+	int64_t threads;      /* threads per block */
+	int64_t dyn_smem;     /* bytes of the dynamic shared arena */
+	tlc_ranges ranges;    /* variables in scope with known ranges */
+	int64_t raster_panel; /* T.use_swizzle(panel, order): > 0 when block indices are rasterized */
+	bool raster_column;   /* ... in column panels */
+	tlc_buf *decls;       /* file-scope declarations the kernel needs (layout functors), before it */
+	int counter;          /* for fresh C names */
+	bool host;            /* printing host (launcher) code: no thread/block ids */
+	tlc_loc loc;          /* the statement being printed, for expression errors */
+	unsigned used_frame;  /* bits 0-2: block vars used, 3-5: thread vars used, 6: tlc_tid */
+	int errors_before;    /* tlc_error_count() when this kernel began */
+};
+
+/* ---- gpu_module.c: the module, the kernel frame, the helpers ---- */
+
+/* Print module m for target t into out; 0, or the number of errors reported. */
+int gpu_emit_module(tlc_module *m, const gpu_target *t, tlc_codegen_result *out);
+/* Whether an error was reported since e's kernel began: printing stops there. */
+bool gpu_failed(const gpu_emitter *e);
+/* The name of e's target ("cuda-sm90"), for messages. */
+const char *gpu_target_name(const gpu_emitter *e);
+/* Append `ind` tabs to e->out. */
+void gpu_indent(gpu_emitter *e, int ind);
+
+/* ---- gpu_expr.c: expressions and types ---- */
+
+/* The device C++ type of a dtype ("half", "__nv_bfloat16", "float"...);
+ * NULL for dtypes the printer cannot print yet. */
+const char *gpu_ctype(const gpu_emitter *e, tlc_dtype t);
+/* Print x as a C++ expression of x's dtype. */
+void gpu_emit_expr(gpu_emitter *e, const tlc_expr *x);
+/* Print the row-major flat offset of buffer b at idx. */
+void gpu_emit_flat_index(gpu_emitter *e, const tlc_buffer *b, int n, const tlc_expr *const *idx);
+/* Print the element of buffer b at idx as an lvalue. */
+void gpu_emit_access(gpu_emitter *e, tlc_loc loc, const tlc_buffer *b, int n, const tlc_expr *const *idx);
+/* C-safe spelling of an IR name (keywords and reserved prefixes get a prefix). */
+const char *gpu_name(gpu_emitter *e, const char *name);
+/* The printed name of a call's op ("gemm"). */
+const char *gpu_op_name(gpu_emitter *e, const tlc_expr *call);
+
+/* ---- gpu_stmt.c: statements ---- */
+
+/* Print a statement at indentation depth `ind` (tabs). */
+void gpu_emit_stmt(gpu_emitter *e, const tlc_stmt *s, int ind);
+
+/* ---- gpu_ops.c: the ops every vendor prints alike ---- */
+
+/* T.atomic_add(dst[i..], value) of one element. */
+void gpu_emit_atomic_add(gpu_emitter *e, const tlc_stmt *s, int ind);
+/* T.copy_vec(dst[i..], src[j..], lanes). */
+void gpu_emit_copy_vec(gpu_emitter *e, const tlc_stmt *s, int ind);
+/* The operands of a vector op T.NAME(dst[i..], src[j..], lanes)
+ * (T.copy_vec, T.atomic_add_vec): false unless dst and src are elements of
+ * buffers and lanes is a constant. */
+bool gpu_vector_operands(const tlc_stmt *s, const tlc_expr **dst, const tlc_expr **src, int64_t *lanes);
+/* Declare, before the kernel, a struct with `static int off(int r, int c)`:
+ * the element offset of (r, c) in the 2-D memory layout `layout_expr`, for
+ * the device helper of `call` (whose operand `what` it lays out).  Returns
+ * the struct's name, or NULL after reporting why it cannot. */
+const char *gpu_emit_layout_functor(gpu_emitter *e, const tlc_expr *call, const tlc_expr *layout_expr,
+                                    const char *what);
+
+/* ---- gpu_launcher.c: extern "C" launchers and the C header ---- */
+
+/* The C symbol of f's launcher: f's name, but never `main`. */
+const char *gpu_launcher_name(const tlc_func *f);
+/* Append f's NAME_error_string() and its launcher NAME(...) to out. */
+void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3]);
+/* Append the documented C declarations of f's launcher to h. */
+void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h);
+/* Write the whole C header of module m around the declarations `decls`. */
+void gpu_emit_header_file(tlc_buf *out, const tlc_module *m, const gpu_target *t, const char *decls);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,264 @@
+/* gpu_stmt.c - statements of the lowered IR printed as GPU C++.
+ *
+ * The printer expects thread-level IR: lower-tile-ops has turned tile ops and
+ * T.Parallel nests into per-thread code, sync-insert has placed the
+ * barriers (the driver checks them with tlc_verify_barriers before any
+ * target prints), and each statement prints as it is. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_printer.h"
+
+static void line(gpu_emitter *e, int ind, const char *text)
+{
+	gpu_indent(e, ind);
+	tlc_buf_puts(e->out, text);
+	tlc_buf_putc(e->out, '\n');
+}
+
+static void emit_seq(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	for (int i = 0; i < s->u.seq.n && !gpu_failed(e); i++)
+		gpu_emit_stmt(e, s->u.seq.items[i], ind);
+}
+
+static void emit_serial(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const char *ty = gpu_ctype(e, s->u.loop.var->dtype);
+	const char *name = gpu_name(e, s->u.loop.var->name);
+	int64_t lo, hi, elo, ehi;
+	if (s->u.loop.kind == TLC_FOR_UNROLLED || s->u.loop.kind == TLC_FOR_VECTORIZED)
+		line(e, ind, "#pragma unroll");
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "for (%s %s = ", ty ? ty : "int", name);
+	gpu_emit_expr(e, s->u.loop.min);
+	tlc_buf_printf(e->out, "; %s < ", name);
+	gpu_emit_expr(e, tlc_simplify_expr(e->m, tlc_binary(e->m, TLC_EXPR_ADD, s->u.loop.min,
+							    s->u.loop.extent)));
+	tlc_buf_printf(e->out, "; ++%s) {\n", name);
+	int saved = e->ranges.n;
+	if (tlc_expr_bounds(&e->ranges, s->u.loop.min, &lo, &hi) &&
+	    tlc_expr_bounds(&e->ranges, s->u.loop.extent, &elo, &ehi) && ehi >= 1)
+		tlc_ranges_push(&e->ranges, s->u.loop.var, lo, hi + ehi - 1);
+	gpu_emit_stmt(e, s->u.loop.body, ind + 1);
+	e->ranges.n = saved;
+	line(e, ind, "}");
+}
+
+static void emit_for(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	switch (s->u.loop.kind) {
+	case TLC_FOR_PARALLEL:
+		tlc_error(e->ctx, s->loc,
+			  "T.Parallel loops must be lowered before target %s: "
+			  "run layout-inference and lower-tile-ops (see the default pipeline in tlc.ini)",
+			  gpu_target_name(e));
+		return;
+	case TLC_FOR_SERIAL:
+	case TLC_FOR_UNROLLED:
+	case TLC_FOR_VECTORIZED:
+		emit_serial(e, s, ind);
+		return;
+	case TLC_FOR_PIPELINED:
+		tlc_error(e->ctx, s->loc, "T.Pipelined is not supported by target %s yet",
+			  gpu_target_name(e));
+		return;
+	case TLC_FOR_THREAD:
+		tlc_error(e->ctx, s->loc,
+			  "T.thread_binding loops are not supported by target %s yet",
+			  gpu_target_name(e));
+		return;
+	}
+}
+
+static void emit_alloc(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_buffer *b = s->u.alloc.buf;
+	const char *ty = gpu_ctype(e, b->dtype), *name = gpu_name(e, b->name);
+	int64_t numel = 0;
+	if (!ty) {
+		tlc_error(e->ctx, s->loc, "dtype %s is not supported by target %s yet",
+			  tlc_dtype_name(b->dtype), gpu_target_name(e));
+		return;
+	}
+	if (b->alias_of) {
+		tlc_error(e->ctx, s->loc,
+			  "T.view ('%s' over '%s') is not supported by target %s yet", b->name,
+			  b->alias_of->name, gpu_target_name(e));
+		return;
+	}
+	if (b->scope != TLC_SCOPE_VAR && !tlc_buffer_numel(b, &numel)) {
+		tlc_error(e->ctx, s->loc, "the shape of '%s' must be compile-time constants",
+			  b->name);
+		return;
+	}
+	gpu_indent(e, ind);
+	switch (b->scope) {
+	case TLC_SCOPE_SHARED_DYN:
+		if (b->offset < 0 || b->offset + 1 > e->dyn_smem) {
+			tlc_buf_puts(e->out, "\n");
+			tlc_error(e->ctx, s->loc,
+				  "shared buffer '%s' has no place in the shared-memory arena: "
+				  "run storage-plan after the last pass that makes shared buffers (see tlc.ini)",
+				  b->name);
+			return;
+		}
+		tlc_buf_printf(e->out, "%s *%s = reinterpret_cast<%s *>(tlc_smem + %lld);\n", ty, name, ty,
+		               (long long)b->offset);
+		return;
+	case TLC_SCOPE_SHARED:
+		tlc_buf_printf(e->out, "__shared__ __align__(16) %s %s[%lld];\n", ty, name, (long long)numel);
+		return;
+	case TLC_SCOPE_FRAGMENT:
+		tlc_buf_puts(e->out, "\n");
+		tlc_error(e->ctx, s->loc,
+			  "fragment '%s' must be lowered to registers before target %s: "
+			  "run layout-inference and lower-tile-ops",
+			  b->name, gpu_target_name(e));
+		return;
+	case TLC_SCOPE_LOCAL:
+		tlc_buf_printf(e->out, "%s %s[%lld];\n", ty, name, (long long)(numel ? numel : 1));
+		return;
+	case TLC_SCOPE_VAR:
+		tlc_buf_printf(e->out, "%s %s", ty, name);
+		if (b->ninit > 0 && b->init && b->init[0]) {
+			tlc_buf_puts(e->out, " = ");
+			gpu_emit_expr(e, b->init[0]->dtype == b->dtype
+						 ? b->init[0]
+						 : tlc_cast(e->m, b->dtype, b->init[0]));
+		}
+		tlc_buf_puts(e->out, ";\n");
+		return;
+	default:
+		tlc_buf_puts(e->out, "\n");
+		tlc_error(e->ctx, s->loc, "%s buffers are not supported by target %s yet",
+			  tlc_scope_name(b->scope), gpu_target_name(e));
+	}
+}
+
+static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *c = s->u.eval.call;
+	if (c->kind != TLC_EXPR_CALL) {
+		tlc_error(e->ctx, s->loc, "an expression statement must be a call");
+		return;
+	}
+	switch (c->u.call.op) {
+	case TLC_OP_SYNC_THREADS:
+		line(e, ind, "__syncthreads();");
+		return;
+	case TLC_OP_SYNC_WARP:
+		gpu_indent(e, ind);
+		tlc_buf_printf(e->out, "%s;\n", e->target->vendor->sync_warp);
+		return;
+	case TLC_OP_ATOMIC_ADD:
+		gpu_emit_atomic_add(e, s, ind);
+		return;
+	case TLC_OP_COPY_VEC:
+		gpu_emit_copy_vec(e, s, ind);
+		return;
+	case TLC_OP_USE_SWIZZLE: {
+		/* a permutation of the blocks for L2 locality; the block variables are
+		 * defined from it at kernel entry (gpu_module.c) */
+		/* the frontend and the verifier checked the call */
+		tlc_raster r;
+		const char *why = NULL;
+		if (!tlc_raster_decode(c, e->f->grid_ndim, &r, &why)) {
+			tlc_error(e->ctx, s->loc, "%s", why);
+			return;
+		}
+		if (!r.enabled)
+			return;
+		e->raster_panel = r.panel;
+		e->raster_column = r.column;
+		e->helpers |= GPU_HELPER_RASTER;
+		line(e, ind, "/* T.use_swizzle: block indices come from tlc::rasterization2D* at kernel entry */");
+		return;
+	}
+	default:
+		/* the vendor's own ops: its matrix instructions, its vector atomics */
+		if (!e->target->vendor->emit_op || !e->target->vendor->emit_op(e, s, ind))
+			tlc_error(e->ctx, s->loc, "T.%s is not supported by target %s yet",
+				  gpu_op_name(e, c), gpu_target_name(e));
+	}
+}
+
+static void emit_store(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_buffer *b = s->u.store.buf;
+	const tlc_expr *v = s->u.store.value;
+	gpu_indent(e, ind);
+	gpu_emit_access(e, s->loc, b, s->u.store.n, s->u.store.idx);
+	tlc_buf_puts(e->out, " = ");
+	gpu_emit_expr(e, v->dtype == b->dtype ? v : tlc_cast(e->m, b->dtype, v));
+	tlc_buf_puts(e->out, ";\n");
+}
+
+static void emit_let(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const char *ty = gpu_ctype(e, s->u.let.var->dtype);
+	int64_t lo, hi;
+	if (!ty) {
+		tlc_error(e->ctx, s->loc, "dtype %s is not supported by target %s yet",
+			  tlc_dtype_name(s->u.let.var->dtype), gpu_target_name(e));
+		return;
+	}
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "const %s %s = ", ty, gpu_name(e, s->u.let.var->name));
+	gpu_emit_expr(e, s->u.let.value);
+	tlc_buf_puts(e->out, ";\n");
+	/* visible to the rest of the enclosing block: the caller restores n */
+	if (tlc_expr_bounds(&e->ranges, s->u.let.value, &lo, &hi))
+		tlc_ranges_push(&e->ranges, s->u.let.var, lo, hi);
+}
+
+void gpu_emit_stmt(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	if (!s || gpu_failed(e))
+		return;
+	e->loc = s->loc;
+	switch (s->kind) {
+	case TLC_STMT_SEQ: {
+		int saved = e->ranges.n;
+		emit_seq(e, s, ind);
+		e->ranges.n = saved;
+		return;
+	}
+	case TLC_STMT_FOR:
+		emit_for(e, s, ind);
+		return;
+	case TLC_STMT_IF:
+		gpu_indent(e, ind);
+		tlc_buf_puts(e->out, "if (");
+		gpu_emit_expr(e, s->u.if_.cond);
+		tlc_buf_puts(e->out, ") {\n");
+		gpu_emit_stmt(e, s->u.if_.then_s, ind + 1);
+		if (s->u.if_.else_s) {
+			line(e, ind, "} else {");
+			gpu_emit_stmt(e, s->u.if_.else_s, ind + 1);
+		}
+		line(e, ind, "}");
+		return;
+	case TLC_STMT_LET:
+		emit_let(e, s, ind);
+		return;
+	case TLC_STMT_STORE:
+		emit_store(e, s, ind);
+		return;
+	case TLC_STMT_EVAL:
+		emit_eval(e, s, ind);
+		return;
+	case TLC_STMT_ALLOC:
+		emit_alloc(e, s, ind);
+		return;
+	case TLC_STMT_SCOPE:
+		tlc_error(e->ctx, s->loc, "T.%s is not supported by target %s yet",
+			  gpu_op_name(e, s->u.scope.call), gpu_target_name(e));
+		return;
+	case TLC_STMT_ATTR:
+		line(e, ind, "{");
+		gpu_emit_stmt(e, s->u.attr.body, ind + 1);
+		line(e, ind, "}");
+		return;
+	}
+}
