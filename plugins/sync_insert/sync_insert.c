@@ -94,12 +94,8 @@ static bool mentions_thread(const si_state *si, const tlc_expr *x)
 
 static void add_thread_var(si_state *si, const tlc_var *v)
 {
-	if (si->nthread_vars == si->cap_thread_vars) {
-		si->cap_thread_vars = si->cap_thread_vars ? 2 * si->cap_thread_vars : 16;
-		si->thread_vars = realloc(si->thread_vars, (size_t)si->cap_thread_vars * sizeof(*si->thread_vars));
-		if (!si->thread_vars)
-			abort();
-	}
+	si->thread_vars = tlc_mem_grow(si->thread_vars, si->nthread_vars, &si->cap_thread_vars,
+	                               sizeof(*si->thread_vars));
 	si->thread_vars[si->nthread_vars++] = v;
 }
 
@@ -280,15 +276,13 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 static int run_sync_insert(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 {
 	(void)opts;
-	si_state *si = calloc(1, sizeof(*si));
-	if (!si)
-		abort();
+	si_state *si = tlc_mem_alloc(sizeof(*si));
 	si->m = m;
 	si->f = f;
 	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL});
 	int errors = si->errors + si->too_many;
-	free(si->thread_vars);
-	free(si);
+	tlc_mem_free(si->thread_vars);
+	tlc_mem_free(si);
 	return errors;
 }
 
