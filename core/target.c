@@ -107,7 +107,7 @@ const char *tlc_target_info_check(tlc_context *ctx, const tlc_target_info *info)
 	if (info->smem_default < 0 || info->smem_max < info->smem_default)
 		return "a machine description with bad shared-memory sizes (0 <= smem_default <= smem_max)";
 	if (!pow2(info->global_vector_bytes) || !pow2(info->shared_vector_bytes) || !pow2(info->atomic_add_f32_vector) ||
-	    info->max_regs <= 0 || info->regs_per_block <= 0 || info->max_cluster < 1)
+	    info->max_regs <= 0 || info->regs_per_block <= 0 || info->local_bytes_max <= 0 || info->max_cluster < 1)
 		return "a machine description with bad register, vector or cluster sizes";
 	if (info->nmatrix < 0 || (info->nmatrix && !info->matrix))
 		return "a machine description with a bad matrix-instruction table";
@@ -248,6 +248,7 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 	tlc_buf_printf(out, "smem_default = %lld\n", (long long)i->smem_default);
 	tlc_buf_printf(out, "smem_max = %lld\n", (long long)i->smem_max);
 	tlc_buf_printf(out, "max_regs = %d\n", i->max_regs);
+	tlc_buf_printf(out, "local_bytes_max = %lld\n", (long long)i->local_bytes_max);
 	tlc_buf_printf(out, "regs_per_block = %d\n", i->regs_per_block);
 	tlc_buf_printf(out, "global_vector_bytes = %d\n", i->global_vector_bytes);
 	tlc_buf_printf(out, "shared_vector_bytes = %d\n", i->shared_vector_bytes);

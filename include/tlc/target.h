@@ -83,6 +83,7 @@ typedef struct tlc_target_info {
 	int64_t smem_default;       /* shared memory per block without opting in (bytes) */
 	int64_t smem_max;           /* shared memory per block, opted in (bytes) */
 	int max_regs;               /* registers per thread */
+	int64_t local_bytes_max;    /* local memory of one thread (its arrays and spilled registers) */
 	int regs_per_block;         /* registers of one block (the register file a block may use) */
 	int global_vector_bytes;    /* widest single global access of a thread */
 	int shared_vector_bytes;    /* widest single shared-memory access of a thread */

@@ -101,6 +101,43 @@ static tlc_walk_action physical_alloc(void *p, const tlc_stmt *s)
 	return TLC_WALK_CONTINUE;
 }
 
+/* The per-thread arrays of a kernel (fragments as registers, T.alloc_local,
+ * T.alloc_var), for the local-memory budget. */
+typedef struct local_use {
+	lw_state *st;
+	int64_t bytes;
+	tlc_buf list;
+} local_use;
+
+static tlc_walk_action count_local(void *p, const tlc_stmt *s)
+{
+	local_use *u = p;
+	int64_t bytes;
+	if (s->kind != TLC_STMT_ALLOC ||
+	    (s->u.alloc.buf->scope != TLC_SCOPE_LOCAL && s->u.alloc.buf->scope != TLC_SCOPE_VAR) ||
+	    !tlc_buffer_bytes(s->u.alloc.buf, &bytes))
+		return TLC_WALK_CONTINUE;
+	u->bytes += bytes;
+	tlc_buf_printf(&u->list, "%s'%s' %lld", u->list.len ? ", " : "", s->u.alloc.buf->name, (long long)bytes);
+	return TLC_WALK_CONTINUE;
+}
+
+/* A thread's arrays beyond the target's local memory would not run (or, far
+ * below it, spill): an error that says what to change. */
+static void check_local_budget(lw_state *st)
+{
+	local_use u = {.st = st};
+	tlc_buf_init(&u.list);
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &u, .stmt_pre = count_local}, st->f->body);
+	if (u.bytes > st->target->local_bytes_max)
+		lw_error(st, st->f->loc,
+		         "kernel '%s' keeps %lld bytes per thread in fragments and local arrays (%s), more than the %lld "
+		         "bytes of local memory target %s gives a thread: use smaller tiles or more threads",
+		         st->f->name, (long long)u.bytes, tlc_buf_str(&u.list), (long long)st->target->local_bytes_max,
+		         tlc_module_target_name(st->m));
+	tlc_buf_free(&u.list);
+}
+
 void lw_lower_buffers(lw_state *st)
 {
 	tlc_rewriter rw;
@@ -116,4 +153,6 @@ void lw_lower_buffers(lw_state *st)
 	for (int i = 0; i < st->f->nparams; i++)
 		if (st->f->params[i].kind == TLC_PARAM_TENSOR)
 			make_physical(st, st->f->params[i].buf);
+	if (!st->errors)
+		check_local_budget(st);
 }

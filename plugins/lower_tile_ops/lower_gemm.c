@@ -100,7 +100,10 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 			return NULL;
 		}
 		KW(k ? "layout_B" : "layout_A", tlc_layout_to_expr(m, l));
-		KW(k ? "ldmatrix_B" : "ldmatrix_A", tlc_bool(m, l->ndim == 2 && lw_layout_runs(st, l, 8)));
+		/* ldmatrix reads each row of an 8x8 tile with one shared access of the
+		 * target's width: the stored rows must keep such runs contiguous */
+		int64_t run = st->target->shared_vector_bytes / (tlc_dtype_bits(ops[k]->dtype) / 8);
+		KW(k ? "ldmatrix_B" : "ldmatrix_A", tlc_bool(m, l->ndim == 2 && lw_layout_runs(st, l, run)));
 	}
 	KW("thread_lo", tlc_i32(m, CL->thread_lo));
 #undef KW

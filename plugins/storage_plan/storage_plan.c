@@ -8,7 +8,8 @@
  * whole loop.  A buffer nothing touches is live at its declaration only.
  *
  * Alignment (the layouts are flat by now, so the rule reads what is left in
- * the IR): 16 bytes for every buffer, enough for the widest vector access;
+ * the IR): the target's widest shared access (shared_vector_bytes, 16 on
+ * CUDA) for every buffer, so any vector access of it is aligned;
  * a buffer that a T.mma_gemm reads through layout_A/layout_B =
  * T.swizzled_layout(shape, dtype, W) is aligned to 8 * W bytes (256, 512,
  * 1024 for 32B, 64B, 128B swizzles): the XOR pattern repeats every 8 rows
@@ -35,8 +36,6 @@
 #include <tlc/target.h>
 #include <tlc/walk.h>
 
-#define SP_BASE_ALIGN 16
-
 typedef struct sp_buf {
 	tlc_buffer *buf; /* a shared buffer with storage of its own (not a view) */
 	int64_t bytes, align;
@@ -53,6 +52,7 @@ typedef struct sp_state {
 	int nviews, cap_views;
 	tlc_buffer **views;
 	int64_t static_bytes; /* scope="shared": not in the arena, but in the same per-block budget */
+	int64_t base_align;   /* of every buffer: the target's widest shared access */
 	int errors;
 } sp_state;
 
@@ -73,7 +73,7 @@ static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 {
 	int64_t bytes;
 	if (b->scope == TLC_SCOPE_SHARED && !b->alias_of && tlc_buffer_bytes(b, &bytes)) {
-		st->static_bytes += (bytes + SP_BASE_ALIGN - 1) / SP_BASE_ALIGN * SP_BASE_ALIGN;
+		st->static_bytes += (bytes + st->base_align - 1) / st->base_align * st->base_align;
 		return;
 	}
 	if (b->scope != TLC_SCOPE_SHARED_DYN)
@@ -91,7 +91,7 @@ static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 		return;
 	}
 	st->bufs = tlc_mem_grow(st->bufs, st->n, &st->cap, sizeof(*st->bufs));
-	st->bufs[st->n] = (sp_buf){b, bytes, SP_BASE_ALIGN, 1, 0, top, st->n};
+	st->bufs[st->n] = (sp_buf){b, bytes, st->base_align, 1, 0, top, st->n};
 	st->n++;
 }
 
@@ -290,6 +290,7 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 		tlc_error(ctx, f->loc, "storage-plan needs the description of a target (--target)");
 		return 1;
 	}
+	st.base_align = target->shared_vector_bytes;
 	long limit = tlc_opt_int(opts, "max-bytes", (long)target->smem_max);
 	if (limit <= 0 || limit > target->smem_max) {
 		tlc_error(ctx, f->loc, "[pass.storage-plan] max-bytes = %ld: it may only lower the %lld bytes of "

@@ -39,6 +39,7 @@ static const tlc_target_info wave64_info = {
 	.smem_default = 64 * 1024,
 	.smem_max = 64 * 1024,
 	.max_regs = 512,
+	.local_bytes_max = 64 * 1024,
 	.regs_per_block = 512 * 256,
 	.global_vector_bytes = 16,
 	.shared_vector_bytes = 8,

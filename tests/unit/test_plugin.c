@@ -84,12 +84,12 @@ static int emit_nothing(tlc_module *m, const tlc_pass_options *o, tlc_codegen_re
 }
 static const tlc_target_info fake_info = {
 	.struct_size = sizeof(tlc_target_info), .lanes = 64, .max_threads = 1024, .smem_default = 65536,
-	.smem_max = 65536, .max_regs = 512, .regs_per_block = 131072, .global_vector_bytes = 16,
+	.smem_max = 65536, .max_regs = 512, .local_bytes_max = 65536, .regs_per_block = 131072, .global_vector_bytes = 16,
 	.shared_vector_bytes = 16, .atomic_add_f32_vector = 1, .max_cluster = 1};
 static const tlc_target_desc fake_target = {.name = "fake", .emit = emit_nothing, .info = &fake_info};
 static const tlc_target_desc no_info_target = {.name = "no-info", .emit = emit_nothing};
 static const tlc_target_info bad_lanes_info = {
-	.struct_size = sizeof(tlc_target_info), .lanes = 48, .max_threads = 1024, .smem_max = 1, .max_regs = 1,
+	.struct_size = sizeof(tlc_target_info), .lanes = 48, .max_threads = 1024, .smem_max = 1, .max_regs = 1, .local_bytes_max = 1,
 	.regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4, .atomic_add_f32_vector = 1,
 	.max_cluster = 1};
 static const tlc_target_desc bad_lanes_target = {.name = "bad-lanes", .emit = emit_nothing, .info = &bad_lanes_info};
@@ -98,7 +98,7 @@ static const tlc_frag_digit twice[] = {{8, 1, 1, true, 1}, {16, 0, 1, true, 8}, 
 static const tlc_matrix_inst bad_mma[] = {{"bad.mma", 16, 8, 16, 8, TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32, 64,
                                            0, 0, {0}, {0}, {16, 8, 3, twice}}};
 static const tlc_target_info bad_mma_info = {
-	.struct_size = sizeof(tlc_target_info), .lanes = 64, .max_threads = 1024, .smem_max = 1, .max_regs = 1,
+	.struct_size = sizeof(tlc_target_info), .lanes = 64, .max_threads = 1024, .smem_max = 1, .max_regs = 1, .local_bytes_max = 1,
 	.regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4, .atomic_add_f32_vector = 1,
 	.max_cluster = 1, .nmatrix = 1, .matrix = bad_mma};
 static const tlc_target_desc bad_mma_target = {.name = "bad-mma", .emit = emit_nothing, .info = &bad_mma_info};
