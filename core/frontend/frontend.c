@@ -34,7 +34,7 @@ static fe_val *parse_define(fe *F, const char *name, const char *s)
 		return fe_float(F, d);
 	size_t n = strlen(s);
 	if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
-		return fe_str(F, tlc_arena_strndup(F->arena, s + 1, n - 2));
+		return fe_str(F, fe_strndup(F, s + 1, n - 2));
 	return fe_str(F, s);
 }
 
@@ -123,6 +123,9 @@ static bool finish_kernel(fe *F, fe_kernel *K, fe_val *out_idx, fe_val *configs,
 		tlc_error(F->ctx, loc, "kernel '%s' has no 'with T.Kernel(...)' frame", f->name);
 		return false;
 	}
+	/* in_params scans: T.dynamic of thousands of names is quadratic work */
+	if (!fe_work(F, (int64_t)(F->ndyn - K->first_dyn) * K->nparams, loc))
+		return false;
 	for (int i = K->first_dyn; i < F->ndyn; i++)
 		if (!in_params(K, F->dyn[i]))
 			fe_kernel_add_param(F, (tlc_param){.kind = TLC_PARAM_SCALAR, .var = F->dyn[i]});
@@ -167,7 +170,7 @@ static bool instantiate(fe *F, fe_val *pf, const char *name, int first_dyn)
 	F->kernel = &K;
 	fe_env *env = fe_env_new(F, pf->u.pf.env);
 	bool ok = true;
-	tlc_param *ps = tlc_arena_alloc(F->arena, sizeof(tlc_param) * (size_t)(def->nparams + 1));
+	tlc_param *ps = fe_alloc(F, sizeof(tlc_param) * (size_t)(def->nparams + 1));
 	/* scalars first: tensor shapes may name them (A: T.Tensor((n,), ...), n: T.int32) */
 	for (int pass = 0; pass < 2 && ok; pass++)
 		for (int i = 0; i < def->nparams && ok; i++) {
@@ -213,7 +216,7 @@ static bool instantiate(fe *F, fe_val *pf, const char *name, int first_dyn)
 	if (ok) {
 		fe_frame frame = {.caller = F->frame, .name = def->str, .kernel_mode = true};
 		F->frame = &frame;
-		fe_flow fl = fe_exec_body(F, env, def->nbody, def->body);
+		fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(def));
 		F->frame = frame.caller;
 		ok = fl == FL_NORMAL || fl == FL_RETURN;
 	}
@@ -230,8 +233,8 @@ static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **a
 {
 	py_node *def = fn->u.fn.def;
 	/* -D NAME=V gives parameters not passed explicitly */
-	const char **kn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)(nkw + def->nparams + 1));
-	fe_val **kv = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(nkw + def->nparams + 1));
+	const char **kn = fe_alloc(F, sizeof(char *) * (size_t)(nkw + def->nparams + 1));
+	fe_val **kv = fe_alloc(F, sizeof(fe_val *) * (size_t)(nkw + def->nparams + 1));
 	int nk = 0;
 	for (int k = 0; k < nkw; k++) {
 		kn[nk] = kwn[k];
@@ -281,38 +284,7 @@ static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **a
 
 /* ---- kernel selection ---- */
 
-/* Does a function's body syntactically hold a kernel (a nested
- * @T.prim_func def or a `with ...Kernel(...)`)? */
-static bool holds_kernel(py_node **body, int n, int depth)
-{
-	if (depth > 50)
-		return false;
-	for (int i = 0; i < n; i++) {
-		py_node *s = body[i];
-		if (!s)
-			continue;
-		if (s->kind == PY_DEF) {
-			for (int d = 0; d < s->n; d++) {
-				py_node *dec = s->list[d];
-				if (dec->kind == PY_ATTR && strcmp(dec->str, "prim_func") == 0)
-					return true;
-			}
-			continue;
-		}
-		if (s->kind == PY_WITH)
-			for (int k = 0; k < s->n; k++) {
-				py_node *c = s->list[k];
-				if (c->kind == PY_CALL && c->a->kind == PY_ATTR && strcmp(c->a->str, "Kernel") == 0)
-					return true;
-			}
-		if (holds_kernel(s->body, s->nbody, depth + 1) ||
-		    holds_kernel(s->orelse, s->norelse, depth + 1))
-			return true;
-	}
-	return false;
-}
-
-static bool select_without_entry(fe *F, py_node *mod)
+static bool select_without_entry(fe *F)
 {
 	fe_env *g = F->globals;
 	int found = 0;
@@ -349,7 +321,8 @@ static bool select_without_entry(fe *F, py_node *mod)
 		fe_val *v = g->vals[i];
 		if (v->kind != FV_FUNC || v->u.fn.def->kind != PY_DEF || v->u.fn.env != g)
 			continue;
-		if (!(v->u.fn.flags & FF_JIT) && !holds_kernel(v->u.fn.def->body, v->u.fn.def->nbody, 0))
+		/* holds_kernel: a @T.prim_func def or a T.Kernel frame, found while reading */
+		if (!(v->u.fn.flags & FF_JIT) && !v->u.fn.def->holds_kernel)
 			continue;
 		tlc_buf_printf(&names, "%s'%s'", ncand ? ", " : "", g->names[i]);
 		cand = v;
@@ -365,7 +338,6 @@ static bool select_without_entry(fe *F, py_node *mod)
 	}
 	tlc_buf_free(&names);
 	if (ncand == 0) {
-		(void)mod;
 		tlc_error(F->ctx, loc, "no kernel found in file: expected a @T.prim_func, a function "
 		                       "returning one, or a @tilelang.jit kernel");
 		return false;
@@ -404,11 +376,11 @@ static bool select_entry(fe *F, const char *entry)
 	fe_val **args = NULL, **kwv = NULL;
 	const char **kwn = NULL;
 	if (e->kind == PY_CALL) {
-		args = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(e->n + 1));
-		kwv = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(e->n2 + 1));
-		kwn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)(e->n2 + 1));
-		F->size_names = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)(e->n2 + 1));
-		F->size_vals = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(e->n2 + 1));
+		args = fe_alloc(F, sizeof(fe_val *) * (size_t)(e->n + 1));
+		kwv = fe_alloc(F, sizeof(fe_val *) * (size_t)(e->n2 + 1));
+		kwn = fe_alloc(F, sizeof(char *) * (size_t)(e->n2 + 1));
+		F->size_names = fe_alloc(F, sizeof(char *) * (size_t)(e->n2 + 1));
+		F->size_vals = fe_alloc(F, sizeof(fe_val *) * (size_t)(e->n2 + 1));
 		for (int i = 0; i < e->n; i++)
 			if (e->list[i]->kind == PY_STARRED || !(args[nargs++] = fe_eval(F, F->globals, e->list[i])))
 				return e->list[i]->kind == PY_STARRED
@@ -443,23 +415,42 @@ static bool select_entry(fe *F, const char *entry)
 	return run_entry(F, fn, callee->str, nargs, args, nkw, kwn, kwv, callee->loc);
 }
 
-/* Module statements; a module-level `NAME = ...` with a -D NAME takes the
- * -D value instead. */
-static bool run_module(fe *F, py_node *mod)
+/* Module statements, read and run one at a time: the tree of a statement
+ * that left no def or lambda behind is given back once it has run (host code
+ * under `if __name__ == "__main__":` costs no memory).  A module-level
+ * `NAME = ...` with a -D NAME takes the -D value instead. */
+static bool run_module(fe *F)
 {
-	for (int i = 0; i < mod->nbody; i++) {
-		py_node *s = mod->body[i];
-		if (s->kind == PY_ASSIGN && s->n == 1 && s->list[0]->kind == PY_NAME) {
-			fe_val *d = fe_define(F, s->list[0]->str);
-			if (d) {
-				fe_env_set(F, F->globals, s->list[0]->str, d);
-				continue;
-			}
+	py_reader *r = py_reader_new(&F->src, F->arena);
+	py_pool *pool = py_pool_new();
+	F->tree_pool = pool;
+	bool ok = true;
+	for (;;) {
+		py_pool_mark m = py_pool_mark_now(pool);
+		py_node **stmts;
+		bool retains;
+		int n = py_reader_next(r, pool, &stmts, &retains);
+		if (n <= 0) {
+			ok = n == 0;
+			break;
 		}
-		if (fe_exec_body(F, F->globals, 1, &s) != FL_NORMAL)
-			return false;
+		F->tree_kept = retains;
+		for (int i = 0; ok && i < n; i++) {
+			py_node *s = stmts[i];
+			fe_val *d = s->kind == PY_ASSIGN && s->n == 1 && s->list[0]->kind == PY_NAME
+			                    ? fe_define(F, s->list[0]->str) : NULL;
+			if (d)
+				fe_env_set(F, F->globals, s->list[0]->str, d);
+			else
+				ok = fe_exec_body(F, F->globals, 1, &s) == FL_NORMAL;
+		}
+		if (!ok)
+			break;
+		if (!F->tree_kept)
+			py_pool_release(pool, m);
 	}
-	return true;
+	py_reader_free(r);
+	return ok; /* the pool keeps the defs: freed with the module's values */
 }
 
 tlc_module *tlc_parse(tlc_context *ctx, const char *filename, const char *text, size_t len,
@@ -469,6 +460,7 @@ tlc_module *tlc_parse(tlc_context *ctx, const char *filename, const char *text, 
 	fe F = {.ctx = ctx, .opts = opts};
 	F.arena = tlc_arena_new();
 	F.file = tlc_add_source(ctx, filename ? filename : "<input>", text ? text : "", text ? len : 0);
+	py_source_init(&F.src, ctx, F.arena, F.file, text, text ? len : 0);
 	F.m = tlc_module_new(ctx);
 	F.none = fe_new(&F, FV_NONE);
 	F.vtrue = fe_new(&F, FV_BOOL);
@@ -482,17 +474,20 @@ tlc_module *tlc_parse(tlc_context *ctx, const char *filename, const char *text, 
 	fe_env_set(&F, F.globals, "__name__", fe_str(&F, "__tlc__"));
 	fe_env_set(&F, F.globals, "__file__", fe_str(&F, filename ? filename : "<input>"));
 	bool ok = false;
-	py_node *mod = py_parse(ctx, F.arena, F.file, text ? text : "", text ? len : 0);
-	if (mod && run_module(&F, mod)) {
+	/* syntax errors anywhere come first, as in Python */
+	if (py_check(&F.src) && run_module(&F)) {
 		if (opts && opts->entry && *opts->entry)
 			ok = select_entry(&F, opts->entry);
 		else
-			ok = select_without_entry(&F, mod);
+			ok = select_without_entry(&F);
 	}
 	for (int i = 0; ok && i < nd; i++)
 		if (!F.define_used[i])
 			tlc_warning(ctx, FE_NOLOC, "-D %s was not used", opts->define_names[i]);
 	ok = ok && tlc_error_count(ctx) == errors0;
+	py_pool_free(F.tree_pool);
+	fe_limits_free(&F);
+	py_source_fini(&F.src);
 	tlc_arena_free(F.arena);
 	if (!ok) {
 		if (tlc_error_count(ctx) == errors0)

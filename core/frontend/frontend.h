@@ -3,11 +3,15 @@
  *
  * frontend.c        tlc_parse: module evaluation, kernel selection, --entry, -D
  * frontend_value.c  values, environments, conversions to IR, dtypes
- * frontend_eval.c   expressions: operators, calls, Python builtins
+ * frontend_eval.c   expressions: names, subscripts, comprehensions, calls
+ * frontend_builtins.c attributes, calls, Python builtins and methods
  * frontend_exec.c   statements: compile-time execution and kernel IR building
  * frontend_tile.c   the T.* surface: allocations, loops, frames, tile ops
  * frontend_ops.c    tile-op argument tables and checks
  * frontend_layout.c layout values, T.annotate_layout, T.Parallel(loop_layout=)
+ * frontend_operators.c Python operators on compile-time and symbolic values
+ * frontend_limits.c the budgets of time, memory and depth (FE_MAX_*)
+ * frontend_index.c  hash indexes of big environments and dicts
  *
  * A value is either a compile-time Python value (int, float, str, tuple, ...)
  * or a kernel-time one (an IR expression, a buffer).  Python code runs at
@@ -54,8 +58,33 @@ typedef struct fe_env fe_env;
 /* Decorator flags of a function (FV_FUNC). */
 enum { FF_JIT = 1, FF_MACRO = 2 };
 
+/* A kernel loop value (FV_LOOP): kept out of line, fe_val stays small. */
+typedef struct fe_loop {
+	tlc_for_kind kind;
+	int n;
+	const tlc_expr **min, **extent;
+	tlc_pipeline_info pipe;
+	int thread_dim;
+	const tlc_expr *loop_layout; /* T.Parallel: outermost loop only */
+	int64_t coalesced_width;
+} fe_loop;
+
+/* A T.Kernel frame value (FV_KERNEL). */
+typedef struct fe_grid {
+	int ngrid;
+	const tlc_expr *grid[3];
+	int nthreads;
+	const tlc_expr *threads[3];
+} fe_grid;
+
+/* The hash index of a big environment or dict (frontend_index.c). */
+typedef struct fe_index fe_index;
+
+/* Every compile-time number the evaluator makes is one of these: keep it
+ * small (56 bytes), big or rare members live out of line. */
 struct fe_val {
 	fe_kind kind;
+	int mod; /* MODULE: FM_* */
 	union {
 		bool b;
 		int64_t i;
@@ -68,6 +97,7 @@ struct fe_val {
 		struct {
 			int n, cap;
 			fe_val **keys, **vals;
+			fe_index *index; /* NULL while small */
 		} dict;
 		struct {
 			py_node *def; /* PY_DEF or PY_LAMBDA */
@@ -97,26 +127,14 @@ struct fe_val {
 		struct {
 			int64_t start, stop, step;
 		} range;
+		fe_loop *loop;
+		fe_grid *kernel;
 		struct {
-			tlc_for_kind kind;
-			int n;
-			const tlc_expr **min, **extent;
-			tlc_pipeline_info pipe;
-			int thread_dim;
-			const tlc_expr *loop_layout; /* T.Parallel: outermost loop only */
-			int64_t coalesced_width;
-		} loop;
-		struct {
-			int ngrid;
-			const tlc_expr *grid[3];
-			int nthreads;
-			const tlc_expr *threads[3];
-		} kernel;
-		const tlc_expr *scope_call; /* SCOPEOP: a CALL; or an ATTR when attr_key is set */
+			const tlc_expr *call;  /* T.ws: a CALL */
+			const char *attr_key;  /* T.attr: the key and value */
+			const tlc_expr *attr_value;
+		} scope;
 	} u;
-	const char *attr_key; /* SCOPEOP for T.attr */
-	const tlc_expr *attr_value;
-	int mod; /* MODULE: FM_* */
 };
 
 struct fe_env {
@@ -124,6 +142,7 @@ struct fe_env {
 	int n, cap;
 	const char **names;
 	fe_val **vals;
+	fe_index *index; /* NULL while small */
 };
 
 /* Control flow result of executing statements. */
@@ -154,8 +173,12 @@ typedef struct fe_kernel {
 typedef struct fe {
 	tlc_context *ctx;
 	tlc_module *m;
-	tlc_arena *arena; /* values, environments, the syntax tree */
+	tlc_arena *arena; /* values, environments, def bodies read on demand */
 	uint32_t file;
+	py_source src;    /* the file being compiled, its interned names */
+	py_pool *tree_pool; /* the trees of module statements and of statements of big blocks:
+	                       given back once they ran, kept when they made a def or lambda */
+	bool tree_kept;     /* the statement running now made a def or lambda: keep its tree */
 	const tlc_frontend_opts *opts;
 	bool *define_used;
 	int nsizes;           /* --entry keywords that are not parameters: T.const sizes */
@@ -167,7 +190,17 @@ typedef struct fe {
 	fe_kernel *kernel; /* NULL outside a kernel instantiation */
 	const char *name_hint; /* the assignment target naming a new buffer or variable */
 	int depth;        /* evaluation recursion */
+	int block_depth;  /* kernel blocks being built inside each other (fe_build_block) */
 	long steps;       /* statements executed: bounds compile-time loops */
+	int64_t work;     /* items that operations went through (fe_work) */
+	size_t mem;       /* bytes of values and environments (fe_alloc) */
+	bool budget_hit;  /* a budget error was reported: stop at the next statement */
+	bool deep_reported; /* "values nest too deeply" was said once */
+	tlc_loc at;       /* the expression being evaluated: for errors of helpers without one */
+	fe_val *small_ints; /* the values of FE_SMALL_INT_MIN..FE_SMALL_INT_MAX, made once */
+	struct fe_depth_memo *depths; /* operator depth of the IR expressions made (fe_expr_depth_ok) */
+	fe_val **expr_cache;  /* recent FV_EXPR and FV_FLOAT values by expression / bits: values are */
+	fe_val **float_cache; /* immutable, and a kernel body makes the same ones line after line */
 	int ndyn, cap_dyn; /* T.dynamic / open T.const variables, in creation order */
 	tlc_var **dyn;
 	fe_val *none, *vtrue, *vfalse;
@@ -179,9 +212,59 @@ static inline tlc_loc fe_file_loc(uint32_t file)
 	return l;
 }
 #define FE_NOLOC fe_file_loc(0)
-#define FE_MAX_DEPTH 400
-#define FE_MAX_STEPS 2000000L
-#define FE_MAX_ITEMS 1000000
+/* Small integers are shared values (they are immutable): loops and index
+ * arithmetic make them by the million. */
+#define FE_SMALL_INT_MIN (-8)
+#define FE_SMALL_INT_MAX 1024
+
+/* ---- limits (doc/language.md, "Limits"): compile-time evaluation stays
+ * bounded in time, memory and stack on any input ---- */
+#define FE_MAX_DEPTH 400              /* nested calls and expressions being evaluated */
+#define FE_MAX_STEPS 2000000L         /* statements and loop iterations run */
+#define FE_MAX_WORK 100000000LL       /* items that operations go through (a + b, sum, in, ...) */
+#define FE_MAX_ITEMS 1000000          /* items of one list, tuple, dict or range */
+#define FE_MAX_STR (16 * 1024 * 1024) /* bytes of one string made by an operation */
+#define FE_MAX_MEMORY ((size_t)1 << 30) /* bytes of all compile-time values */
+#define FE_MAX_VALUE_DEPTH 200        /* lists in lists compared, printed or converted */
+#define FE_MAX_EXPR_DEPTH 1000        /* operators inside each other in one kernel expression
+                                         (passes and the printer recurse on them) */
+#define FE_MAX_BLOCK_NESTING 96       /* kernel if/for/with inside each other: the printed
+                                         IR must stay within Python's 100 indentation levels */
+
+/* ---- frontend_limits.c ---- */
+/* Memory for values and environments, counted against FE_MAX_MEMORY. */
+void *fe_alloc(fe *F, size_t n);
+char *fe_strdup(fe *F, const char *s);
+char *fe_strndup(fe *F, const char *s, size_t n);
+/* One statement or loop iteration; false (reported) past FE_MAX_STEPS or
+ * after another budget was exceeded. */
+bool fe_step(fe *F, tlc_loc loc);
+/* An operation about to go through `units` items; false (reported) past
+ * FE_MAX_WORK or FE_MAX_MEMORY. */
+bool fe_work(fe *F, int64_t units, tlc_loc loc);
+/* A value of `n` items (`what`: "list", "range", ...; n < 0: more than
+ * 2^63 - 1) is about to be made; false (reported) past FE_MAX_ITEMS.
+ * Charges the work. */
+bool fe_check_items(fe *F, int64_t n, const char *what, tlc_loc loc);
+/* A string of `n` bytes is about to be made; false (reported) past FE_MAX_STR. */
+bool fe_check_str(fe *F, int64_t n, tlc_loc loc);
+/* The number of items of range(start, stop, step) (step != 0), computed
+ * without overflow; -1 when it is more than 2^63 - 1. */
+int64_t fe_range_len(int64_t start, int64_t stop, int64_t step);
+/* Report "integer overflow in compile-time arithmetic" and return NULL. */
+fe_val *fe_overflow(fe *F, tlc_loc loc);
+/* False (reported once, at F->at) if e nests deeper than FE_MAX_EXPR_DEPTH. */
+bool fe_expr_depth_ok(fe *F, const tlc_expr *e);
+void fe_limits_free(fe *F);
+
+/* ---- frontend_index.c ---- */
+/* The entry of `name` in env (not its parents), or -1. */
+int fe_env_find(const fe_env *env, const char *name);
+/* The last entry of env was just appended: index it. */
+void fe_env_added(fe *F, fe_env *env);
+/* The entry of key k in dict d, or -1. */
+int fe_dict_find(fe *F, const fe_val *d, const fe_val *k);
+void fe_dict_added(fe *F, fe_val *d);
 
 /* ---- frontend_value.c ---- */
 fe_val *fe_new(fe *F, fe_kind k);
@@ -193,14 +276,16 @@ fe_val *fe_seq(fe *F, fe_kind k, int n);           /* TUPLE or LIST of n NULL it
 void fe_seq_push(fe *F, fe_val *seq, fe_val *item);
 fe_val *fe_dict(fe *F);
 void fe_dict_set(fe *F, fe_val *d, fe_val *k, fe_val *v);
-fe_val *fe_dict_get(fe_val *d, fe_val *k);
+fe_val *fe_dict_get(fe *F, fe_val *d, fe_val *k);
 fe_val *fe_builtin(fe *F, const char *name);
 fe_val *fe_dtype(fe *F, tlc_dtype t);
 /* Wrap an IR expression; constants that print bare (int32, bool, float32)
  * become Python values so that printed IR re-parses to the same thing. */
 fe_val *fe_expr(fe *F, const tlc_expr *e);
 fe_val *fe_buf(fe *F, tlc_buffer *b);
-bool fe_equal(const fe_val *a, const fe_val *b);
+/* Python ==.  Values nested deeper than FE_MAX_VALUE_DEPTH (or holding
+ * themselves) are an error, reported once: the answer is then false. */
+bool fe_equal(fe *F, const fe_val *a, const fe_val *b);
 const char *fe_kind_name(const fe_val *v);
 bool fe_truthy(fe *F, fe_val *v, tlc_loc loc, bool *out);
 
@@ -221,7 +306,8 @@ bool fe_as_int(fe_val *v, int64_t *out);
 bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out);
 /* True for TileLang dtypes tlc does not support yet (int4, float4_e2m1fn, ...). */
 bool fe_dtype_unsupported(const char *name);
-/* Print a value for a message ("128", "'n'", "n * 2"). */
+/* Print a value for a message ("128", "'n'", "n * 2"); nesting past
+ * FE_MAX_VALUE_DEPTH prints as [...] and the text stops near FE_MAX_STR. */
 const char *fe_show(fe *F, fe_val *v);
 const char *fe_show_expr(fe *F, const tlc_expr *e);
 /* "host module 'torch' cannot be used in a kernel" and similar. */
@@ -233,7 +319,10 @@ fe_val *fe_eval(fe *F, fe_env *env, py_node *n);
 /* (frontend_builtins.c) */
 fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kw_names,
                 fe_val **kw_vals, tlc_loc loc);
+/* (frontend_operators.c) a op b, op a, a cmp b (==, <, in, is, ...) */
 fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc);
+fe_val *fe_unaryop(fe *F, py_op op, fe_val *a, tlc_loc loc);
+fe_val *fe_compare(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc);
 fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc);
 fe_val *fe_subscript(fe *F, fe_val *v, fe_val *idx, tlc_loc loc);
 /* Iterate a compile-time iterable into a list; NULL on error. */
@@ -249,6 +338,21 @@ static inline void fe_leave(fe *F) { F->depth--; }
 
 /* ---- frontend_exec.c ---- */
 fe_flow fe_exec_body(fe *F, fe_env *env, int n, py_node **body);
+/* One block of statements of a node (its body, orelse or finalbody): the
+ * statements read, or where to read them when the reader left it unread. */
+typedef struct fe_block {
+	py_node *owner; /* the def, if, for, ... whose block it is */
+	py_lazy *lazy;
+	py_node ***body;
+	int *n;
+} fe_block;
+#define FE_BODY_OF(s) ((fe_block){(s), &(s)->lazy_body, &(s)->body, &(s)->nbody})
+#define FE_ORELSE_OF(s) ((fe_block){(s), &(s)->lazy_orelse, &(s)->orelse, &(s)->norelse})
+#define FE_FINAL_OF(s) ((fe_block){(s), &(s)->lazy_final, &(s)->finalbody, &(s)->nfinal})
+/* Run a block.  One left unread is read first and kept, except a big one
+ * (py_lazy.big): that is read and run one statement at a time, every time
+ * it runs, so that a kernel body as long as the file is never a tree. */
+fe_flow fe_exec_block(fe *F, fe_env *env, fe_block b);
 /* Bind the parameters of a def/lambda and run it. */
 fe_val *fe_call_function(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw,
                          const char **kw_names, fe_val **kw_vals, tlc_loc loc);
@@ -256,8 +360,8 @@ fe_val *fe_call_function(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw,
 fe_val *fe_make_function(fe *F, fe_env *env, py_node *def);
 /* Append a statement to the kernel's current block. */
 void fe_emit(fe *F, tlc_stmt *s);
-/* Run `body` into a fresh block and return it (NULL on error). */
-tlc_stmt *fe_build_block(fe *F, fe_env *env, int n, py_node **body, tlc_loc loc, fe_flow *flow);
+/* Run block b into a fresh kernel block and return it (NULL on error). */
+tlc_stmt *fe_build_block(fe *F, fe_env *env, fe_block b, tlc_loc loc, fe_flow *flow);
 
 /* ---- frontend_tile.c ---- */
 /* Attribute `name` of module T (tilelang.language); NULL + error if unknown. */

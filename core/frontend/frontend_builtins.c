@@ -19,8 +19,15 @@ static fe_val *bound(fe *F, const char *name, fe_val *self)
 
 static fe_val *host(fe *F, const char *base, const char *attr)
 {
+	/* the name only serves messages: a chain a.b.c... as long as the line
+	 * must not copy a longer name at each step (quadratic memory) */
+	if (strlen(base) > 200) {
+		fe_val *v = fe_new(F, FV_HOST);
+		v->u.s = base;
+		return v;
+	}
 	size_t n = strlen(base) + strlen(attr) + 2;
-	char *s = tlc_arena_alloc(F->arena, n);
+	char *s = fe_alloc(F, n);
 	snprintf(s, n, "%s.%s", base, attr);
 	fe_val *v = fe_new(F, FV_HOST);
 	v->u.s = s;
@@ -49,7 +56,7 @@ static fe_val *math_attr(fe *F, const char *name, tlc_loc loc)
 		if (strcmp(fns[i], name) == 0) {
 			char buf[32];
 			snprintf(buf, sizeof buf, "math.%s", name);
-			return fe_builtin(F, tlc_arena_strdup(F->arena, buf));
+			return fe_builtin(F, fe_strdup(F, buf));
 		}
 	tlc_error(F->ctx, loc, "unsupported function 'math.%s'", name);
 	return NULL;
@@ -144,8 +151,14 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 	return NULL;
 }
 
-static fe_val *str_split(fe *F, const char *s, const char *sep)
+static fe_val *str_split(fe *F, const char *s, const char *sep, tlc_loc loc)
 {
+	if (sep && !*sep) { /* strstr would find it at every step, forever */
+		tlc_error(F->ctx, loc, "str.split(): empty separator");
+		return NULL;
+	}
+	if (!fe_check_str(F, (int64_t)strlen(s), loc))
+		return NULL;
 	fe_val *r = fe_seq(F, FV_LIST, 0);
 	size_t ls = sep ? strlen(sep) : 0;
 	const char *p = s;
@@ -158,7 +171,12 @@ static fe_val *str_split(fe *F, const char *s, const char *sep)
 		const char *q = sep ? strstr(p, sep) : p + strcspn(p, " \t\n");
 		if (sep && !q)
 			q = p + strlen(p);
-		fe_seq_push(F, r, fe_str(F, tlc_arena_strndup(F->arena, p, (size_t)(q - p))));
+		if (r->u.seq.n == FE_MAX_ITEMS &&
+		    !fe_check_items(F, FE_MAX_ITEMS + 1, "split() result", loc))
+			return NULL;
+		fe_val *part = fe_new(F, FV_STR);
+		part->u.s = fe_strndup(F, p, (size_t)(q - p));
+		fe_seq_push(F, r, part);
 		if (!*q)
 			break;
 		p = q + (sep ? ls : 0);
@@ -176,30 +194,36 @@ static fe_val *call_method(fe *F, fe_val *m, int nargs, fe_val **args, tlc_loc l
 	}
 	if (self->kind == FV_LIST && strcmp(name, "extend") == 0 && nargs == 1) {
 		fe_val *it = fe_iterate(F, args[0], loc);
-		if (!it)
+		if (!it || !fe_check_items(F, (int64_t)self->u.seq.n + it->u.seq.n, "list", loc))
 			return NULL;
-		for (int i = 0; i < it->u.seq.n; i++)
+		for (int i = 0, n = it->u.seq.n; i < n; i++) /* n first: x.extend(x) */
 			fe_seq_push(F, self, it->u.seq.items[i]);
 		return F->none;
 	}
 	if ((self->kind == FV_LIST || self->kind == FV_TUPLE) && !strcmp(name, "index") && nargs == 1) {
+		if (!fe_work(F, self->u.seq.n, loc))
+			return NULL;
 		for (int i = 0; i < self->u.seq.n; i++)
-			if (fe_equal(self->u.seq.items[i], args[0]))
+			if (fe_equal(F, self->u.seq.items[i], args[0]))
 				return fe_int(F, i);
 		tlc_error(F->ctx, loc, "value not in %s", fe_kind_name(self));
 		return NULL;
 	}
 	if (self->kind == FV_DICT) {
 		if (strcmp(name, "get") == 0 && (nargs == 1 || nargs == 2)) {
-			fe_val *r = fe_dict_get(self, args[0]);
+			fe_val *r = fe_dict_get(F, self, args[0]);
 			return r ? r : nargs == 2 ? args[1] : F->none;
 		}
 		if (strcmp(name, "update") == 0 && nargs == 1 && args[0]->kind == FV_DICT) {
+			if (!fe_work(F, args[0]->u.dict.n, loc))
+				return NULL;
 			for (int i = 0; i < args[0]->u.dict.n; i++)
 				fe_dict_set(F, self, args[0]->u.dict.keys[i], args[0]->u.dict.vals[i]);
 			return F->none;
 		}
 		if (nargs == 0) {
+			if (!fe_work(F, self->u.dict.n, loc))
+				return NULL;
 			fe_val *r = fe_seq(F, FV_LIST, 0);
 			for (int i = 0; i < self->u.dict.n; i++) {
 				fe_val *k = self->u.dict.keys[i], *v = self->u.dict.vals[i];
@@ -222,7 +246,7 @@ static fe_val *call_method(fe *F, fe_val *m, int nargs, fe_val **args, tlc_loc l
 		if (strcmp(name, "split") == 0 && nargs <= 1) {
 			if (nargs == 1 && args[0]->kind != FV_STR)
 				goto bad;
-			return str_split(F, s, nargs ? args[0]->u.s : NULL);
+			return str_split(F, s, nargs ? args[0]->u.s : NULL, loc);
 		}
 		if (strcmp(name, "strip") == 0 && nargs == 0) {
 			while (*s == ' ' || *s == '\t' || *s == '\n')
@@ -230,10 +254,10 @@ static fe_val *call_method(fe *F, fe_val *m, int nargs, fe_val **args, tlc_loc l
 			size_t n = strlen(s);
 			while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
 				n--;
-			return fe_str(F, tlc_arena_strndup(F->arena, s, n));
+			return fe_str(F, fe_strndup(F, s, n));
 		}
 		if ((!strcmp(name, "upper") || !strcmp(name, "lower")) && nargs == 0) {
-			char *r = tlc_arena_strdup(F->arena, s);
+			char *r = fe_strdup(F, s);
 			for (char *p = r; *p; p++)
 				if (name[0] == 'u' && *p >= 'a' && *p <= 'z')
 					*p = (char)(*p - 32);
@@ -254,15 +278,21 @@ static fe_val *call_method(fe *F, fe_val *m, int nargs, fe_val **args, tlc_loc l
 			fe_val *it = fe_iterate(F, args[0], loc);
 			if (!it)
 				return NULL;
+			/* the size first: join of a long list of long strings must not build it */
+			int64_t total = 0, ls = (int64_t)strlen(s);
+			for (int i = 0; i < it->u.seq.n; i++) {
+				if (it->u.seq.items[i]->kind != FV_STR)
+					goto bad;
+				total += (i ? ls : 0) + (int64_t)strlen(it->u.seq.items[i]->u.s);
+				if (total > FE_MAX_STR)
+					break;
+			}
+			if (!fe_check_str(F, total, loc))
+				return NULL;
 			tlc_buf b;
 			tlc_buf_init(&b);
-			for (int i = 0; i < it->u.seq.n; i++) {
-				if (it->u.seq.items[i]->kind != FV_STR) {
-					tlc_buf_free(&b);
-					goto bad;
-				}
+			for (int i = 0; i < it->u.seq.n; i++)
 				tlc_buf_printf(&b, "%s%s", i ? s : "", it->u.seq.items[i]->u.s);
-			}
 			fe_val *v = fe_str(F, tlc_buf_str(&b));
 			tlc_buf_free(&b);
 			return v;
@@ -299,6 +329,8 @@ static fe_val *minmax(fe *F, bool is_max, int nargs, fe_val **args, tlc_loc loc)
 		tlc_error(F->ctx, loc, "%s() of an empty sequence", is_max ? "max" : "min");
 		return NULL;
 	}
+	if (!fe_work(F, nargs, loc))
+		return NULL;
 	fe_val *r = args[0];
 	for (int i = 1; i < nargs; i++) {
 		fe_val *b = args[i];
@@ -410,13 +442,16 @@ static fe_val *to_number(fe *F, const char *name, fe_val *a, tlc_loc loc)
 static fe_val *call_math(fe *F, const char *fn, int nargs, fe_val **args, tlc_loc loc)
 {
 	if (!strcmp(fn, "gcd") && nargs == 2 && args[0]->kind == FV_INT && args[1]->kind == FV_INT) {
-		int64_t a = llabs(args[0]->u.i), b = llabs(args[1]->u.i);
+		/* in unsigned: |-2^63| is 2^63 */
+		uint64_t a = (uint64_t)args[0]->u.i, b = (uint64_t)args[1]->u.i;
+		a = args[0]->u.i < 0 ? (uint64_t)0 - a : a;
+		b = args[1]->u.i < 0 ? (uint64_t)0 - b : b;
 		while (b) {
-			int64_t t = a % b;
+			uint64_t t = a % b;
 			a = b;
 			b = t;
 		}
-		return fe_int(F, a);
+		return a > (uint64_t)INT64_MAX ? fe_overflow(F, loc) : fe_int(F, (int64_t)a);
 	}
 	if (!strcmp(fn, "pow") && nargs == 2)
 		return fe_binop(F, PY_OP_POW, args[0], args[1], loc);
@@ -438,6 +473,39 @@ static fe_val *call_math(fe *F, const char *fn, int nargs, fe_val **args, tlc_lo
 	double r = !strcmp(fn, "sqrt") ? sqrt(x) : !strcmp(fn, "log") ? log(x) : !strcmp(fn, "log2") ? log2(x)
 	         : !strcmp(fn, "log10") ? log10(x) : !strcmp(fn, "exp") ? exp(x) : exp2(x);
 	return fe_float(F, r);
+}
+
+/* sorted(): a stable merge sort (n log n comparisons: insertion sort was
+ * quadratic on a long list); false if a comparison fails (reported). */
+static bool sort_values(fe *F, fe_val **v, int n, tlc_loc loc)
+{
+	if (n < 2)
+		return true;
+	int64_t rounds = 1;
+	for (int w = 1; w < n; w *= 2)
+		rounds++;
+	if (!fe_work(F, (int64_t)n * rounds, loc))
+		return false;
+	fe_val **tmp = fe_alloc(F, sizeof(fe_val *) * (size_t)n);
+	for (int w = 1; w < n; w *= 2) {
+		for (int lo = 0; lo < n; lo += 2 * w) {
+			int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			int i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) {
+				fe_val *lt = fe_binop(F, PY_OP_LT, v[j], v[i], loc);
+				if (!lt)
+					return false;
+				/* take from the right only when strictly smaller: stable */
+				tmp[k++] = lt->kind == FV_BOOL && lt->u.b ? v[j++] : v[i++];
+			}
+			while (i < mid)
+				tmp[k++] = v[i++];
+			while (j < hi)
+				tmp[k++] = v[j++];
+		}
+		memcpy(v, tmp, sizeof(fe_val *) * (size_t)n);
+	}
+	return true;
 }
 
 static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, int nkw,
@@ -465,6 +533,10 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 			return fe_int(F, (int64_t)strlen(a->u.s));
 		if (a->kind == FV_DICT)
 			return fe_int(F, a->u.dict.n);
+		if (a->kind == FV_RANGE) { /* counted, not built */
+			int64_t n = fe_range_len(a->u.range.start, a->u.range.stop, a->u.range.step);
+			return n < 0 ? fe_overflow(F, loc) : fe_int(F, n);
+		}
 		fe_val *it = fe_iterate(F, a, loc);
 		return it ? fe_int(F, it->u.seq.n) : NULL;
 	}
@@ -495,32 +567,28 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 	if (strcmp(name, "str") == 0) {
 		if (!want_args(F, name, nargs, 1, 1, loc))
 			return NULL;
-		return fe_str(F, fe_show(F, args[0]));
+		const char *text = fe_show(F, args[0]);
+		if (!fe_check_str(F, (int64_t)strlen(text), loc))
+			return NULL;
+		fe_val *v = fe_new(F, FV_STR);
+		v->u.s = text;
+		return v;
 	}
 	if (strcmp(name, "tuple") == 0 || strcmp(name, "list") == 0 || strcmp(name, "sorted") == 0 ||
 	    strcmp(name, "reversed") == 0 || strcmp(name, "set") == 0) {
-		fe_val *r = fe_seq(F, name[0] == 't' ? FV_TUPLE : FV_LIST, 0);
 		if (nargs == 0)
-			return r;
+			return fe_seq(F, name[0] == 't' ? FV_TUPLE : FV_LIST, 0);
 		if (!want_args(F, name, nargs, 1, 1, loc))
 			return NULL;
 		fe_val *it = fe_iterate(F, args[0], loc);
-		if (!it)
+		if (!it || !fe_work(F, it->u.seq.n, loc))
 			return NULL;
-		for (int i = 0; i < it->u.seq.n; i++)
-			fe_seq_push(F, r, it->u.seq.items[name[0] == 'r' ? it->u.seq.n - 1 - i : i]);
-		if (name[0] == 's' && name[1] == 'o') /* insertion sort of numbers */
-			for (int i = 1; i < r->u.seq.n; i++)
-				for (int j = i; j > 0; j--) {
-					fe_val *lt = fe_binop(F, PY_OP_LT, r->u.seq.items[j], r->u.seq.items[j - 1], loc);
-					if (!lt)
-						return NULL;
-					if (!(lt->kind == FV_BOOL && lt->u.b))
-						break;
-					fe_val *t = r->u.seq.items[j];
-					r->u.seq.items[j] = r->u.seq.items[j - 1];
-					r->u.seq.items[j - 1] = t;
-				}
+		int n = it->u.seq.n;
+		fe_val *r = fe_seq(F, name[0] == 't' ? FV_TUPLE : FV_LIST, n);
+		for (int i = 0; i < n; i++)
+			r->u.seq.items[i] = it->u.seq.items[name[0] == 'r' ? n - 1 - i : i];
+		if (name[0] == 's' && name[1] == 'o' && !sort_values(F, r->u.seq.items, n, loc))
+			return NULL;
 		return r;
 	}
 	if (strcmp(name, "dict") == 0) {
@@ -542,6 +610,8 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 			if (len < 0 || its[i]->u.seq.n < len)
 				len = its[i]->u.seq.n;
 		}
+		if (!fe_work(F, (int64_t)len * (nargs + 1), loc))
+			return NULL;
 		fe_val *r = fe_seq(F, FV_LIST, 0);
 		for (int k = 0; k < len; k++) {
 			fe_val *t = fe_seq(F, FV_TUPLE, 0);
@@ -557,7 +627,7 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 		if (!want_args(F, name, nargs, 1, 1, loc))
 			return NULL;
 		fe_val *it = fe_iterate(F, args[0], loc);
-		if (!it)
+		if (!it || !fe_work(F, it->u.seq.n, loc))
 			return NULL;
 		fe_val *acc = name[0] == 's' ? fe_int(F, 0) : fe_bool(F, name[1] == 'l');
 		for (int i = 0; i < it->u.seq.n; i++) {
@@ -656,7 +726,8 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		if (a->kind == FV_FLOAT) {
 			if (tlc_dtype_is_float(t))
 				return fe_expr(F, tlc_float(F->m, t, a->u.f));
-			return fe_expr(F, tlc_int(F->m, t, (int64_t)a->u.f));
+			fe_val *i = fe_int_of_float(F, trunc(a->u.f), tlc_dtype_name(t), loc);
+			return i ? fe_expr(F, tlc_int(F->m, t, i->u.i)) : NULL;
 		}
 		const tlc_expr *e = fe_to_scalar(F, a, loc);
 		return e ? fe_expr(F, tlc_cast(F->m, t, e)) : NULL;
@@ -675,7 +746,7 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 static fe_val *apply_decorator(fe *F, fe_val *dec, fe_val *fn, tlc_loc loc)
 {
 	fe_val *opts = dec->u.bound.self; /* dict: "kind" plus the decorator's keywords */
-	fe_val *kind = fe_dict_get(opts, fe_str(F, "kind"));
+	fe_val *kind = fe_dict_get(F, opts, fe_str(F, "kind"));
 	const char *k = kind ? kind->u.s : "";
 	if (strcmp(k, "identity") == 0)
 		return fn;
@@ -689,8 +760,8 @@ static fe_val *apply_decorator(fe *F, fe_val *dec, fe_val *fn, tlc_loc loc)
 	*r = *fn;
 	if (strcmp(k, "jit") == 0) {
 		r->u.fn.flags |= FF_JIT;
-		r->u.fn.jit_out_idx = fe_dict_get(opts, fe_str(F, "out_idx"));
-		r->u.fn.jit_configs = fe_dict_get(opts, fe_str(F, "pass_configs"));
+		r->u.fn.jit_out_idx = fe_dict_get(F, opts, fe_str(F, "out_idx"));
+		r->u.fn.jit_configs = fe_dict_get(F, opts, fe_str(F, "pass_configs"));
 	}
 	return r;
 }

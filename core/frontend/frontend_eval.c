@@ -1,6 +1,6 @@
 /* frontend_eval.c - expressions of the compile-time evaluator: names,
- * operators (Python semantics on compile-time values, IR on symbolic ones),
- * subscripts of buffers (loads and regions), comprehensions and calls. */
+ * subscripts of buffers (loads and regions), sequences, comprehensions and
+ * calls; the operators themselves are in frontend_operators.c. */
 #include "frontend.h"
 
 #include <math.h>
@@ -16,338 +16,6 @@ bool fe_enter(fe *F, tlc_loc loc)
 	return true;
 }
 
-static bool is_num(const fe_val *v)
-{
-	return v->kind == FV_INT || v->kind == FV_BOOL || v->kind == FV_FLOAT;
-}
-
-static double num_f(const fe_val *v)
-{
-	return v->kind == FV_FLOAT ? v->u.f : v->kind == FV_INT ? (double)v->u.i : (double)v->u.b;
-}
-
-static int64_t num_i(const fe_val *v)
-{
-	return v->kind == FV_INT ? v->u.i : (int64_t)v->u.b;
-}
-
-static const char *op_text(py_op op)
-{
-	static const char *const t[] = {
-		[PY_OP_ADD] = "+", [PY_OP_SUB] = "-", [PY_OP_MUL] = "*", [PY_OP_DIV] = "/",
-		[PY_OP_FLOORDIV] = "//", [PY_OP_MOD] = "%", [PY_OP_POW] = "**", [PY_OP_MATMUL] = "@",
-		[PY_OP_LSHIFT] = "<<", [PY_OP_RSHIFT] = ">>", [PY_OP_BITAND] = "&",
-		[PY_OP_BITOR] = "|", [PY_OP_BITXOR] = "^", [PY_OP_EQ] = "==", [PY_OP_NE] = "!=",
-		[PY_OP_LT] = "<", [PY_OP_LE] = "<=", [PY_OP_GT] = ">", [PY_OP_GE] = ">=",
-		[PY_OP_IN] = "in", [PY_OP_NOT_IN] = "not in", [PY_OP_IS] = "is",
-		[PY_OP_IS_NOT] = "is not",
-	};
-	return (size_t)op < TLC_ARRAY_LEN(t) && t[op] ? t[op] : "?";
-}
-
-static fe_val *int_result(fe *F, bool overflow, int64_t r, tlc_loc loc)
-{
-	if (overflow) {
-		tlc_error(F->ctx, loc, "integer overflow in compile-time arithmetic");
-		return NULL;
-	}
-	return fe_int(F, r);
-}
-
-static int64_t floordiv64(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	if ((a % b != 0) && ((a < 0) != (b < 0)))
-		q--;
-	return q;
-}
-
-/* Python arithmetic on two compile-time numbers. */
-static fe_val *num_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
-{
-	bool fl = a->kind == FV_FLOAT || b->kind == FV_FLOAT;
-	if (!fl) {
-		int64_t x = num_i(a), y = num_i(b), r = 0;
-		switch (op) {
-		case PY_OP_ADD: {
-			bool o = __builtin_add_overflow(x, y, &r);
-			return int_result(F, o, r, loc);
-		}
-		case PY_OP_SUB: {
-			bool o = __builtin_sub_overflow(x, y, &r);
-			return int_result(F, o, r, loc);
-		}
-		case PY_OP_MUL: {
-			bool o = __builtin_mul_overflow(x, y, &r);
-			return int_result(F, o, r, loc);
-		}
-		case PY_OP_FLOORDIV:
-		case PY_OP_MOD:
-			if (y == 0) {
-				tlc_error(F->ctx, loc, "integer division by zero");
-				return NULL;
-			}
-			if (x == INT64_MIN && y == -1)
-				return int_result(F, true, 0, loc);
-			return fe_int(F, op == PY_OP_FLOORDIV ? floordiv64(x, y) : x - floordiv64(x, y) * y);
-		case PY_OP_POW:
-			if (y >= 0) {
-				int64_t p = 1;
-				for (int64_t i = 0; i < y; i++)
-					if (__builtin_mul_overflow(p, x, &p) || i > 64) {
-						bool o = !(x == 0 || x == 1 || x == -1);
-						return int_result(F, o, p, loc);
-					}
-				return fe_int(F, p);
-			}
-			return fe_float(F, pow((double)x, (double)y));
-		case PY_OP_LSHIFT:
-		case PY_OP_RSHIFT:
-			if (y < 0 || y > 62) {
-				tlc_error(F->ctx, loc, "shift count %lld out of range", (long long)y);
-				return NULL;
-			}
-			if (op == PY_OP_RSHIFT)
-				return fe_int(F, x >> y);
-			if (x > (INT64_MAX >> y) || x < (INT64_MIN >> y))
-				return int_result(F, true, 0, loc);
-			return fe_int(F, (int64_t)((uint64_t)x << y));
-		case PY_OP_BITAND: return fe_int(F, x & y);
-		case PY_OP_BITOR: return fe_int(F, x | y);
-		case PY_OP_BITXOR: return fe_int(F, x ^ y);
-		case PY_OP_DIV: break;
-		default: goto bad;
-		}
-	}
-	double x = num_f(a), y = num_f(b);
-	switch (op) {
-	case PY_OP_ADD: return fe_float(F, x + y);
-	case PY_OP_SUB: return fe_float(F, x - y);
-	case PY_OP_MUL: return fe_float(F, x * y);
-	case PY_OP_DIV:
-		if (y == 0) {
-			tlc_error(F->ctx, loc, "division by zero");
-			return NULL;
-		}
-		return fe_float(F, x / y);
-	case PY_OP_FLOORDIV:
-	case PY_OP_MOD:
-		if (y == 0) {
-			tlc_error(F->ctx, loc, "division by zero");
-			return NULL;
-		}
-		return fe_float(F, op == PY_OP_FLOORDIV ? floor(x / y) : x - floor(x / y) * y);
-	case PY_OP_POW: return fe_float(F, pow(x, y));
-	default: break;
-	}
-bad:
-	tlc_error(F->ctx, loc, "unsupported operand types for %s: '%s' and '%s'", op_text(op),
-	          fe_kind_name(a), fe_kind_name(b));
-	return NULL;
-}
-
-static tlc_expr_kind ir_binop_kind(py_op op)
-{
-	switch (op) {
-	case PY_OP_ADD: return TLC_EXPR_ADD;
-	case PY_OP_SUB: return TLC_EXPR_SUB;
-	case PY_OP_MUL: return TLC_EXPR_MUL;
-	case PY_OP_DIV: return TLC_EXPR_DIV;
-	case PY_OP_FLOORDIV: return TLC_EXPR_FLOORDIV;
-	case PY_OP_MOD: return TLC_EXPR_FLOORMOD;
-	case PY_OP_LSHIFT: return TLC_EXPR_SHL;
-	case PY_OP_RSHIFT: return TLC_EXPR_SHR;
-	case PY_OP_BITAND: return TLC_EXPR_BITAND;
-	case PY_OP_BITOR: return TLC_EXPR_BITOR;
-	case PY_OP_BITXOR: return TLC_EXPR_BITXOR;
-	case PY_OP_EQ: return TLC_EXPR_EQ;
-	case PY_OP_NE: return TLC_EXPR_NE;
-	case PY_OP_LT: return TLC_EXPR_LT;
-	case PY_OP_LE: return TLC_EXPR_LE;
-	case PY_OP_GT: return TLC_EXPR_GT;
-	case PY_OP_GE: return TLC_EXPR_GE;
-	case PY_OP_AND: return TLC_EXPR_AND;
-	case PY_OP_OR: return TLC_EXPR_OR;
-	default: return TLC_EXPR_COUNT;
-	}
-}
-
-static fe_val *seq_concat(fe *F, fe_val *a, fe_val *b)
-{
-	fe_val *r = fe_seq(F, a->kind, 0);
-	for (int i = 0; i < a->u.seq.n; i++)
-		fe_seq_push(F, r, a->u.seq.items[i]);
-	for (int i = 0; i < b->u.seq.n; i++)
-		fe_seq_push(F, r, b->u.seq.items[i]);
-	return r;
-}
-
-static fe_val *seq_repeat(fe *F, fe_val *a, int64_t k, tlc_loc loc)
-{
-	if (k > 0 && (int64_t)a->u.seq.n * k > FE_MAX_ITEMS) {
-		tlc_error(F->ctx, loc, "sequence too long for compile-time evaluation");
-		return NULL;
-	}
-	fe_val *r = fe_seq(F, a->kind, 0);
-	for (int64_t j = 0; j < k; j++)
-		for (int i = 0; i < a->u.seq.n; i++)
-			fe_seq_push(F, r, a->u.seq.items[i]);
-	return r;
-}
-
-fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
-{
-	if (is_num(a) && is_num(b))
-		return num_binop(F, op, a, b, loc);
-	if (fe_is_symbolic(a) || fe_is_symbolic(b)) {
-		const tlc_expr *x = fe_to_scalar(F, a, loc);
-		const tlc_expr *y = x ? fe_to_scalar(F, b, loc) : NULL;
-		if (!y)
-			return NULL;
-		if (op == PY_OP_POW) {
-			const tlc_expr *args[2] = {x, y};
-			return fe_expr(F, tlc_call(F->m, TLC_OP_POW, x->dtype, 2, args, 0, NULL, NULL));
-		}
-		tlc_expr_kind k = ir_binop_kind(op);
-		if (k == TLC_EXPR_COUNT) {
-			tlc_error(F->ctx, loc, "operator '%s' is not supported on kernel values",
-			          op_text(op));
-			return NULL;
-		}
-		/* Python raises ZeroDivisionError; C would divide by zero at run time */
-		int64_t zero;
-		if ((k == TLC_EXPR_DIV || k == TLC_EXPR_FLOORDIV || k == TLC_EXPR_FLOORMOD) &&
-		    tlc_expr_as_int(y, &zero) && zero == 0) {
-			tlc_error(F->ctx, loc, "%s by zero", k == TLC_EXPR_FLOORMOD ? "modulo" : "division");
-			return NULL;
-		}
-		return fe_expr(F, tlc_binary(F->m, k, x, y));
-	}
-	if (op == PY_OP_ADD && a->kind == FV_STR && b->kind == FV_STR) {
-		size_t la = strlen(a->u.s), lb = strlen(b->u.s);
-		char *s = tlc_arena_alloc(F->arena, la + lb + 1);
-		memcpy(s, a->u.s, la);
-		memcpy(s + la, b->u.s, lb + 1);
-		fe_val *r = fe_new(F, FV_STR);
-		r->u.s = s;
-		return r;
-	}
-	if (op == PY_OP_ADD && a->kind == b->kind && (a->kind == FV_TUPLE || a->kind == FV_LIST))
-		return seq_concat(F, a, b);
-	if (op == PY_OP_MUL && (a->kind == FV_TUPLE || a->kind == FV_LIST) && b->kind == FV_INT)
-		return seq_repeat(F, a, b->u.i, loc);
-	if (op == PY_OP_MUL && (b->kind == FV_TUPLE || b->kind == FV_LIST) && a->kind == FV_INT)
-		return seq_repeat(F, b, a->u.i, loc);
-	if (a->kind == FV_HOST || a->kind == FV_MISSING) {
-		if (a->kind == FV_HOST)
-			return a; /* host code: opaque */
-		fe_err_not_kernel(F, a, loc);
-		return NULL;
-	}
-	if (b->kind == FV_HOST)
-		return b;
-	if (b->kind == FV_MISSING) {
-		fe_err_not_kernel(F, b, loc);
-		return NULL;
-	}
-	tlc_error(F->ctx, loc, "unsupported operand types for %s: '%s' and '%s'", op_text(op),
-	          fe_kind_name(a), fe_kind_name(b));
-	return NULL;
-}
-
-static fe_val *unaryop(fe *F, py_op op, fe_val *a, tlc_loc loc)
-{
-	if (op == PY_OP_NOT) {
-		if (fe_is_symbolic(a)) {
-			const tlc_expr *x = fe_to_scalar(F, a, loc);
-			return x ? fe_expr(F, tlc_unary(F->m, TLC_EXPR_NOT, x)) : NULL;
-		}
-		bool t;
-		return fe_truthy(F, a, loc, &t) ? fe_bool(F, !t) : NULL;
-	}
-	if (a->kind == FV_INT || a->kind == FV_BOOL) {
-		int64_t x = num_i(a);
-		if (op == PY_OP_POS)
-			return fe_int(F, x);
-		if (op == PY_OP_INVERT)
-			return fe_int(F, ~x);
-		return int_result(F, x == INT64_MIN, -x, loc);
-	}
-	if (a->kind == FV_FLOAT && op != PY_OP_INVERT)
-		return fe_float(F, op == PY_OP_NEG ? -a->u.f : a->u.f);
-	if (fe_is_symbolic(a)) {
-		const tlc_expr *x = fe_to_scalar(F, a, loc);
-		if (!x)
-			return NULL;
-		if (op == PY_OP_POS)
-			return a;
-		if (op == PY_OP_INVERT)
-			return fe_expr(F, tlc_binary(F->m, TLC_EXPR_BITXOR, x, tlc_int(F->m, x->dtype, -1)));
-		/* fold negated constants: -T.infinity(...) is the constant -inf */
-		if (x->kind == TLC_EXPR_FLOAT)
-			return fe_expr(F, tlc_float(F->m, x->dtype, -x->u.fval));
-		if (x->kind == TLC_EXPR_INT && x->u.ival != INT64_MIN)
-			return fe_expr(F, tlc_int(F->m, x->dtype, -x->u.ival));
-		return fe_expr(F, tlc_unary(F->m, TLC_EXPR_NEG, x));
-	}
-	if (a->kind == FV_HOST)
-		return a;
-	tlc_error(F->ctx, loc, "bad operand type for unary operator: '%s'", fe_kind_name(a));
-	return NULL;
-}
-
-static fe_val *compare2(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
-{
-	switch (op) {
-	case PY_OP_IS:
-	case PY_OP_IS_NOT: {
-		bool same = a == b || (a->kind == FV_NONE && b->kind == FV_NONE) ||
-		            (a->kind == FV_BOOL && b->kind == FV_BOOL && a->u.b == b->u.b);
-		return fe_bool(F, op == PY_OP_IS ? same : !same);
-	}
-	case PY_OP_IN:
-	case PY_OP_NOT_IN: {
-		bool found = false;
-		if (b->kind == FV_TUPLE || b->kind == FV_LIST) {
-			for (int i = 0; i < b->u.seq.n && !found; i++)
-				found = fe_equal(a, b->u.seq.items[i]);
-		} else if (b->kind == FV_DICT) {
-			found = fe_dict_get(b, a) != NULL;
-		} else if (b->kind == FV_STR && a->kind == FV_STR) {
-			found = strstr(b->u.s, a->u.s) != NULL;
-		} else {
-			tlc_error(F->ctx, loc, "'in' needs a compile-time sequence, got %s",
-			          fe_kind_name(b));
-			return NULL;
-		}
-		return fe_bool(F, op == PY_OP_IN ? found : !found);
-	}
-	default:
-		break;
-	}
-	if (fe_is_symbolic(a) || fe_is_symbolic(b))
-		return fe_binop(F, op, a, b, loc);
-	if (op == PY_OP_EQ || op == PY_OP_NE) {
-		bool eq = fe_equal(a, b);
-		return fe_bool(F, op == PY_OP_EQ ? eq : !eq);
-	}
-	int c;
-	if (is_num(a) && is_num(b)) {
-		if (a->kind != FV_FLOAT && b->kind != FV_FLOAT)
-			c = num_i(a) < num_i(b) ? -1 : num_i(a) > num_i(b);
-		else
-			c = num_f(a) < num_f(b) ? -1 : num_f(a) > num_f(b);
-	} else if (a->kind == FV_STR && b->kind == FV_STR) {
-		c = strcmp(a->u.s, b->u.s);
-	} else {
-		tlc_error(F->ctx, loc, "'%s' not supported between '%s' and '%s'", op_text(op),
-		          fe_kind_name(a), fe_kind_name(b));
-		return NULL;
-	}
-	bool r = op == PY_OP_LT ? c < 0 : op == PY_OP_LE ? c <= 0 : op == PY_OP_GT ? c > 0 : c >= 0;
-	return fe_bool(F, r);
-}
-
 static fe_val *eval_compare(fe *F, fe_env *env, py_node *n)
 {
 	fe_val *left = fe_eval(F, env, n->list[0]);
@@ -356,7 +24,7 @@ static fe_val *eval_compare(fe *F, fe_env *env, py_node *n)
 		fe_val *right = fe_eval(F, env, n->list[i]);
 		if (!right)
 			return NULL;
-		fe_val *r = compare2(F, n->ops[i - 1], left, right, n->loc);
+		fe_val *r = fe_compare(F, n->ops[i - 1], left, right, n->loc);
 		if (!r)
 			return NULL;
 		if (!acc) {
@@ -434,7 +102,7 @@ fe_val *fe_subscript(fe *F, fe_val *v, fe_val *idx, tlc_loc loc)
 	case FV_STR:
 		return seq_index(F, v, idx, loc);
 	case FV_DICT: {
-		fe_val *r = fe_dict_get(v, idx);
+		fe_val *r = fe_dict_get(F, v, idx);
 		if (!r)
 			tlc_error(F->ctx, loc, "key %s not found in dict", fe_show(F, idx));
 		return r;
@@ -475,9 +143,11 @@ static fe_val *seq_slice(fe *F, fe_env *env, fe_val *seq, py_node *sl)
 		e += len;
 	b = b < 0 ? 0 : b > len ? len : b;
 	e = e < b ? b : e > len ? len : e;
-	fe_val *r = fe_seq(F, seq->kind, 0);
-	for (int64_t i = b; i < e; i++)
-		fe_seq_push(F, r, seq->u.seq.items[i]);
+	if (!fe_work(F, e - b, sl->loc))
+		return NULL;
+	fe_val *r = fe_seq(F, seq->kind, (int)(e - b));
+	if (e > b)
+		memcpy(r->u.seq.items, seq->u.seq.items + b, sizeof(fe_val *) * (size_t)(e - b));
 	return r;
 }
 
@@ -491,8 +161,11 @@ static fe_val *index_buffer(fe *F, fe_env *env, tlc_buffer *buf, py_node *idx, t
 		          buf->ndim, buf->ndim == 1 ? "" : "s", n);
 		return NULL;
 	}
-	tlc_range *dims = tlc_arena_alloc(F->arena, sizeof(tlc_range) * (size_t)n);
-	const tlc_expr **pts = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)n);
+	/* a buffer has at most 8 dimensions; tlc_load and tlc_region copy them */
+	tlc_range dims_here[8];
+	const tlc_expr *pts_here[8];
+	tlc_range *dims = n <= 8 ? dims_here : fe_alloc(F, sizeof(tlc_range) * (size_t)n);
+	const tlc_expr **pts = n <= 8 ? pts_here : fe_alloc(F, sizeof(tlc_expr *) * (size_t)n);
 	bool any_slice = false;
 	for (int d = 0; d < n; d++) {
 		py_node *it = items[d];
@@ -530,11 +203,9 @@ static fe_val *index_buffer(fe *F, fe_env *env, tlc_buffer *buf, py_node *idx, t
 	return fe_expr(F, tlc_region(F->m, buf, n, dims));
 }
 
-static fe_val *eval_subscript(fe *F, fe_env *env, py_node *n)
+/* n->a[n->b], n->a evaluated to v */
+static fe_val *subscript_of(fe *F, fe_env *env, py_node *n, fe_val *v)
 {
-	fe_val *v = fe_eval(F, env, n->a);
-	if (!v)
-		return NULL;
 	if (v->kind == FV_BUF)
 		return index_buffer(F, env, v->u.buf, n->b, n->loc);
 	if ((v->kind == FV_TUPLE || v->kind == FV_LIST) && n->b->kind == PY_SLICE)
@@ -556,30 +227,31 @@ fe_val *fe_iterate(fe *F, fe_val *v, tlc_loc loc)
 	case FV_LIST:
 		return v;
 	case FV_DICT: {
-		fe_val *r = fe_seq(F, FV_LIST, 0);
-		for (int i = 0; i < v->u.dict.n; i++)
-			fe_seq_push(F, r, v->u.dict.keys[i]);
+		if (!fe_work(F, v->u.dict.n, loc))
+			return NULL;
+		fe_val *r = fe_seq(F, FV_LIST, v->u.dict.n);
+		memcpy(r->u.seq.items, v->u.dict.keys, sizeof(fe_val *) * (size_t)v->u.dict.n);
 		return r;
 	}
 	case FV_STR: {
-		fe_val *r = fe_seq(F, FV_LIST, 0);
-		for (const char *s = v->u.s; *s; s++) {
-			char c[2] = {*s, 0};
-			fe_seq_push(F, r, fe_str(F, c));
+		int64_t n = (int64_t)strlen(v->u.s);
+		if (!fe_check_items(F, n, "iteration of a str", loc))
+			return NULL;
+		fe_val *r = fe_seq(F, FV_LIST, (int)n);
+		for (int64_t i = 0; i < n; i++) {
+			char c[2] = {v->u.s[i], 0};
+			r->u.seq.items[i] = fe_str(F, c);
 		}
 		return r;
 	}
 	case FV_RANGE: {
-		int64_t a = v->u.range.start, b = v->u.range.stop, s = v->u.range.step;
-		int64_t cnt = s > 0 ? (b > a ? (b - a + s - 1) / s : 0) : (a > b ? (a - b - s - 1) / -s : 0);
-		if (cnt > FE_MAX_ITEMS) {
-			tlc_error(F->ctx, loc, "range of %lld items is too long for compile-time evaluation",
-			          (long long)cnt);
+		int64_t a = v->u.range.start, s = v->u.range.step;
+		int64_t n = fe_range_len(a, v->u.range.stop, s);
+		if (!fe_check_items(F, n, "range", loc))
 			return NULL;
-		}
-		fe_val *r = fe_seq(F, FV_LIST, 0);
-		for (int64_t i = 0; i < cnt; i++)
-			fe_seq_push(F, r, fe_int(F, a + i * s));
+		fe_val *r = fe_seq(F, FV_LIST, (int)n);
+		for (int64_t i = 0; i < n; i++) /* a + i * s stays between start and stop */
+			r->u.seq.items[i] = fe_int(F, (int64_t)((uint64_t)a + (uint64_t)i * (uint64_t)s));
 		return r;
 	}
 	default:
@@ -588,7 +260,8 @@ fe_val *fe_iterate(fe *F, fe_val *v, tlc_loc loc)
 	}
 }
 
-
+/* The for clauses of a comprehension, one level per clause: the parser
+ * counts each clause as a nesting level, so this recursion is bounded. */
 static bool comp_loop(fe *F, fe_env *env, py_node *n, int k, fe_val *out, fe_val *dict)
 {
 	if (k == n->n) {
@@ -601,10 +274,8 @@ static bool comp_loop(fe *F, fe_env *env, py_node *n, int k, fe_val *out, fe_val
 				return false;
 			fe_dict_set(F, dict, e, val);
 		} else {
-			if (out->u.seq.n >= FE_MAX_ITEMS) {
-				tlc_error(F->ctx, n->loc, "comprehension too long");
+			if (!fe_check_items(F, (int64_t)out->u.seq.n + 1, "comprehension", n->loc))
 				return false;
-			}
 			fe_seq_push(F, out, e);
 		}
 		return true;
@@ -614,10 +285,8 @@ static bool comp_loop(fe *F, fe_env *env, py_node *n, int k, fe_val *out, fe_val
 	if (!it || !(it = fe_iterate(F, it, c->b->loc)))
 		return false;
 	for (int i = 0; i < it->u.seq.n; i++) {
-		if (++F->steps > FE_MAX_STEPS) {
-			tlc_error(F->ctx, n->loc, "compile-time evaluation takes too many steps");
+		if (!fe_step(F, n->loc))
 			return false;
-		}
 		if (!fe_bind_target(F, env, c->a, it->u.seq.items[i]))
 			return false;
 		bool keep = true;
@@ -654,7 +323,8 @@ static fe_val *eval_seq_literal(fe *F, fe_env *env, py_node *n, fe_kind k)
 		if (!v)
 			return NULL;
 		if (a->kind == PY_STARRED) {
-			if (!(v = fe_iterate(F, v, a->loc)))
+			if (!(v = fe_iterate(F, v, a->loc)) ||
+			    !fe_check_items(F, (int64_t)r->u.seq.n + v->u.seq.n, fe_kind_name(r), a->loc))
 				return NULL;
 			for (int j = 0; j < v->u.seq.n; j++)
 				fe_seq_push(F, r, v->u.seq.items[j]);
@@ -665,20 +335,16 @@ static fe_val *eval_seq_literal(fe *F, fe_env *env, py_node *n, fe_kind k)
 	return r;
 }
 
-static fe_val *eval_call(fe *F, fe_env *env, py_node *n)
+/* n->a(...), n->a evaluated to fn; `hint` names what the call makes */
+static fe_val *call_of(fe *F, fe_env *env, py_node *n, fe_val *fn, const char *hint)
 {
-	const char *hint = F->name_hint;
-	F->name_hint = NULL;
-	fe_val *fn = fe_eval(F, env, n->a);
-	if (!fn)
-		return NULL;
 	/* positional arguments, *x unpacked: evaluated like a list literal */
 	fe_val *args = eval_seq_literal(F, env, n, FV_LIST);
 	if (!args)
 		return NULL;
 	int cap = n->n2 + 1, nkw = 0;
-	const char **kn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)cap);
-	fe_val **kv = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+	const char **kn = n->n2 ? fe_alloc(F, sizeof(char *) * (size_t)cap) : NULL;
+	fe_val **kv = n->n2 ? fe_alloc(F, sizeof(fe_val *) * (size_t)cap) : NULL;
 	for (int i = 0; i < n->n2; i++) {
 		fe_val *v = fe_eval(F, env, n->kw_values[i]);
 		if (!v)
@@ -692,8 +358,10 @@ static fe_val *eval_call(fe *F, fe_env *env, py_node *n)
 			tlc_error(F->ctx, n->kw_values[i]->loc, "** needs a dict, got %s", fe_kind_name(v));
 			return NULL;
 		}
-		const char **kn2 = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)(cap + v->u.dict.n));
-		fe_val **kv2 = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(cap + v->u.dict.n));
+		if (!fe_check_items(F, (int64_t)cap + v->u.dict.n, "keyword arguments", n->loc))
+			return NULL;
+		const char **kn2 = fe_alloc(F, sizeof(char *) * (size_t)(cap + v->u.dict.n));
+		fe_val **kv2 = fe_alloc(F, sizeof(fe_val *) * (size_t)(cap + v->u.dict.n));
 		memcpy(kn2, kn, sizeof(char *) * (size_t)nkw);
 		memcpy(kv2, kv, sizeof(fe_val *) * (size_t)nkw);
 		kn = kn2;
@@ -733,6 +401,56 @@ static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 	return NULL;
 }
 
+/* Finish n, whose left operand n->a evaluated to `left`: the nodes of a
+ * left spine (a + b + c, x.a.b, f(x)(y), a[i][j]). */
+static fe_val *finish_spine_node(fe *F, fe_env *env, py_node *n, fe_val *left, const char *hint)
+{
+	switch (n->kind) {
+	case PY_ATTR:
+		return fe_getattr(F, left, n->str, n->loc);
+	case PY_CALL:
+		return call_of(F, env, n, left, hint);
+	case PY_SUBSCRIPT:
+		return subscript_of(F, env, n, left);
+	default: { /* PY_BINOP */
+		fe_val *b = fe_eval(F, env, n->b);
+		return b ? fe_binop(F, n->op, left, b, n->loc) : NULL;
+	}
+	}
+}
+
+static bool on_spine(const py_node *n)
+{
+	return n->kind == PY_BINOP || n->kind == PY_ATTR || n->kind == PY_CALL ||
+	       n->kind == PY_SUBSCRIPT;
+}
+
+/* The parser builds `a + a + ... + a` (and chains of attributes, calls and
+ * subscripts) as a left-deep tree as long as the source line: evaluate its
+ * left spine in a loop, bottom up, so that its length costs no stack. */
+static fe_val *eval_spine(fe *F, fe_env *env, py_node *n)
+{
+	const char *hint = F->name_hint; /* names what the outermost call makes */
+	F->name_hint = NULL;
+	int len = 0;
+	for (py_node *x = n; on_spine(x); x = x->a)
+		len++;
+	if (!fe_work(F, len, n->loc))
+		return NULL;
+	py_node *spine_here[16]; /* most spines are short: no allocation for each */
+	py_node **spine = len <= 16 ? spine_here : fe_alloc(F, sizeof(py_node *) * (size_t)len);
+	int i = len;
+	for (py_node *x = n; on_spine(x); x = x->a)
+		spine[--i] = x;
+	fe_val *v = fe_eval(F, env, spine[0]->a);
+	for (i = 0; v && i < len; i++) {
+		F->at = spine[i]->loc;
+		v = finish_spine_node(F, env, spine[i], v, i == len - 1 ? hint : NULL);
+		F->name_hint = NULL;
+	}
+	return v;
+}
+
 static fe_val *eval_inner(fe *F, fe_env *env, py_node *n)
 {
 	switch (n->kind) {
@@ -744,20 +462,13 @@ static fe_val *eval_inner(fe *F, fe_env *env, py_node *n)
 	case PY_ELLIPSIS: return F->none;
 	case PY_TRUE: return F->vtrue;
 	case PY_FALSE: return F->vfalse;
-	case PY_ATTR: {
-		fe_val *v = fe_eval(F, env, n->a);
-		return v ? fe_getattr(F, v, n->str, n->loc) : NULL;
-	}
-	case PY_CALL: return eval_call(F, env, n);
-	case PY_SUBSCRIPT: return eval_subscript(F, env, n);
-	case PY_BINOP: {
-		fe_val *a = fe_eval(F, env, n->a);
-		fe_val *b = a ? fe_eval(F, env, n->b) : NULL;
-		return b ? fe_binop(F, n->op, a, b, n->loc) : NULL;
-	}
+	case PY_ATTR:
+	case PY_CALL:
+	case PY_SUBSCRIPT:
+	case PY_BINOP: return eval_spine(F, env, n);
 	case PY_UNARYOP: {
 		fe_val *a = fe_eval(F, env, n->a);
-		return a ? unaryop(F, n->op, a, n->loc) : NULL;
+		return a ? fe_unaryop(F, n->op, a, n->loc) : NULL;
 	}
 	case PY_COMPARE: return eval_compare(F, env, n);
 	case PY_BOOLOP: return eval_boolop(F, env, n);
@@ -822,6 +533,7 @@ fe_val *fe_eval(fe *F, fe_env *env, py_node *n)
 	}
 	if (!fe_enter(F, n->loc))
 		return NULL;
+	F->at = n->loc;
 	fe_val *v = eval_inner(F, env, n);
 	fe_leave(F);
 	return v;

@@ -19,12 +19,23 @@ void fe_emit(fe *F, tlc_stmt *s)
 	tlc_seq_append(F->m, F->kernel->block, s);
 }
 
-tlc_stmt *fe_build_block(fe *F, fe_env *env, int n, py_node **body, tlc_loc loc, fe_flow *flow)
+tlc_stmt *fe_build_block(fe *F, fe_env *env, fe_block b, tlc_loc loc, fe_flow *flow)
 {
+	/* the IR nests as deep as this (the printer indents each level, passes
+	 * recurse): past the limit the printed IR could not be read again */
+	if (F->block_depth >= FE_MAX_BLOCK_NESTING) {
+		tlc_error(F->ctx, loc, "kernel statements nest too deeply: more than %d levels of if, "
+		          "for and with (each elif of a condition known only at run time nests one "
+		          "more)", FE_MAX_BLOCK_NESTING);
+		*flow = FL_ERROR;
+		return NULL;
+	}
 	tlc_stmt *saved = F->kernel->block;
 	tlc_stmt *seq = tlc_seq_new(F->m, loc);
 	F->kernel->block = seq;
-	*flow = fe_exec_body(F, env, n, body);
+	F->block_depth++;
+	*flow = fe_exec_block(F, env, b);
+	F->block_depth--;
 	F->kernel->block = saved;
 	if (*flow == FL_BREAK || *flow == FL_CONTINUE || *flow == FL_RETURN) {
 		tlc_error(F->ctx, loc, "unsupported Python construct in kernel: %s inside a kernel %s",
@@ -35,12 +46,64 @@ tlc_stmt *fe_build_block(fe *F, fe_env *env, int n, py_node **body, tlc_loc loc,
 	return *flow == FL_ERROR ? NULL : seq;
 }
 
+/* Read a small block left unread, once.  A def body is kept for every call
+ * (in the arena); the other small blocks left unread are those of the
+ * module statement running now: they go with it (in the tree pool). */
+static bool read_block(fe *F, fe_block b)
+{
+	bool is_def = b.owner->kind == PY_DEF;
+	bool closures;
+	py_pool *pool = is_def ? NULL : F->tree_pool;
+	if (!py_read_block(&F->src, F->arena, pool, b.lazy, b.body, b.n, &closures))
+		return false;
+	F->tree_kept |= !is_def && closures;
+	return true;
+}
+
+/* Read and run a big block one statement at a time; the tree of each is
+ * given back once it ran, unless it (or a block it ran) made a def or a
+ * lambda, whose value keeps it. */
+static fe_flow stream_block(fe *F, fe_env *env, const py_lazy *lazy)
+{
+	py_reader *r = py_reader_block(&F->src, F->arena, lazy);
+	bool kept_outside = F->tree_kept;
+	fe_flow fl = FL_NORMAL;
+	while (fl == FL_NORMAL) {
+		py_pool_mark m = py_pool_mark_now(F->tree_pool);
+		py_node **stmts;
+		bool closures;
+		int n = py_reader_next(r, F->tree_pool, &stmts, &closures);
+		if (n <= 0) {
+			fl = n == 0 ? FL_NORMAL : FL_ERROR;
+			break;
+		}
+		F->tree_kept = closures;
+		fl = fe_exec_body(F, env, n, stmts);
+		if (F->tree_kept)
+			kept_outside = true;
+		else
+			py_pool_release(F->tree_pool, m);
+	}
+	F->tree_kept = kept_outside;
+	py_reader_free(r);
+	return fl;
+}
+
+fe_flow fe_exec_block(fe *F, fe_env *env, fe_block b)
+{
+	if (b.lazy->line && b.lazy->big)
+		return stream_block(F, env, b.lazy);
+	if (b.lazy->line && !read_block(F, b))
+		return FL_ERROR;
+	return fe_exec_body(F, env, *b.n, *b.body);
+}
+
 fe_val *fe_make_function(fe *F, fe_env *env, py_node *def)
 {
 	fe_val *fn = fe_new(F, FV_FUNC);
 	fn->u.fn.def = def;
 	fn->u.fn.env = env;
-	fn->u.fn.defaults = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(def->nparams + 1));
+	fn->u.fn.defaults = fe_alloc(F, sizeof(fe_val *) * (size_t)(def->nparams + 1));
 	for (int i = 0; i < def->nparams; i++)
 		if (def->params[i].def) {
 			fn->u.fn.defaults[i] = fe_eval(F, env, def->params[i].def);
@@ -64,7 +127,7 @@ static fe_env *bind_params(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw,
 	F->entry_missing_ok = false;
 	fe_env *env = fe_env_new(F, fn->u.fn.env);
 	int np = def->nparams, pos = 0;
-	fe_val **vals = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(np + 1));
+	fe_val **vals = fe_alloc(F, sizeof(fe_val *) * (size_t)(np + 1));
 	fe_val *star = NULL, *kwstar = NULL;
 	for (int i = 0; i < np; i++) {
 		py_param *p = &def->params[i];
@@ -79,6 +142,10 @@ static fe_env *bind_params(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw,
 			vals[i] = args[pos++];
 		}
 	}
+	/* each keyword is looked for among the parameters: quadratic in a call
+	 * of a def with thousands of them, so it counts as work */
+	if (!fe_work(F, (int64_t)nargs + (int64_t)nkw * np, loc))
+		return NULL;
 	if (pos < nargs) {
 		tlc_error(F->ctx, loc, "%s() takes %d positional argument%s but %d were given",
 		          fn_name(fn), pos, pos == 1 ? "" : "s", nargs);
@@ -140,7 +207,7 @@ fe_val *fe_call_function(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw,
 	fe_frame frame = {.caller = F->frame, .name = def->str,
 	                  .kernel_mode = (fn->u.fn.flags & (FF_MACRO | FF_JIT)) != 0};
 	F->frame = &frame;
-	fe_flow fl = fe_exec_body(F, env, def->nbody, def->body);
+	fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(def));
 	F->frame = frame.caller;
 	if (fl == FL_RETURN)
 		result = frame.retval;
@@ -258,7 +325,8 @@ static bool store(fe *F, fe_env *env, py_node *sub, fe_val *v, py_op aug, tlc_lo
 			          b->name, b->ndim, b->ndim == 1 ? "" : "s", n);
 			return false;
 		}
-		const tlc_expr **ix = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)n);
+		const tlc_expr *ix_here[8]; /* tlc_store_new copies the indices */
+		const tlc_expr **ix = n <= 8 ? ix_here : fe_alloc(F, sizeof(tlc_expr *) * (size_t)n);
 		for (int d = 0; d < n; d++) {
 			if (items[d]->kind == PY_SLICE) {
 				tlc_error(F->ctx, items[d]->loc,
@@ -324,9 +392,9 @@ static fe_flow exec_augassign(fe *F, fe_env *env, py_node *s)
 		return FL_ERROR;
 	if (cur->kind == FV_LIST && s->op == PY_OP_ADD) { /* in place, like Python */
 		fe_val *it = fe_iterate(F, v, s->loc);
-		if (!it)
+		if (!it || !fe_check_items(F, (int64_t)cur->u.seq.n + it->u.seq.n, "list", s->loc))
 			return FL_ERROR;
-		for (int i = 0; i < it->u.seq.n; i++)
+		for (int i = 0, n = it->u.seq.n; i < n; i++) /* n first: x.extend(x) */
 			fe_seq_push(F, cur, it->u.seq.items[i]);
 		return FL_NORMAL;
 	}
@@ -364,32 +432,91 @@ static fe_flow exec_annassign(fe *F, fe_env *env, py_node *s)
 	return v && assign_target(F, env, s->a, v, s->loc) ? FL_NORMAL : FL_ERROR;
 }
 
+/* A branch of an if/elif chain whose condition is only known at run time:
+ * it becomes an IR if, nested in the else of the branch before it. */
+typedef struct ir_branch {
+	const tlc_expr *cond;
+	tlc_stmt *then_s;
+	tlc_loc loc;
+} ir_branch;
+
+/* Build the block that ends an if/elif chain (maybe empty) into the IR
+ * branches before it, innermost first, and emit the outermost; with no IR
+ * branch, run it here. */
+static fe_flow end_if_chain(fe *F, fe_env *env, ir_branch *br, int nbr, fe_block b)
+{
+	if (!nbr)
+		return fe_exec_block(F, env, b);
+	tlc_stmt *else_s = NULL;
+	if (*b.n || b.lazy->line) {
+		fe_flow fl;
+		F->block_depth += nbr - 1; /* it nests in every branch's else */
+		else_s = fe_build_block(F, env, b, br[nbr - 1].loc, &fl);
+		F->block_depth -= nbr - 1;
+		if (!else_s)
+			return FL_ERROR;
+	}
+	for (int i = nbr - 1; i >= 0; i--) {
+		tlc_stmt *st = tlc_if_new(F->m, br[i].loc, br[i].cond, br[i].then_s, else_s);
+		if (!i) {
+			fe_emit(F, st);
+			break;
+		}
+		else_s = tlc_seq_new(F->m, br[i - 1].loc);
+		tlc_seq_append(F->m, else_s, st);
+	}
+	return FL_NORMAL;
+}
+
+/* if/elif/else.  An elif is the one statement of the orelse of the branch
+ * before it: the chain is walked in a loop, so that 100,000 branches take
+ * neither stack nor more than linear time.  Compile-time conditions pick a
+ * branch; conditions known only at run time (in a kernel) become IR ifs. */
 static fe_flow exec_if(fe *F, fe_env *env, py_node *s)
 {
-	fe_val *c = fe_eval(F, env, s->a);
-	if (!c)
-		return FL_ERROR;
-	if (fe_is_symbolic(c) && in_block(F)) {
-		const tlc_expr *cond = fe_to_scalar(F, c, s->a->loc);
-		int64_t k;
-		if (!cond)
+	ir_branch *br = NULL;
+	int nbr = 0, cap = 0;
+	for (;;) {
+		fe_val *c = fe_eval(F, env, s->a);
+		if (!c)
 			return FL_ERROR;
-		if (!tlc_expr_as_int(cond, &k)) {
+		const tlc_expr *cond = NULL;
+		int64_t k;
+		if (fe_is_symbolic(c) && in_block(F)) {
+			if (!(cond = fe_to_scalar(F, c, s->a->loc)))
+				return FL_ERROR;
+			if (tlc_expr_as_int(cond, &k))
+				cond = NULL; /* a constant: decided now */
+		}
+		if (cond) {
+			if (nbr == cap) {
+				cap = cap ? 2 * cap : 8;
+				ir_branch *grown = fe_alloc(F, sizeof(ir_branch) * (size_t)cap);
+				if (nbr)
+					memcpy(grown, br, sizeof(ir_branch) * (size_t)nbr);
+				br = grown;
+			}
 			fe_flow fl;
-			tlc_stmt *then_s = fe_build_block(F, env, s->nbody, s->body, s->loc, &fl);
+			F->block_depth += nbr; /* branch i nests in the else of the i before it */
+			tlc_stmt *then_s = fe_build_block(F, env, FE_BODY_OF(s), s->loc, &fl);
+			F->block_depth -= nbr;
 			if (!then_s)
 				return FL_ERROR;
-			tlc_stmt *else_s = NULL;
-			if (s->norelse && !(else_s = fe_build_block(F, env, s->norelse, s->orelse, s->loc, &fl)))
+			br[nbr++] = (ir_branch){cond, then_s, s->loc};
+		} else {
+			bool t;
+			if (!fe_truthy(F, c, s->a->loc, &t))
 				return FL_ERROR;
-			fe_emit(F, tlc_if_new(F->m, s->loc, cond, then_s, else_s));
-			return FL_NORMAL;
+			if (t)
+				return end_if_chain(F, env, br, nbr, FE_BODY_OF(s));
 		}
+		/* an elif is never left unread: the parser chains it in orelse */
+		if (s->lazy_orelse.line || s->norelse != 1 || s->orelse[0]->kind != PY_IF)
+			return end_if_chain(F, env, br, nbr, FE_ORELSE_OF(s));
+		s = s->orelse[0];
+		if (!fe_step(F, s->loc))
+			return FL_ERROR;
 	}
-	bool t;
-	if (!fe_truthy(F, c, s->a->loc, &t))
-		return FL_ERROR;
-	return t ? fe_exec_body(F, env, s->nbody, s->body) : fe_exec_body(F, env, s->norelse, s->orelse);
 }
 
 static fe_flow exec_for(fe *F, fe_env *env, py_node *s)
@@ -404,13 +531,13 @@ static fe_flow exec_for(fe *F, fe_env *env, py_node *s)
 	for (int i = 0; i < it->u.seq.n; i++) {
 		if (!fe_bind_target(F, env, s->a, it->u.seq.items[i]))
 			return FL_ERROR;
-		fe_flow fl = fe_exec_body(F, env, s->nbody, s->body);
+		fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(s));
 		if (fl == FL_BREAK)
 			return FL_NORMAL;
 		if (fl == FL_RETURN || fl == FL_ERROR)
 			return fl;
 	}
-	return fe_exec_body(F, env, s->norelse, s->orelse);
+	return fe_exec_block(F, env, FE_ORELSE_OF(s));
 }
 
 static fe_flow exec_while(fe *F, fe_env *env, py_node *s)
@@ -426,17 +553,15 @@ static fe_flow exec_while(fe *F, fe_env *env, py_node *s)
 			return FL_ERROR;
 		if (!t)
 			break;
-		if (++F->steps > FE_MAX_STEPS) {
-			tlc_error(F->ctx, s->loc, "compile-time evaluation takes too many steps");
+		if (!fe_step(F, s->loc))
 			return FL_ERROR;
-		}
-		fe_flow fl = fe_exec_body(F, env, s->nbody, s->body);
+		fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(s));
 		if (fl == FL_BREAK)
 			return FL_NORMAL;
 		if (fl == FL_RETURN || fl == FL_ERROR)
 			return fl;
 	}
-	return fe_exec_body(F, env, s->norelse, s->orelse);
+	return fe_exec_block(F, env, FE_ORELSE_OF(s));
 }
 
 static fe_flow exec_def(fe *F, fe_env *env, py_node *s)
@@ -457,7 +582,7 @@ static fe_flow exec_def(fe *F, fe_env *env, py_node *s)
 static fe_val *module_value(fe *F, const char *dotted)
 {
 	fe_val *v = fe_new(F, FV_MODULE);
-	v->u.s = tlc_arena_strdup(F->arena, dotted);
+	v->u.s = fe_strdup(F, dotted);
 	if (strcmp(dotted, "tilelang.language") == 0)
 		v->mod = FM_T;
 	else if (strcmp(dotted, "tilelang") == 0)
@@ -481,7 +606,7 @@ static fe_flow exec_import(fe *F, fe_env *env, py_node *s)
 			} else {
 				/* `import a.b.c` binds `a` */
 				const char *dot = strchr(full, '.');
-				const char *top = dot ? tlc_arena_strndup(F->arena, full, (size_t)(dot - full)) : full;
+				const char *top = dot ? fe_strndup(F, full, (size_t)(dot - full)) : full;
 				fe_env_set(F, env, top, module_value(F, top));
 			}
 			continue;
@@ -545,10 +670,9 @@ static fe_flow exec_expr_stmt(fe *F, fe_env *env, py_node *s)
 
 static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
 {
-	if (++F->steps > FE_MAX_STEPS) {
-		tlc_error(F->ctx, s->loc, "compile-time evaluation takes too many steps");
+	F->at = s->loc;
+	if (!fe_step(F, s->loc))
 		return FL_ERROR;
-	}
 	switch (s->kind) {
 	case PY_EXPR_STMT:
 		return exec_expr_stmt(F, env, s);
@@ -609,11 +733,11 @@ static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
 	}
 	case PY_RAISE: return exec_raise(F, s);
 	case PY_TRY: {
-		fe_flow fl = fe_exec_body(F, env, s->nbody, s->body);
+		fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(s));
 		if (fl == FL_NORMAL)
-			fl = fe_exec_body(F, env, s->norelse, s->orelse);
+			fl = fe_exec_block(F, env, FE_ORELSE_OF(s));
 		if (fl != FL_ERROR) {
-			fe_flow f2 = fe_exec_body(F, env, s->nfinal, s->finalbody);
+			fe_flow f2 = fe_exec_block(F, env, FE_FINAL_OF(s));
 			if (f2 != FL_NORMAL)
 				fl = f2;
 		}

@@ -24,8 +24,8 @@ const tlc_expr *fe_layout_fn(fe *F, fe_val *fn, int nparams_hint, tlc_loc loc)
 	}
 	py_node *def = fn->u.fn.def;
 	int n = def->nparams;
-	tlc_var **vars = tlc_arena_alloc(F->arena, sizeof(tlc_var *) * (size_t)(n + 1));
-	fe_val **args = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)(n + 1));
+	tlc_var **vars = fe_alloc(F, sizeof(tlc_var *) * (size_t)(n + 1));
+	fe_val **args = fe_alloc(F, sizeof(fe_val *) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
 		if (def->params[i].star) {
 			tlc_error(F->ctx, loc, "a layout function cannot take *args");
@@ -39,7 +39,7 @@ const tlc_expr *fe_layout_fn(fe *F, fe_val *fn, int nparams_hint, tlc_loc loc)
 		return NULL;
 	const tlc_expr *body;
 	if (r->kind == FV_TUPLE || r->kind == FV_LIST) {
-		const tlc_expr **items = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(r->u.seq.n + 1));
+		const tlc_expr **items = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(r->u.seq.n + 1));
 		for (int i = 0; i < r->u.seq.n; i++)
 			if (!(items[i] = fe_to_scalar(F, r->u.seq.items[i], loc)))
 				return NULL;
@@ -259,7 +259,7 @@ static const char *int_shape_text(fe *F, int n, const int64_t *d)
 	for (int i = 0; i < n; i++)
 		tlc_buf_printf(&b, "%s%lld", i ? ", " : "", (long long)d[i]);
 	tlc_buf_puts(&b, n == 1 ? ",)" : ")");
-	const char *s = tlc_arena_strdup(F->arena, tlc_buf_str(&b));
+	const char *s = fe_strdup(F, tlc_buf_str(&b));
 	tlc_buf_free(&b);
 	return s;
 }
@@ -337,8 +337,8 @@ const tlc_expr *fe_layout_map(fe *F, fe_val *v, tlc_loc loc)
 		return NULL;
 	}
 	int n = v->u.dict.n;
-	const tlc_expr **keys = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
-	const tlc_expr **layouts = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+	const tlc_expr **keys = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
+	const tlc_expr **layouts = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
 		fe_val *k = v->u.dict.keys[i], *l = v->u.dict.vals[i];
 		if (k->kind != FV_BUF) {

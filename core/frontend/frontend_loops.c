@@ -9,10 +9,11 @@
 static fe_val *new_loop(fe *F, tlc_for_kind kind, int n)
 {
 	fe_val *v = fe_new(F, FV_LOOP);
-	v->u.loop.kind = kind;
-	v->u.loop.n = n;
-	v->u.loop.min = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)n);
-	v->u.loop.extent = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)n);
+	v->u.loop = fe_alloc(F, sizeof(fe_loop));
+	v->u.loop->kind = kind;
+	v->u.loop->n = n;
+	v->u.loop->min = fe_alloc(F, sizeof(tlc_expr *) * (size_t)n);
+	v->u.loop->extent = fe_alloc(F, sizeof(tlc_expr *) * (size_t)n);
 	return v;
 }
 
@@ -78,9 +79,9 @@ fe_val *fe_pipelined(fe *F, int nargs, fe_val **args, int nkw, const char **kwn,
 	if (!fe_bind_args(F, "T.Pipelined", names, 6, 1, nargs, args, nkw, kwn, kwv, a, loc))
 		return NULL;
 	fe_val *v = new_loop(F, TLC_FOR_PIPELINED, 1);
-	if (!loop_bounds(F, a[0], a[1], NULL, loc, &v->u.loop.min[0], &v->u.loop.extent[0]))
+	if (!loop_bounds(F, a[0], a[1], NULL, loc, &v->u.loop->min[0], &v->u.loop->extent[0]))
 		return NULL;
-	tlc_pipeline_info *p = &v->u.loop.pipe;
+	tlc_pipeline_info *p = &v->u.loop->pipe;
 	int64_t ns = 0;
 	if (a[2] && !fe_const_int(F, a[2], "num_stages", loc, &ns))
 		return NULL;
@@ -132,8 +133,8 @@ fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, f
 		return NULL;
 	}
 	fe_val *v = new_loop(F, kind, 1);
-	if (!loop_bounds(F, a[0], a[1], kind == TLC_FOR_SERIAL ? a[2] : NULL, loc, &v->u.loop.min[0],
-	                 &v->u.loop.extent[0]))
+	if (!loop_bounds(F, a[0], a[1], kind == TLC_FOR_SERIAL ? a[2] : NULL, loc, &v->u.loop->min[0],
+	                 &v->u.loop->extent[0]))
 		return NULL;
 	if (kind == TLC_FOR_THREAD) {
 		const char *t = a[3] && a[3]->kind == FV_STR ? a[3]->u.s : "";
@@ -141,7 +142,7 @@ fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, f
 			tlc_error(F->ctx, loc, "T.thread_binding needs thread=\"threadIdx.x|y|z\"");
 			return NULL;
 		}
-		v->u.loop.thread_dim = t[9] - 'x';
+		v->u.loop->thread_dim = t[9] - 'x';
 	}
 	return v;
 }
@@ -169,11 +170,11 @@ static bool parallel_kwargs(fe *F, fe_val *v, int nkw, const char **kwn, fe_val 
 				                       "integer, got '%s'", fe_show(F, x));
 				return false;
 			}
-			v->u.loop.coalesced_width = w;
+			v->u.loop->coalesced_width = w;
 		} else {
-			if (!fe_loop_layout(F, x, v->u.loop.n, v->u.loop.extent, loc))
+			if (!fe_loop_layout(F, x, v->u.loop->n, v->u.loop->extent, loc))
 				return false;
-			v->u.loop.loop_layout = x->u.e;
+			v->u.loop->loop_layout = x->u.e;
 		}
 	}
 	return true;
@@ -192,11 +193,11 @@ fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 		fe_val *a = args[i];
 		if (a->kind == FV_TUPLE && a->u.seq.n == 2) { /* (min, end) */
 			if (!loop_bounds(F, a->u.seq.items[0], a->u.seq.items[1], NULL, loc,
-			                 &v->u.loop.min[i], &v->u.loop.extent[i]))
+			                 &v->u.loop->min[i], &v->u.loop->extent[i]))
 				return NULL;
-			if (!tlc_expr_as_int(v->u.loop.extent[i], &x)) {
+			if (!tlc_expr_as_int(v->u.loop->extent[i], &x)) {
 				tlc_error(F->ctx, loc, "T.Parallel extent must be a compile-time constant, got '%s'",
-				          fe_show_expr(F, v->u.loop.extent[i]));
+				          fe_show_expr(F, v->u.loop->extent[i]));
 				return NULL;
 			}
 			continue;
@@ -207,13 +208,13 @@ fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 			tlc_error(F->ctx, loc, "T.Parallel extent %lld does not fit a 32-bit loop variable", (long long)x);
 			return NULL;
 		}
-		v->u.loop.min[i] = tlc_i32(F->m, 0);
-		v->u.loop.extent[i] = tlc_i32(F->m, x);
+		v->u.loop->min[i] = tlc_i32(F->m, 0);
+		v->u.loop->extent[i] = tlc_i32(F->m, x);
 	}
 	/* layout inference multiplies the extents: keep the product in int32 */
 	int64_t total = 1, x;
 	for (int i = 0; i < nargs; i++)
-		if (tlc_expr_as_int(v->u.loop.extent[i], &x) && x > 0 && (total *= x) > INT32_MAX) {
+		if (tlc_expr_as_int(v->u.loop->extent[i], &x) && x > 0 && (total *= x) > INT32_MAX) {
 			tlc_error(F->ctx, loc, "T.Parallel covers more than 2^31 - 1 points");
 			return NULL;
 		}
@@ -224,11 +225,11 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 {
 	if (!fe_need_kernel(F, "a kernel loop", true, s->loc))
 		return FL_ERROR;
-	if (s->norelse) {
+	if (s->norelse || s->lazy_orelse.line) {
 		tlc_error(F->ctx, s->loc, "unsupported Python construct in kernel: for ... else");
 		return FL_ERROR;
 	}
-	int n = loop->u.loop.n;
+	int n = loop->u.loop->n;
 	py_node *t = s->a;
 	py_node **names = &t;
 	if (t->kind == PY_TUPLE || t->kind == PY_LIST) {
@@ -242,7 +243,7 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 		tlc_error(F->ctx, t->loc, "loop has %d dimensions but 1 loop variable", n);
 		return FL_ERROR;
 	}
-	tlc_var **vars = tlc_arena_alloc(F->arena, sizeof(tlc_var *) * (size_t)n);
+	tlc_var **vars = fe_alloc(F, sizeof(tlc_var *) * (size_t)n);
 	for (int i = 0; i < n; i++) {
 		if (names[i]->kind != PY_NAME) {
 			tlc_error(F->ctx, names[i]->loc, "loop variable must be a name");
@@ -252,17 +253,19 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 		fe_env_set(F, env, names[i]->str, fe_expr(F, tlc_var_ref(F->m, vars[i])));
 	}
 	fe_flow fl;
-	tlc_stmt *body = fe_build_block(F, env, s->nbody, s->body, s->loc, &fl);
+	F->block_depth += n - 1; /* a loop of n variables is n nested loops */
+	tlc_stmt *body = fe_build_block(F, env, FE_BODY_OF(s), s->loc, &fl);
+	F->block_depth -= n - 1;
 	if (!body)
 		return FL_ERROR;
 	for (int i = n - 1; i >= 0; i--) {
-		tlc_stmt *f = tlc_for_new(F->m, s->loc, vars[i], loop->u.loop.min[i], loop->u.loop.extent[i],
-		                          loop->u.loop.kind, body);
-		f->u.loop.pipe = loop->u.loop.pipe;
-		f->u.loop.thread_dim = loop->u.loop.thread_dim;
+		tlc_stmt *f = tlc_for_new(F->m, s->loc, vars[i], loop->u.loop->min[i], loop->u.loop->extent[i],
+		                          loop->u.loop->kind, body);
+		f->u.loop.pipe = loop->u.loop->pipe;
+		f->u.loop.thread_dim = loop->u.loop->thread_dim;
 		if (i == 0) {
-			f->u.loop.loop_layout = loop->u.loop.loop_layout;
-			f->u.loop.coalesced_width = loop->u.loop.coalesced_width;
+			f->u.loop.loop_layout = loop->u.loop->loop_layout;
+			f->u.loop.coalesced_width = loop->u.loop->coalesced_width;
 			body = f;
 		} else {
 			body = tlc_seq_new(F->m, s->loc);
@@ -279,6 +282,7 @@ fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **k
                             fe_val **kwv, tlc_loc loc)
 {
 	fe_val *v = fe_new(F, FV_KERNEL);
+	v->u.kernel = fe_alloc(F, sizeof(fe_grid));
 	fe_val *threads = NULL;
 	for (int k = 0; k < nkw; k++) {
 		if (strcmp(kwn[k], "threads") == 0) {
@@ -292,9 +296,9 @@ fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **k
 		tlc_error(F->ctx, loc, "T.Kernel expects 1 to 3 grid extents, got %d", nargs);
 		return NULL;
 	}
-	v->u.kernel.ngrid = nargs;
+	v->u.kernel->ngrid = nargs;
 	for (int i = 0; i < nargs; i++)
-		if (!(v->u.kernel.grid[i] = fe_to_scalar(F, args[i], loc)))
+		if (!(v->u.kernel->grid[i] = fe_to_scalar(F, args[i], loc)))
 			return NULL;
 	int nt = 1;
 	fe_val *tv[3] = {threads};
@@ -309,7 +313,7 @@ fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **k
 		for (int i = 0; i < nt; i++)
 			tv[i] = threads->u.seq.items[i];
 	}
-	v->u.kernel.nthreads = nt;
+	v->u.kernel->nthreads = nt;
 	for (int i = 0; i < nt; i++) {
 		int64_t x;
 		if (!fe_const_int(F, tv[i], "threads", loc, &x))
@@ -318,7 +322,7 @@ fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **k
 			tlc_error(F->ctx, loc, "threads must be between 1 and 1024, got %lld", (long long)x);
 			return NULL;
 		}
-		v->u.kernel.threads[i] = tlc_i32(F->m, x);
+		v->u.kernel->threads[i] = tlc_i32(F->m, x);
 	}
 	return v;
 }
@@ -336,15 +340,16 @@ static fe_flow with_kernel(fe *F, fe_env *env, py_node *s, fe_val *k, py_node *t
 		return FL_ERROR;
 	}
 	tlc_func *f = K->func;
-	f->grid_ndim = k->u.kernel.ngrid;
-	f->thread_ndim = k->u.kernel.nthreads;
+	f->grid_ndim = k->u.kernel->ngrid;
+	f->thread_ndim = k->u.kernel->nthreads;
 	for (int i = 0; i < 3; i++) {
-		f->grid[i] = i < f->grid_ndim ? k->u.kernel.grid[i] : NULL;
-		f->threads[i] = i < f->thread_ndim ? k->u.kernel.threads[i] : NULL;
+		f->grid[i] = i < f->grid_ndim ? k->u.kernel->grid[i] : NULL;
+		f->threads[i] = i < f->thread_ndim ? k->u.kernel->threads[i] : NULL;
 	}
 	if (target) {
-		int n = target->kind == PY_TUPLE || target->kind == PY_LIST ? target->n : 1;
-		py_node **names = n == 1 && target->kind == PY_NAME ? &target : target->list;
+		bool several = target->kind == PY_TUPLE || target->kind == PY_LIST;
+		int n = several ? target->n : 1;
+		py_node **names = several ? target->list : &target; /* `as x.y`: not a name, said below */
 		if (n != f->grid_ndim) {
 			tlc_error(F->ctx, target->loc, "T.Kernel has %d grid dimension%s but %d name%s",
 			          f->grid_ndim, f->grid_ndim == 1 ? "" : "s", n, n == 1 ? "" : "s");
@@ -362,7 +367,7 @@ static fe_flow with_kernel(fe *F, fe_env *env, py_node *s, fe_val *k, py_node *t
 	K->has_frame = true;
 	f->body = tlc_seq_new(F->m, s->loc);
 	K->block = f->body;
-	fe_flow fl = fe_exec_body(F, env, s->nbody, s->body);
+	fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(s));
 	K->block = NULL;
 	if (fl == FL_RETURN || fl == FL_BREAK || fl == FL_CONTINUE) {
 		tlc_error(F->ctx, s->loc, "unsupported Python construct in kernel: return/break/continue "
@@ -385,7 +390,7 @@ fe_flow fe_exec_with(fe *F, fe_env *env, py_node *s)
 	if (v->kind == FV_KERNEL)
 		return with_kernel(F, env, s, v, target);
 	if (v->kind == FV_HOST)
-		return fe_exec_body(F, env, s->nbody, s->body);
+		return fe_exec_block(F, env, FE_BODY_OF(s));
 	if (v->kind != FV_SCOPEOP) {
 		tlc_error(F->ctx, s->list[0]->loc, "unsupported 'with' item: %s", fe_kind_name(v));
 		return FL_ERROR;
@@ -394,16 +399,17 @@ fe_flow fe_exec_with(fe *F, fe_env *env, py_node *s)
 		tlc_error(F->ctx, target->loc, "this 'with' scope binds no name");
 		return FL_ERROR;
 	}
-	if (!fe_need_kernel(F, v->attr_key ? "T.attr" : "T.ws", true, s->loc))
+	if (!fe_need_kernel(F, v->u.scope.attr_key ? "T.attr" : "T.ws", true, s->loc))
 		return FL_ERROR;
 	fe_flow fl;
-	tlc_stmt *body = fe_build_block(F, env, s->nbody, s->body, s->loc, &fl);
+	tlc_stmt *body = fe_build_block(F, env, FE_BODY_OF(s), s->loc, &fl);
 	if (!body)
 		return FL_ERROR;
-	if (v->attr_key)
-		fe_emit(F, tlc_attr_new(F->m, s->loc, tlc_intern(F->m, v->attr_key), v->attr_value, body));
+	if (v->u.scope.attr_key)
+		fe_emit(F, tlc_attr_new(F->m, s->loc, tlc_intern(F->m, v->u.scope.attr_key),
+		                        v->u.scope.attr_value, body));
 	else
-		fe_emit(F, tlc_scope_new(F->m, s->loc, v->u.scope_call, body));
+		fe_emit(F, tlc_scope_new(F->m, s->loc, v->u.scope.call, body));
 	return FL_NORMAL;
 }
 

@@ -103,7 +103,7 @@ static const char *shape_text(fe *F, int n, const int64_t *d)
 	for (int i = 0; i < n && k < 200; i++)
 		k += snprintf(buf + k, sizeof buf - (size_t)k, "%s%lld", i ? ", " : "", (long long)d[i]);
 	snprintf(buf + k, sizeof buf - (size_t)k, "%s)", n == 1 ? "," : "");
-	return tlc_arena_strdup(F->arena, buf);
+	return fe_strdup(F, buf);
 }
 
 static const char *operand_name(const tlc_expr *e)
@@ -173,9 +173,9 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		npos = 1;
 	/* slots: positional args, then keywords naming a positional parameter */
 	int cap = nargs + nkw + 1;
-	fe_val **slot = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
-	const char **kn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)cap);
-	fe_val **kv = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+	fe_val **slot = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
+	const char **kn = fe_alloc(F, sizeof(char *) * (size_t)cap);
+	fe_val **kv = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
 	int nk = 0;
 	for (int i = 0; i < nargs; i++)
 		slot[i] = args[i];
@@ -223,7 +223,7 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 			          info->min_args, info->max_args, n);
 		return NULL;
 	}
-	const tlc_expr **ax = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+	const tlc_expr **ax = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
 		if (op == TLC_OP_ANNOTATE_LAYOUT)
 			ax[i] = fe_layout_map(F, slot[i], loc);
@@ -240,8 +240,8 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		if (!ax[i])
 			return NULL;
 	}
-	const char **kwn = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)(nk + 1));
-	const tlc_expr **kwx = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(nk + 1));
+	const char **kwn = fe_alloc(F, sizeof(char *) * (size_t)(nk + 1));
+	const tlc_expr **kwx = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(nk + 1));
 	for (int k = 0; k < nk; k++) {
 		kwn[k] = tlc_intern(F->m, kn[k]);
 		if (!(kwx[k] = fe_to_expr(F, kv[k], loc)))
@@ -266,6 +266,8 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 			return NULL;
 		}
 	}
+	if (!fe_expr_depth_ok(F, call))
+		return NULL;
 	fe_val *v = fe_new(F, FV_EXPR);
 	v->u.e = call;
 	return v;

@@ -35,9 +35,9 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 	snprintf(buf, sizeof buf, "T.%s", name);
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
-			return fe_builtin(F, tlc_arena_strdup(F->arena, buf));
+			return fe_builtin(F, fe_strdup(F, buf));
 	if (tlc_op_lookup(F->ctx, name) >= 0)
-		return fe_builtin(F, tlc_arena_strdup(F->arena, buf));
+		return fe_builtin(F, fe_strdup(F, buf));
 	tlc_error(F->ctx, loc, "unknown T.* function 'T.%s'", name);
 	return NULL;
 }
@@ -73,7 +73,7 @@ fe_val *fe_tilelang_attr(fe *F, int mod, const char *name, tlc_loc loc)
 	char buf[128];
 	snprintf(buf, sizeof buf, "tilelang.%s", name);
 	fe_val *v = fe_new(F, FV_HOST); /* host-side tilelang API: opaque */
-	v->u.s = tlc_arena_strdup(F->arena, buf);
+	v->u.s = fe_strdup(F, buf);
 	return v;
 }
 
@@ -140,7 +140,7 @@ static bool shape_of(fe *F, fe_val *v, const char *what, bool need_const, tlc_lo
 		tlc_error(F->ctx, loc, "%s must have 1 to 8 dimensions, got %d", what, n);
 		return false;
 	}
-	const tlc_expr **d = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)n);
+	const tlc_expr **d = fe_alloc(F, sizeof(tlc_expr *) * (size_t)n);
 	for (int i = 0; i < n; i++) {
 		int64_t x;
 		if (need_const) {
@@ -185,7 +185,7 @@ tlc_var *fe_new_dyn(fe *F, const char *name, tlc_dtype t)
 	tlc_var *v = tlc_var_new(F->m, name, t);
 	if (F->ndyn == F->cap_dyn) {
 		int cap = F->cap_dyn ? F->cap_dyn * 2 : 8;
-		tlc_var **d = tlc_arena_alloc(F->arena, sizeof(tlc_var *) * (size_t)cap);
+		tlc_var **d = fe_alloc(F, sizeof(tlc_var *) * (size_t)cap);
 		if (F->ndyn)
 			memcpy(d, F->dyn, sizeof(tlc_var *) * (size_t)F->ndyn);
 		F->dyn = d;
@@ -213,6 +213,8 @@ void fe_kernel_add_attr(fe *F, const char *key, const tlc_expr *v)
 {
 	fe_kernel *K = F->kernel;
 	key = tlc_intern(F->m, key);
+	if (!fe_work(F, K->nattrs, F->at)) /* a scan per attribute: T.func_attr of a huge dict */
+		return;
 	for (int i = 0; i < K->nattrs; i++)
 		if (K->attr_keys[i] == key) {
 			K->attr_values[i] = v;
@@ -435,7 +437,7 @@ static fe_val *t_const(fe *F, int nargs, fe_val **args, bool split, tlc_loc loc)
 		size_t n = split ? strcspn(p, " ,\t") : strlen(p);
 		if (!n)
 			break;
-		fe_val *v = size_symbol(F, tlc_intern(F->m, tlc_arena_strndup(F->arena, p, n)), t, loc);
+		fe_val *v = size_symbol(F, tlc_intern(F->m, fe_strndup(F, p, n)), t, loc);
 		if (!v)
 			return NULL;
 		fe_seq_push(F, r, v);
@@ -727,9 +729,9 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 			return NULL;
 		}
 		fe_val *v = fe_new(F, FV_SCOPEOP);
-		v->attr_key = args[0]->u.s;
-		v->attr_value = fe_to_expr(F, args[1], loc);
-		return v->attr_value ? v : NULL;
+		v->u.scope.attr_key = args[0]->u.s;
+		v->u.scope.attr_value = fe_to_expr(F, args[1], loc);
+		return v->u.scope.attr_value ? v : NULL;
 	}
 	if (strcmp(n, "const") == 0)
 		return t_const(F, nargs, args, true, loc);
@@ -742,7 +744,7 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		if (!call)
 			return NULL;
 		fe_val *v = fe_new(F, FV_SCOPEOP);
-		v->u.scope_call = call->u.e;
+		v->u.scope.call = call->u.e;
 		return v;
 	}
 	tlc_op_id op = tlc_op_lookup(F->ctx, n);

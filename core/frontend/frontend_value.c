@@ -8,29 +8,54 @@
 
 fe_val *fe_new(fe *F, fe_kind k)
 {
-	fe_val *v = tlc_arena_alloc(F->arena, sizeof *v);
+	fe_val *v = fe_alloc(F, sizeof *v);
 	v->kind = k;
 	return v;
 }
 
 fe_val *fe_int(fe *F, int64_t x)
 {
+	if (x >= FE_SMALL_INT_MIN && x <= FE_SMALL_INT_MAX) {
+		if (!F->small_ints) {
+			int n = FE_SMALL_INT_MAX - FE_SMALL_INT_MIN + 1;
+			F->small_ints = fe_alloc(F, sizeof(fe_val) * (size_t)n);
+			for (int i = 0; i < n; i++) {
+				F->small_ints[i].kind = FV_INT;
+				F->small_ints[i].u.i = FE_SMALL_INT_MIN + i;
+			}
+		}
+		return &F->small_ints[x - FE_SMALL_INT_MIN];
+	}
 	fe_val *v = fe_new(F, FV_INT);
 	v->u.i = x;
 	return v;
 }
 
+#define VALUE_CACHE 1024 /* entries of F->expr_cache and F->float_cache */
+
+static size_t cache_slot(uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15u) >> 54) & (VALUE_CACHE - 1);
+}
+
 fe_val *fe_float(fe *F, double x)
 {
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof(bits));
+	if (!F->float_cache)
+		F->float_cache = fe_alloc(F, sizeof(fe_val *) * VALUE_CACHE);
+	fe_val **slot = &F->float_cache[cache_slot(bits)];
+	if (*slot && !memcmp(&(*slot)->u.f, &x, sizeof(x)))
+		return *slot;
 	fe_val *v = fe_new(F, FV_FLOAT);
 	v->u.f = x;
-	return v;
+	return *slot = v;
 }
 
 fe_val *fe_str(fe *F, const char *s)
 {
 	fe_val *v = fe_new(F, FV_STR);
-	v->u.s = tlc_arena_strdup(F->arena, s);
+	v->u.s = fe_strdup(F, s);
 	return v;
 }
 
@@ -44,15 +69,17 @@ fe_val *fe_seq(fe *F, fe_kind k, int n)
 	fe_val *v = fe_new(F, k);
 	v->u.seq.n = n;
 	v->u.seq.cap = n > 4 ? n : 4;
-	v->u.seq.items = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)v->u.seq.cap);
+	v->u.seq.items = fe_alloc(F, sizeof(fe_val *) * (size_t)v->u.seq.cap);
 	return v;
 }
 
 void fe_seq_push(fe *F, fe_val *seq, fe_val *item)
 {
 	if (seq->u.seq.n == seq->u.seq.cap) {
-		int cap = seq->u.seq.cap * 2;
-		fe_val **items = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+		/* items are counted against the budgets before they are pushed; a list
+		 * grown one append at a time is bounded by FE_MAX_STEPS */
+		int cap = seq->u.seq.cap < INT32_MAX / 2 ? seq->u.seq.cap * 2 : INT32_MAX;
+		fe_val **items = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
 		memcpy(items, seq->u.seq.items, sizeof(fe_val *) * (size_t)seq->u.seq.n);
 		seq->u.seq.items = items;
 		seq->u.seq.cap = cap;
@@ -67,15 +94,15 @@ fe_val *fe_dict(fe *F)
 
 void fe_dict_set(fe *F, fe_val *d, fe_val *k, fe_val *v)
 {
-	for (int i = 0; i < d->u.dict.n; i++)
-		if (fe_equal(d->u.dict.keys[i], k)) {
-			d->u.dict.vals[i] = v;
-			return;
-		}
+	int i = fe_dict_find(F, d, k);
+	if (i >= 0) {
+		d->u.dict.vals[i] = v;
+		return;
+	}
 	if (d->u.dict.n == d->u.dict.cap) {
 		int cap = d->u.dict.cap ? d->u.dict.cap * 2 : 4;
-		fe_val **keys = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
-		fe_val **vals = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+		fe_val **keys = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
+		fe_val **vals = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
 		if (d->u.dict.n) {
 			memcpy(keys, d->u.dict.keys, sizeof(fe_val *) * (size_t)d->u.dict.n);
 			memcpy(vals, d->u.dict.vals, sizeof(fe_val *) * (size_t)d->u.dict.n);
@@ -86,14 +113,13 @@ void fe_dict_set(fe *F, fe_val *d, fe_val *k, fe_val *v)
 	}
 	d->u.dict.keys[d->u.dict.n] = k;
 	d->u.dict.vals[d->u.dict.n++] = v;
+	fe_dict_added(F, d);
 }
 
-fe_val *fe_dict_get(fe_val *d, fe_val *k)
+fe_val *fe_dict_get(fe *F, fe_val *d, fe_val *k)
 {
-	for (int i = 0; i < d->u.dict.n; i++)
-		if (fe_equal(d->u.dict.keys[i], k))
-			return d->u.dict.vals[i];
-	return NULL;
+	int i = fe_dict_find(F, d, k);
+	return i >= 0 ? d->u.dict.vals[i] : NULL;
 }
 
 fe_val *fe_builtin(fe *F, const char *name)
@@ -112,6 +138,10 @@ fe_val *fe_dtype(fe *F, tlc_dtype t)
 
 fe_val *fe_expr(fe *F, const tlc_expr *e)
 {
+	/* too deep for the passes and the printer: the error is reported and
+	 * compilation stops at the next statement; 0 keeps this one harmless */
+	if (!fe_expr_depth_ok(F, e))
+		return fe_int(F, 0);
 	if (e->kind == TLC_EXPR_INT && e->dtype == TLC_DT_INT32)
 		return fe_int(F, e->u.ival);
 	if (e->kind == TLC_EXPR_INT && e->dtype == TLC_DT_BOOL)
@@ -120,9 +150,14 @@ fe_val *fe_expr(fe *F, const tlc_expr *e)
 		return fe_float(F, e->u.fval);
 	if (e->kind == TLC_EXPR_STR)
 		return fe_str(F, e->u.str);
+	if (!F->expr_cache)
+		F->expr_cache = fe_alloc(F, sizeof(fe_val *) * VALUE_CACHE);
+	fe_val **slot = &F->expr_cache[cache_slot((uint64_t)(uintptr_t)e)];
+	if (*slot && (*slot)->u.e == e) /* expressions are hash-consed: one pointer, one value */
+		return *slot;
 	fe_val *v = fe_new(F, FV_EXPR);
 	v->u.e = e;
-	return v;
+	return *slot = v;
 }
 
 fe_val *fe_buf(fe *F, tlc_buffer *b)
@@ -132,7 +167,7 @@ fe_val *fe_buf(fe *F, tlc_buffer *b)
 	return v;
 }
 
-bool fe_equal(const fe_val *a, const fe_val *b)
+static bool equal_rec(fe *F, const fe_val *a, const fe_val *b, int depth)
 {
 	if (a == b)
 		return true;
@@ -163,8 +198,17 @@ bool fe_equal(const fe_val *a, const fe_val *b)
 	case FV_LIST:
 		if (a->u.seq.n != b->u.seq.n)
 			return false;
+		if (depth >= FE_MAX_VALUE_DEPTH) {
+			if (!F->deep_reported)
+				tlc_error(F->ctx, F->at, "values nest too deeply to compare (more than %d levels of "
+				          "lists and tuples; a list that holds itself?)", FE_MAX_VALUE_DEPTH);
+			F->deep_reported = F->budget_hit = true;
+			return false;
+		}
+		if (!fe_work(F, a->u.seq.n, F->at))
+			return false;
 		for (int i = 0; i < a->u.seq.n; i++)
-			if (!fe_equal(a->u.seq.items[i], b->u.seq.items[i]))
+			if (!equal_rec(F, a->u.seq.items[i], b->u.seq.items[i], depth + 1))
 				return false;
 		return true;
 	case FV_DTYPE:
@@ -176,6 +220,11 @@ bool fe_equal(const fe_val *a, const fe_val *b)
 	default:
 		return false;
 	}
+}
+
+bool fe_equal(fe *F, const fe_val *a, const fe_val *b)
+{
+	return equal_rec(F, a, b, 0);
 }
 
 const char *fe_kind_name(const fe_val *v)
@@ -243,22 +292,22 @@ bool fe_truthy(fe *F, fe_val *v, tlc_loc loc, bool *out)
 
 fe_env *fe_env_new(fe *F, fe_env *parent)
 {
-	fe_env *e = tlc_arena_alloc(F->arena, sizeof *e);
+	fe_env *e = fe_alloc(F, sizeof *e);
 	e->parent = parent;
 	return e;
 }
 
 void fe_env_set(fe *F, fe_env *env, const char *name, fe_val *v)
 {
-	for (int i = 0; i < env->n; i++)
-		if (strcmp(env->names[i], name) == 0) {
-			env->vals[i] = v;
-			return;
-		}
+	int i = fe_env_find(env, name);
+	if (i >= 0) {
+		env->vals[i] = v;
+		return;
+	}
 	if (env->n == env->cap) {
 		int cap = env->cap ? env->cap * 2 : 8;
-		const char **names = tlc_arena_alloc(F->arena, sizeof(char *) * (size_t)cap);
-		fe_val **vals = tlc_arena_alloc(F->arena, sizeof(fe_val *) * (size_t)cap);
+		const char **names = fe_alloc(F, sizeof(char *) * (size_t)cap);
+		fe_val **vals = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
 		if (env->n) {
 			memcpy(names, env->names, sizeof(char *) * (size_t)env->n);
 			memcpy(vals, env->vals, sizeof(fe_val *) * (size_t)env->n);
@@ -269,14 +318,13 @@ void fe_env_set(fe *F, fe_env *env, const char *name, fe_val *v)
 	}
 	env->names[env->n] = name;
 	env->vals[env->n++] = v;
+	fe_env_added(F, env);
 }
 
 fe_val *fe_env_get_local(fe_env *env, const char *name)
 {
-	for (int i = env->n - 1; i >= 0; i--)
-		if (strcmp(env->names[i], name) == 0)
-			return env->vals[i];
-	return NULL;
+	int i = fe_env_find(env, name);
+	return i >= 0 ? env->vals[i] : NULL;
 }
 
 fe_val *fe_env_get(fe_env *env, const char *name)
@@ -316,9 +364,38 @@ const char *fe_show_expr(fe *F, const tlc_expr *e)
 	tlc_buf b;
 	tlc_buf_init(&b);
 	tlc_print_expr(&b, F->m, e);
-	const char *s = tlc_arena_strdup(F->arena, tlc_buf_str(&b));
+	const char *s = fe_strdup(F, tlc_buf_str(&b));
 	tlc_buf_free(&b);
 	return s;
+}
+
+/* Append v to b; deeper than FE_MAX_VALUE_DEPTH (a list holding itself)
+ * prints [...], and a text past FE_MAX_STR stops with "...". */
+static void show_into(fe *F, tlc_buf *b, fe_val *v, int depth)
+{
+	if (b->len > FE_MAX_STR)
+		return;
+	if (v->kind != FV_TUPLE && v->kind != FV_LIST) {
+		tlc_buf_puts(b, fe_show(F, v));
+		return;
+	}
+	if (depth >= FE_MAX_VALUE_DEPTH) {
+		tlc_buf_puts(b, v->kind == FV_LIST ? "[...]" : "(...)");
+		return;
+	}
+	tlc_buf_putc(b, v->kind == FV_LIST ? '[' : '(');
+	for (int i = 0; i < v->u.seq.n; i++) {
+		if (b->len > FE_MAX_STR) {
+			tlc_buf_puts(b, "...");
+			return;
+		}
+		if (i)
+			tlc_buf_puts(b, ", ");
+		show_into(F, b, v->u.seq.items[i], depth + 1);
+	}
+	if (v->kind == FV_TUPLE && v->u.seq.n == 1)
+		tlc_buf_putc(b, ',');
+	tlc_buf_putc(b, v->kind == FV_LIST ? ']' : ')');
 }
 
 const char *fe_show(fe *F, fe_val *v)
@@ -327,10 +404,10 @@ const char *fe_show(fe *F, fe_val *v)
 	switch (v->kind) {
 	case FV_INT:
 		snprintf(tmp, sizeof tmp, "%lld", (long long)v->u.i);
-		return tlc_arena_strdup(F->arena, tmp);
+		return fe_strdup(F, tmp);
 	case FV_FLOAT:
 		snprintf(tmp, sizeof tmp, "%g", v->u.f);
-		return tlc_arena_strdup(F->arena, tmp);
+		return fe_strdup(F, tmp);
 	case FV_BOOL:
 		return v->u.b ? "True" : "False";
 	case FV_NONE:
@@ -353,13 +430,8 @@ const char *fe_show(fe *F, fe_val *v)
 	case FV_LIST: {
 		tlc_buf b;
 		tlc_buf_init(&b);
-		tlc_buf_putc(&b, v->kind == FV_LIST ? '[' : '(');
-		for (int i = 0; i < v->u.seq.n; i++)
-			tlc_buf_printf(&b, "%s%s", i ? ", " : "", fe_show(F, v->u.seq.items[i]));
-		if (v->kind == FV_TUPLE && v->u.seq.n == 1)
-			tlc_buf_putc(&b, ',');
-		tlc_buf_putc(&b, v->kind == FV_LIST ? ']' : ')');
-		const char *s = tlc_arena_strdup(F->arena, tlc_buf_str(&b));
+		show_into(F, &b, v, 0);
+		const char *s = fe_strdup(F, tlc_buf_str(&b));
 		tlc_buf_free(&b);
 		return s;
 	}
@@ -403,8 +475,21 @@ static const tlc_expr *int_const(fe *F, int64_t x)
 	return tlc_int(F->m, TLC_DT_INT64, x);
 }
 
+static const tlc_expr *to_expr(fe *F, fe_val *v, tlc_loc loc, int depth);
+
 const tlc_expr *fe_to_expr(fe *F, fe_val *v, tlc_loc loc)
 {
+	return to_expr(F, v, loc, 0);
+}
+
+static const tlc_expr *to_expr(fe *F, fe_val *v, tlc_loc loc, int depth)
+{
+	bool nests = v->kind == FV_TUPLE || v->kind == FV_LIST || v->kind == FV_DICT;
+	if (nests && depth >= FE_MAX_VALUE_DEPTH) {
+		tlc_error(F->ctx, loc, "value nests too deeply for a kernel (more than %d levels of lists, "
+		          "tuples and dicts)", FE_MAX_VALUE_DEPTH);
+		return NULL;
+	}
 	switch (v->kind) {
 	case FV_INT:
 		return int_const(F, v->u.i);
@@ -427,9 +512,11 @@ const tlc_expr *fe_to_expr(fe *F, fe_val *v, tlc_loc loc)
 	case FV_TUPLE:
 	case FV_LIST: {
 		int n = v->u.seq.n;
-		const tlc_expr **items = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+		const tlc_expr **items = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
+		if (!fe_work(F, n, loc))
+			return NULL;
 		for (int i = 0; i < n; i++) {
-			items[i] = fe_to_expr(F, v->u.seq.items[i], loc);
+			items[i] = to_expr(F, v->u.seq.items[i], loc, depth + 1);
 			if (!items[i])
 				return NULL;
 		}
@@ -438,11 +525,11 @@ const tlc_expr *fe_to_expr(fe *F, fe_val *v, tlc_loc loc)
 	case FV_DICT: {
 		/* {k: v} -> ((k, v), ...): the encoding of dict arguments (doc/ir.md) */
 		int n = v->u.dict.n;
-		const tlc_expr **items = tlc_arena_alloc(F->arena, sizeof(tlc_expr *) * (size_t)(n + 1));
+		const tlc_expr **items = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
 		for (int i = 0; i < n; i++) {
 			const tlc_expr *kv[2];
-			kv[0] = fe_to_expr(F, v->u.dict.keys[i], loc);
-			kv[1] = kv[0] ? fe_to_expr(F, v->u.dict.vals[i], loc) : NULL;
+			kv[0] = to_expr(F, v->u.dict.keys[i], loc, depth + 1);
+			kv[1] = kv[0] ? to_expr(F, v->u.dict.vals[i], loc, depth + 1) : NULL;
 			if (!kv[1])
 				return NULL;
 			items[i] = tlc_tuple(F->m, 2, kv, false);

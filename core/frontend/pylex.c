@@ -9,6 +9,7 @@
 
 #define MAX_BRACKETS 200 /* same limit as the parser's nesting depth */
 #define MAX_INDENT 100   /* CPython's limit */
+#define TOK_CHUNK 256    /* tokens per chunk: the unit the parser releases */
 
 static const char *const keywords[] = {
 	"False", "None",   "True",    "and",      "as",   "assert", "async",  "await",
@@ -27,55 +28,79 @@ static const char *const operators[] = {
 	"(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=",
 };
 
-typedef struct lexer {
-	tlc_arena *arena;
+/* Tokens [first * TOK_CHUNK, ...) in chunks[0], the next chunk after it.
+ * Chunks never move, so a token pointer stays valid until its chunk is
+ * released; the strings of a chunk's tokens live in its arena. */
+typedef struct tok_chunk {
+	py_token toks[TOK_CHUNK];
+	tlc_arena *strings; /* decoded string literals, error messages; NULL until needed */
+} tok_chunk;
+
+struct py_lexer {
+	py_source *src;
 	uint32_t file;
-	const char *src;
+	const char *text;
 	size_t len, pos;
 	uint32_t line;
 	size_t line_start;
-	py_token *toks;
-	int n, cap;
+	size_t tok_start; /* where the token being lexed starts */
+	tok_chunk **chunks;
+	int nchunks, cap_chunks;
+	int first; /* index of chunks[0] */
+	int n;     /* tokens made so far */
 	int indents[MAX_INDENT + 1];
 	int nindent;
 	char brackets[MAX_BRACKETS];
 	tlc_loc bracket_loc[MAX_BRACKETS];
 	int depth;
+	bool one_block;
 	bool line_has_tokens;
 	bool at_bol;
-	bool failed;
-} lexer;
+	bool failed; /* the last token (EOF or ERROR) is made */
+	char *scratch; /* a literal being decoded */
+	size_t cap_scratch;
+};
 
-bool py_is_keyword(const char *s)
+static char *scratch(py_lexer *L, size_t n)
 {
-	for (size_t i = 0; i < TLC_ARRAY_LEN(keywords); i++)
-		if (!strcmp(s, keywords[i]))
-			return true;
-	return false;
+	if (n > L->cap_scratch) {
+		L->cap_scratch = n > 2 * L->cap_scratch ? n : 2 * L->cap_scratch;
+		L->scratch = tlc_xrealloc(L->scratch, L->cap_scratch);
+	}
+	return L->scratch;
 }
 
 static const char *keyword_of(const char *s, size_t n)
 {
+	/* every keyword is 2 to 8 lowercase letters, or starts with F, N or T */
+	bool lower = s[0] >= 'a' && s[0] <= 'y';
+	if (n < 2 || n > 8 || !(lower || s[0] == 'F' || s[0] == 'N' || s[0] == 'T'))
+		return NULL;
 	for (size_t i = 0; i < TLC_ARRAY_LEN(keywords); i++)
-		if (strlen(keywords[i]) == n && !memcmp(s, keywords[i], n))
+		if (keywords[i][0] == s[0] && !strncmp(s, keywords[i], n) && keywords[i][n] == 0)
 			return keywords[i];
 	return NULL;
 }
 
-/* The byte at pos+off, or -1 past the end. */
-static int peekc(const lexer *L, size_t off)
+bool py_is_keyword(const char *s)
 {
-	return L->pos + off < L->len ? (unsigned char)L->src[L->pos + off] : -1;
+	return keyword_of(s, strlen(s)) != NULL;
 }
 
-static tlc_loc loc_at(const lexer *L, size_t pos)
+/* The byte at pos+off, or -1 past the end. */
+static int peekc(const py_lexer *L, size_t off)
+{
+	return L->pos + off < L->len ? (unsigned char)L->text[L->pos + off] : -1;
+}
+
+static tlc_loc loc_at(const py_lexer *L, size_t pos)
 {
 	tlc_loc l = {L->file, L->line, (uint32_t)(pos - L->line_start + 1)};
 	return l;
 }
 
 /* Length of the line break at pos+off (1 for \n, 2 for \r\n), 0 if none. */
-static int newline_len(const lexer *L, size_t off)
+static int newline_len(const py_lexer *L, size_t off)
 {
 	int c = peekc(L, off);
 	if (c == '\n')
@@ -85,30 +110,46 @@ static int newline_len(const lexer *L, size_t off)
 	return 0;
 }
 
-static void next_line(lexer *L, int nl)
+static void next_line(py_lexer *L, int nl)
 {
 	L->pos += nl;
 	L->line++;
 	L->line_start = L->pos;
 }
 
-static py_token *push(lexer *L, py_tok_kind kind, tlc_loc loc)
+static py_token *push(py_lexer *L, py_tok_kind kind, tlc_loc loc)
 {
-	if (L->n == L->cap) {
-		L->cap = L->cap ? L->cap * 2 : 256;
-		L->toks = tlc_xrealloc(L->toks, (size_t)L->cap * sizeof(py_token));
+	if (L->n == (L->first + L->nchunks) * TOK_CHUNK) {
+		if (L->nchunks == L->cap_chunks) {
+			L->cap_chunks = L->cap_chunks ? L->cap_chunks * 2 : 8;
+			L->chunks = tlc_xrealloc(L->chunks, (size_t)L->cap_chunks * sizeof(*L->chunks));
+		}
+		tok_chunk *c = tlc_xmalloc(sizeof(*c));
+		c->strings = NULL;
+		L->chunks[L->nchunks++] = c;
 	}
-	py_token *t = &L->toks[L->n++];
+	py_token *t = &L->chunks[L->n / TOK_CHUNK - L->first]->toks[L->n % TOK_CHUNK];
+	L->n++;
 	memset(t, 0, sizeof(*t));
-	t->kind = kind;
+	t->kind = (unsigned char)kind;
 	t->loc = loc;
+	t->off = L->tok_start;
 	if (kind != PYT_NEWLINE && kind != PYT_INDENT && kind != PYT_DEDENT && kind != PYT_EOF)
 		L->line_has_tokens = true;
 	return t;
 }
 
-static void lex_error(lexer *L, tlc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void lex_error(lexer *L, tlc_loc loc, const char *fmt, ...)
+/* Room for the string of the last token pushed: it lives in its chunk. */
+static char *token_string(py_lexer *L, size_t n)
+{
+	tok_chunk *c = L->chunks[(L->n - 1) / TOK_CHUNK - L->first];
+	if (!c->strings)
+		c->strings = tlc_arena_new();
+	return tlc_arena_alloc(c->strings, n);
+}
+
+static void lex_error(py_lexer *L, tlc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void lex_error(py_lexer *L, tlc_loc loc, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -116,7 +157,9 @@ static void lex_error(lexer *L, tlc_loc loc, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	py_token *t = push(L, PYT_ERROR, loc);
-	t->s = tlc_arena_strdup(L->arena, msg);
+	char *copy = token_string(L, strlen(msg) + 1);
+	strcpy(copy, msg);
+	t->s = copy;
 	t->slen = strlen(msg);
 	L->failed = true;
 }
@@ -140,25 +183,42 @@ static int digit_value(int c)
 
 /* At the start of a logical line: measure the indentation and emit INDENT
  * or DEDENT tokens.  Blank and comment-only lines emit nothing. */
-static void indentation(lexer *L)
+/* The indentation of the line at text[*pos] (tabs to multiples of 8, as
+ * CPython); *pos moves past it. */
+static int measure_indent(const char *text, size_t len, size_t *pos)
 {
 	int col = 0;
-	while (L->pos < L->len) {
-		char c = L->src[L->pos];
-		if (c == ' ')
+	for (; *pos < len; ++*pos) {
+		if (text[*pos] == ' ')
 			col++;
-		else if (c == '\t')
+		else if (text[*pos] == '\t')
 			col = (col / 8 + 1) * 8;
-		else if (c == '\f')
+		else if (text[*pos] == '\f')
 			col = 0;
 		else
 			break;
-		L->pos++;
 	}
+	return col;
+}
+
+static void indentation(py_lexer *L)
+{
+	int col = measure_indent(L->text, L->len, &L->pos);
 	int c = peekc(L, 0);
 	if (c < 0 || c == '#' || newline_len(L, 0))
 		return;
 	tlc_loc loc = loc_at(L, L->pos);
+	/* INDENT and DEDENT point at the start of their line: where a block
+	 * starts (py_lazy) and where the one before it ends (py_skip) */
+	L->tok_start = L->line_start;
+	if (L->one_block && col < L->indents[0]) {
+		/* the end of the block being read again */
+		for (; L->nindent > 1; L->nindent--)
+			push(L, PYT_DEDENT, loc);
+		push(L, PYT_EOF, loc);
+		L->failed = true;
+		return;
+	}
 	int top = L->indents[L->nindent - 1];
 	if (col > top) {
 		if (L->nindent > MAX_INDENT) {
@@ -166,7 +226,8 @@ static void indentation(lexer *L)
 			return;
 		}
 		L->indents[L->nindent++] = col;
-		push(L, PYT_INDENT, loc);
+		/* ival: the levels under its block, for py_lexer_jump */
+		push(L, PYT_INDENT, loc)->ival = L->nindent;
 		return;
 	}
 	int keep = L->nindent;
@@ -184,7 +245,7 @@ static void indentation(lexer *L)
 
 /* Digits of `base` with single underscores between them, accumulating the
  * value.  Returns the number of digits, -1 after a bad underscore. */
-static int read_digits(lexer *L, int base, uint64_t *val, bool *overflow)
+static int read_digits(py_lexer *L, int base, uint64_t *val, bool *overflow)
 {
 	int ndigits = 0;
 	for (;;) {
@@ -206,7 +267,7 @@ static int read_digits(lexer *L, int base, uint64_t *val, bool *overflow)
 	}
 }
 
-static void lex_based_int(lexer *L, size_t start)
+static void lex_based_int(py_lexer *L, size_t start)
 {
 	tlc_loc loc = loc_at(L, start);
 	int p = peekc(L, 1) | 0x20;
@@ -229,7 +290,7 @@ static void lex_based_int(lexer *L, size_t start)
 	push(L, PYT_INT, loc)->ival = (int64_t)v;
 }
 
-static void lex_number(lexer *L)
+static void lex_number(py_lexer *L)
 {
 	size_t start = L->pos;
 	tlc_loc loc = loc_at(L, start);
@@ -266,16 +327,16 @@ static void lex_number(lexer *L)
 		return;
 	}
 	if (is_float) {
-		char *tmp = tlc_arena_alloc(L->arena, L->pos - start + 1);
+		char *tmp = scratch(L, L->pos - start + 1);
 		size_t k = 0;
 		for (size_t i = start; i < L->pos; i++)
-			if (L->src[i] != '_')
-				tmp[k++] = L->src[i];
+			if (L->text[i] != '_')
+				tmp[k++] = L->text[i];
 		tmp[k] = 0;
 		push(L, PYT_FLOAT, loc)->fval = strtod(tmp, NULL);
 		return;
 	}
-	if (L->src[start] == '0' && v != 0) {
+	if (L->text[start] == '0' && v != 0) {
 		lex_error(L, loc, "leading zeros in decimal integer literals are not permitted; "
 		                  "use an 0o prefix for octal integers");
 		return;
@@ -416,18 +477,18 @@ static long decode_escapes(const char *s, const char *end, bool bytes, char *out
 }
 
 /* Skip a quoted string nested inside an f-string replacement field. */
-static void skip_nested_string(lexer *L)
+static void skip_nested_string(py_lexer *L)
 {
 	int q = peekc(L, 0);
 	L->pos++;
-	while (L->pos < L->len && L->src[L->pos] != q && !newline_len(L, 0))
-		L->pos += (L->src[L->pos] == '\\' && L->pos + 1 < L->len) ? 2 : 1;
+	while (L->pos < L->len && L->text[L->pos] != q && !newline_len(L, 0))
+		L->pos += (L->text[L->pos] == '\\' && L->pos + 1 < L->len) ? 2 : 1;
 	if (peekc(L, 0) == q)
 		L->pos++;
 }
 
 /* Lex a string whose prefix started at `start`; L->pos is at the quote. */
-static void lex_string(lexer *L, size_t start, str_flags f)
+static void lex_string(py_lexer *L, size_t start, str_flags f)
 {
 	tlc_loc loc = loc_at(L, start);
 	int quote = peekc(L, 0);
@@ -479,7 +540,7 @@ static void lex_string(lexer *L, size_t start, str_flags f)
 			break;
 		L->pos++;
 	}
-	const char *b = L->src + body, *e = L->src + L->pos;
+	const char *b = L->text + body, *e = L->text + L->pos;
 	L->pos += triple ? 3 : 1;
 	if (f.bytes)
 		for (const char *q = b; q < e; q++)
@@ -487,7 +548,7 @@ static void lex_string(lexer *L, size_t start, str_flags f)
 				lex_error(L, loc, "bytes can only contain ASCII literal characters");
 				return;
 			}
-	char *out = tlc_arena_alloc(L->arena, (size_t)(e - b) + 1);
+	char *out = scratch(L, (size_t)(e - b) + 1);
 	long n;
 	if (f.raw || f.fstring) {
 		memcpy(out, b, (size_t)(e - b));
@@ -501,7 +562,9 @@ static void lex_string(lexer *L, size_t start, str_flags f)
 		}
 	}
 	py_token *t = push(L, PYT_STRING, loc);
-	t->s = out;
+	char *copy = token_string(L, (size_t)n + 1);
+	memcpy(copy, out, (size_t)n + 1);
+	t->s = copy;
 	t->slen = (size_t)n;
 	t->is_fstring = f.fstring;
 	t->is_bytes = f.bytes;
@@ -509,7 +572,7 @@ static void lex_string(lexer *L, size_t start, str_flags f)
 
 /* ---- names, operators, brackets ---- */
 
-static void lex_name(lexer *L)
+static void lex_name(py_lexer *L)
 {
 	size_t start = L->pos;
 	while (is_ident_char(peekc(L, 0)))
@@ -517,7 +580,7 @@ static void lex_name(lexer *L)
 	size_t n = L->pos - start;
 	int c = peekc(L, 0);
 	str_flags f;
-	if ((c == '\'' || c == '"') && string_prefix(L->src + start, n, &f)) {
+	if ((c == '\'' || c == '"') && string_prefix(L->text + start, n, &f)) {
 		lex_string(L, start, f);
 		return;
 	}
@@ -526,13 +589,13 @@ static void lex_name(lexer *L)
 		lex_error(L, loc, "non-ASCII character in identifier (only ASCII identifiers are supported)");
 		return;
 	}
-	const char *kw = keyword_of(L->src + start, n);
+	const char *kw = keyword_of(L->text + start, n);
 	py_token *t = push(L, kw ? PYT_KEYWORD : PYT_NAME, loc);
-	t->s = kw ? kw : tlc_arena_strndup(L->arena, L->src + start, n);
+	t->s = kw ? kw : py_intern(L->src, L->text + start, n);
 	t->slen = n;
 }
 
-static void lex_bracket(lexer *L, const char *op, tlc_loc loc)
+static void lex_bracket(py_lexer *L, const char *op, tlc_loc loc)
 {
 	char c = op[0];
 	if (c == '(' || c == '[' || c == '{') {
@@ -561,12 +624,15 @@ static void lex_bracket(lexer *L, const char *op, tlc_loc loc)
 	t->slen = 1;
 }
 
-static void lex_operator(lexer *L)
+static void lex_operator(py_lexer *L)
 {
 	tlc_loc loc = loc_at(L, L->pos);
+	char c0 = L->text[L->pos];
 	for (size_t i = 0; i < TLC_ARRAY_LEN(operators); i++) {
+		if (operators[i][0] != c0)
+			continue;
 		size_t n = strlen(operators[i]);
-		if (L->pos + n <= L->len && !memcmp(L->src + L->pos, operators[i], n)) {
+		if (L->pos + n <= L->len && !memcmp(L->text + L->pos, operators[i], n)) {
 			L->pos += n;
 			if (n == 1 && strchr("()[]{}", operators[i][0])) {
 				lex_bracket(L, operators[i], loc);
@@ -578,7 +644,7 @@ static void lex_operator(lexer *L)
 			return;
 		}
 	}
-	unsigned char c = (unsigned char)L->src[L->pos];
+	unsigned char c = (unsigned char)L->text[L->pos];
 	if (c >= 0x80)
 		lex_error(L, loc, "invalid non-ASCII character (only ASCII is supported outside strings and comments)");
 	else if (c > ' ' && c < 0x7f)
@@ -587,13 +653,14 @@ static void lex_operator(lexer *L)
 		lex_error(L, loc, "invalid character '\\x%02x'", c);
 }
 
-static void finish(lexer *L)
+static void finish(py_lexer *L)
 {
 	if (L->depth > 0) {
 		lex_error(L, L->bracket_loc[L->depth - 1], "'%c' was never closed", L->brackets[L->depth - 1]);
 		return;
 	}
 	tlc_loc loc = loc_at(L, L->pos);
+	L->tok_start = L->pos;
 	if (L->line_has_tokens)
 		push(L, PYT_NEWLINE, loc);
 	for (; L->nindent > 1; L->nindent--)
@@ -602,7 +669,7 @@ static void finish(lexer *L)
 }
 
 /* One step of the main loop: whitespace, a comment, a line break or a token. */
-static void lex_step(lexer *L)
+static void lex_step(py_lexer *L)
 {
 	if (L->at_bol) {
 		L->at_bol = false;
@@ -631,7 +698,7 @@ static void lex_step(lexer *L)
 		return;
 	}
 	if (c == '#') {
-		while (L->pos < L->len && !newline_len(L, 0) && L->src[L->pos])
+		while (L->pos < L->len && !newline_len(L, 0) && L->text[L->pos])
 			L->pos++;
 		return;
 	}
@@ -647,6 +714,7 @@ static void lex_step(lexer *L)
 		}
 		return;
 	}
+	L->tok_start = L->pos;
 	if (c == 0)
 		lex_error(L, loc_at(L, L->pos), "source code cannot contain null bytes");
 	else if (is_ident_start(c))
@@ -659,19 +727,81 @@ static void lex_step(lexer *L)
 		lex_operator(L);
 }
 
-int py_tokenize(tlc_arena *arena, uint32_t file, const char *text, size_t len, py_token **out)
+py_lexer *py_lexer_new(py_source *src, size_t start, uint32_t line, bool one_block)
 {
-	lexer L;
-	memset(&L, 0, sizeof(L));
-	L.arena = arena;
-	L.file = file;
-	L.src = text ? text : "";
-	L.len = text ? len : 0;
-	L.line = 1;
-	L.nindent = 1;
-	L.at_bol = true;
-	while (!L.failed)
-		lex_step(&L);
-	*out = L.toks;
-	return L.n;
+	py_lexer *L = tlc_xcalloc(1, sizeof(*L));
+	L->src = src;
+	L->file = src->file;
+	L->text = src->text ? src->text : "";
+	L->len = src->text ? src->len : 0;
+	L->pos = start < L->len ? start : L->len;
+	L->line = line;
+	L->line_start = L->pos;
+	L->nindent = 1;
+	L->one_block = one_block;
+	size_t at = L->pos;
+	if (one_block) /* the block's own level is the bottom: no INDENT for it */
+		L->indents[0] = measure_indent(L->text, L->len, &at);
+	L->at_bol = true;
+	return L;
+}
+
+void py_lexer_free(py_lexer *L)
+{
+	if (!L)
+		return;
+	for (int i = 0; i < L->nchunks; i++) {
+		tlc_arena_free(L->chunks[i]->strings);
+		free(L->chunks[i]);
+	}
+	free(L->chunks);
+	free(L->scratch);
+	free(L);
+}
+
+const py_token *py_lexer_token(py_lexer *L, int i)
+{
+	while (L->n <= i && !L->failed)
+		lex_step(L);
+	if (i >= L->n)
+		i = L->n - 1; /* the EOF or ERROR that ends the stream */
+	if (i < L->first * TOK_CHUNK)
+		i = L->first * TOK_CHUNK; /* released: never asked for by the parser */
+	return &L->chunks[i / TOK_CHUNK - L->first]->toks[i % TOK_CHUNK];
+}
+
+void py_lexer_release(py_lexer *L, int i)
+{
+	int drop = 0;
+	/* keep the chunk of token i and, at the end of the stream, the last chunk */
+	while (drop < L->nchunks - 1 && (L->first + drop + 1) * TOK_CHUNK <= i)
+		drop++;
+	if (!drop)
+		return;
+	for (int k = 0; k < drop; k++) {
+		tlc_arena_free(L->chunks[k]->strings);
+		free(L->chunks[k]);
+	}
+	memmove(L->chunks, L->chunks + drop, (size_t)(L->nchunks - drop) * sizeof(*L->chunks));
+	L->nchunks -= drop;
+	L->first += drop;
+}
+
+void py_lexer_jump(py_lexer *L, int keep, size_t at, uint32_t line, int nindent)
+{
+	/* the tokens looked at past the INDENT belong to the block jumped over */
+	while (L->nchunks > 1 && (L->first + L->nchunks - 1) * TOK_CHUNK >= keep) {
+		tok_chunk *c = L->chunks[--L->nchunks];
+		tlc_arena_free(c->strings);
+		free(c);
+	}
+	L->n = keep;
+	L->pos = at < L->len ? at : L->len;
+	L->line = line;
+	L->line_start = L->pos;
+	L->nindent = nindent;
+	L->depth = 0; /* a block starts and ends outside brackets */
+	L->line_has_tokens = false;
+	L->at_bol = true;
+	L->failed = false;
 }

@@ -10,17 +10,41 @@
 
 typedef struct parser {
 	tlc_context *ctx;
-	tlc_arena *arena;
-	py_token *toks;
-	int ntoks, pos;
-	int depth;   /* nesting of brackets, unary operators, blocks, ... */
-	bool failed; /* an error was reported: unwind */
+	py_source *src;
+	py_lexer *lex;
+	tlc_arena *arena;  /* built nodes, unless pool is set */
+	py_pool *pool;     /* built nodes of the statement being streamed, or NULL */
+	py_pool *scratch;  /* nodes of code only checked: given back after each statement */
+	int pos;
+	const py_token *tok; /* token pos: asked for many times each */
+	int depth;         /* nesting of brackets, unary operators, blocks, ... */
+	int check;         /* > 0: only check the syntax, keep no tree */
+	int block_depth;   /* blocks around the statement being read */
+	bool lazy;         /* a py_reader: jump over def and class bodies, top-level blocks */
+	bool kernel_seen;  /* the def body being read holds a T.Kernel or @T.prim_func */
+	struct py_skip *last_skip; /* the entry of the block just checked */
+	bool made_closure; /* a def or lambda was built: the statement's tree must stay */
+	bool failed;       /* an error was reported: unwind */
 } parser;
 
+/* Where the indented block whose first line starts at byte `key` ends:
+ * the line that dedents out of it (py_check notes it, a py_reader jumps). */
+typedef struct py_skip {
+	size_t key;
+	size_t resume;     /* the start of the dedenting line (or the end of the text) */
+	uint32_t line;     /* its line number */
+	bool holds_kernel; /* a def body: see py_node.holds_kernel */
+} py_skip;
+py_skip *py_skip_add(py_source *src, size_t key);
+py_skip *py_skip_find(const py_source *src, size_t key);
+
 /* ---- token access (pyparse.c) ---- */
+/* Token pointers are valid until the end of the statement that reads them:
+ * copy what must outlive a nested statement (pp_statement_done frees them). */
 const py_token *pp_peek(parser *p, int k);
-static inline const py_token *pp_cur(parser *p) { return pp_peek(p, 0); }
+static inline const py_token *pp_cur(parser *p) { return p->tok; }
 void pp_advance(parser *p);
+void pp_back(parser *p); /* one token back, within the statement being read */
 bool pp_is_op(parser *p, const char *op);
 bool pp_is_kw(parser *p, const char *kw);
 bool pp_accept_op(parser *p, const char *op);
@@ -36,6 +60,10 @@ bool pp_enter(parser *p);
 static inline void pp_leave(parser *p) { p->depth--; }
 
 py_node *pp_node(parser *p, py_kind kind, tlc_loc loc);
+void *pp_alloc(parser *p, size_t n);
+/* A statement of a block is parsed: give back its tokens (and its nodes
+ * when only checking). */
+void pp_statement_done(parser *p, py_pool_mark scratch_mark);
 /* Append to an arena-grown array; *cap tracks its capacity. */
 void pp_push(parser *p, void *arrp, int *n, int *cap, size_t elsize, const void *elem);
 #define PP_PUSH(p, arr, n, cap, elem) pp_push((p), &(arr), &(n), &(cap), sizeof(*(arr)), &(elem))
@@ -47,6 +75,8 @@ typedef struct pp_stmt_list {
 } pp_stmt_list;
 /* Parse one statement (several for `a; b`) and append it to out. */
 bool pp_statement(parser *p, pp_stmt_list *out);
+/* A whole file (or the one def being re-read) into out. */
+void pp_statements(parser *p, pp_stmt_list *out);
 
 /* ---- expressions (pyparse_expr.c) ---- */
 py_node *pp_expression(parser *p);       /* lambda / ternary ("test") */

@@ -134,8 +134,12 @@ static py_node *comprehension(parser *p, py_kind what, py_node *elt, py_node *va
 	c->ival = what;
 	c->a = elt;
 	c->b = val;
-	int cap = 0;
+	int cap = 0, nested = 0;
 	while (pp_is_kw(p, "for") || (pp_is_kw(p, "async") && is_tok_kw(pp_peek(p, 1), "for"))) {
+		/* each clause nests a loop in the evaluator */
+		if (c->n && !pp_enter(p))
+			return NULL;
+		nested += c->n > 0;
 		pp_accept_kw(p, "async");
 		py_node *f = pp_node(p, PY_COMP_FOR, pp_cur(p)->loc);
 		pp_advance(p);
@@ -156,7 +160,7 @@ static py_node *comprehension(parser *p, py_kind what, py_node *elt, py_node *va
 		}
 		PP_PUSH(p, c->list, c->n, cap, f);
 	}
-	pp_leave(p);
+	p->depth -= nested + 1;
 	return c;
 }
 
@@ -178,7 +182,7 @@ static py_node *strings(parser *p)
 		total += 2 * t->slen;
 		fstr |= t->is_fstring;
 	}
-	char *buf = tlc_arena_alloc(p->arena, total + 1);
+	char *buf = pp_alloc(p, total + 1);
 	size_t len = 0;
 	for (int i = 0; i < k; i++) {
 		const py_token *t = pp_cur(p);

@@ -8,24 +8,64 @@
 static bool simple_statements(parser *p, pp_stmt_list *out);
 
 /* The block after a compound statement's ':' (`what` names the statement
- * for the "expected an indented block" message). */
-static bool block(parser *p, const char *what, const py_token *head, py_node ***body, int *nbody)
+ * and `line` is its line, for the "expected an indented block" message).
+ * In a py_reader, an indented block that py_check noted is jumped over and
+ * left in *lazy for py_read_block when it is big (a block as long as the
+ * file must not be kept as a tree) or `even_small`. */
+static bool block(parser *p, const char *what, uint32_t line, py_node ***body, int *nbody,
+                  py_lazy *lazy, bool even_small)
 {
 	pp_stmt_list l = {0};
 	bool ok;
+	p->last_skip = NULL;
 	if (pp_cur(p)->kind != PYT_NEWLINE) {
 		ok = simple_statements(p, &l);
 	} else {
 		pp_advance(p);
-		if (pp_cur(p)->kind != PYT_INDENT) {
-			pp_error(p, "expected an indented block after %s on line %u", what, head->loc.line);
+		const py_token *indent = pp_cur(p);
+		if (indent->kind != PYT_INDENT) {
+			pp_error(p, "expected an indented block after %s on line %u", what, line);
 			return false;
+		}
+		size_t key = indent->off;
+		uint32_t first = indent->loc.line;
+		py_skip *skip = p->lazy && !p->check ? py_skip_find(p->src, key) : NULL;
+		bool big = skip && skip->resume - key > PY_BIG_BLOCK;
+		if (skip && (big || even_small)) {
+			lazy->at = key;
+			lazy->line = first;
+			lazy->big = big;
+			py_lexer_jump(p->lex, p->pos + 1, skip->resume, skip->line, (int)indent->ival);
+			pp_advance(p); /* the INDENT */
+			if (pp_cur(p)->kind != PYT_DEDENT) {
+				pp_error(p, "internal error: the block of line %u does not end where it did", first);
+				return false;
+			}
+			pp_advance(p);
+			p->last_skip = skip;
+			*body = NULL;
+			*nbody = 0;
+			return true;
 		}
 		if (!pp_enter(p))
 			return false;
 		pp_advance(p);
-		while (!p->failed && pp_cur(p)->kind != PYT_DEDENT && pp_cur(p)->kind != PYT_EOF)
+		p->block_depth++;
+		while (!p->failed && pp_cur(p)->kind != PYT_DEDENT && pp_cur(p)->kind != PYT_EOF) {
+			py_pool_mark m = py_pool_mark_now(p->scratch);
 			pp_statement(p, &l);
+			pp_statement_done(p, m);
+			if (p->check) /* its nodes are gone */
+				l = (pp_stmt_list){0};
+		}
+		p->block_depth--;
+		if (p->check && !p->failed && pp_cur(p)->kind == PYT_DEDENT) {
+			const py_token *dedent = pp_cur(p);
+			skip = py_skip_add(p->src, key);
+			skip->resume = dedent->off;
+			skip->line = dedent->loc.line;
+			p->last_skip = skip;
+		}
 		pp_advance(p); /* the DEDENT */
 		pp_leave(p);
 		ok = !p->failed;
@@ -36,19 +76,27 @@ static bool block(parser *p, const char *what, const py_token *head, py_node ***
 }
 
 /* ':' then a block. */
-static bool colon_block(parser *p, const char *context, const char *what, const py_token *head,
-                        py_node ***body, int *nbody)
+static bool colon_block(parser *p, const char *context, const char *what, uint32_t line,
+                        py_node ***body, int *nbody, py_lazy *lazy, bool even_small)
 {
-	return pp_expect_op(p, ":", context) && block(p, what, head, body, nbody);
+	return pp_expect_op(p, ":", context) && block(p, what, line, body, nbody, lazy, even_small);
+}
+
+/* The blocks of a top-level statement are left unread even when small:
+ * they run once, or not at all. */
+static bool top(parser *p)
+{
+	return p->block_depth == 0;
 }
 
 /* An optional `else:` block. */
 static bool else_block(parser *p, py_node *n)
 {
-	const py_token *t = pp_cur(p);
+	uint32_t line = pp_cur(p)->loc.line;
 	if (!pp_accept_kw(p, "else"))
 		return true;
-	return colon_block(p, "after 'else'", "'else' statement", t, &n->orelse, &n->norelse);
+	return colon_block(p, "after 'else'", "'else' statement", line, &n->orelse, &n->norelse,
+	                   &n->lazy_orelse, top(p));
 }
 
 static const char *target_error(const py_node *e)
@@ -170,7 +218,7 @@ static py_node *expr_statement(parser *p)
 	return n;
 }
 
-/* a.b.c as one string */
+/* a.b.c as one string (interned: module values and names outlive the tree) */
 static const char *dotted_name(parser *p)
 {
 	const py_token *t = pp_cur(p);
@@ -178,21 +226,17 @@ static const char *dotted_name(parser *p)
 		pp_error(p, "expected a module name");
 		return NULL;
 	}
-	size_t len = strlen(t->s);
-	int k = 1;
-	while (pp_peek(p, k)->kind == PYT_OP && !strcmp(pp_peek(p, k)->s, ".") && pp_peek(p, k + 1)->kind == PYT_NAME) {
-		len += 1 + strlen(pp_peek(p, k + 1)->s);
-		k += 2;
-	}
-	char *s = tlc_arena_alloc(p->arena, len + 1);
-	strcpy(s, t->s);
+	tlc_buf b;
+	tlc_buf_init(&b);
+	tlc_buf_puts(&b, t->s);
 	pp_advance(p);
-	for (int i = 1; i < k; i += 2) {
-		strcat(s, ".");
+	while (pp_is_op(p, ".") && pp_peek(p, 1)->kind == PYT_NAME) {
 		pp_advance(p);
-		strcat(s, pp_cur(p)->s);
+		tlc_buf_printf(&b, ".%s", pp_cur(p)->s);
 		pp_advance(p);
 	}
+	const char *s = py_intern(p->src, tlc_buf_str(&b), strlen(tlc_buf_str(&b)));
+	tlc_buf_free(&b);
 	return s;
 }
 
@@ -240,13 +284,13 @@ static py_node *from_statement(parser *p, tlc_loc loc)
 	py_node *n = pp_node(p, PY_IMPORT_FROM, loc);
 	for (;;) {
 		if (pp_accept_op(p, "."))
-			n->ival += 1;
+			n->level += 1;
 		else if (pp_accept_op(p, "..."))
-			n->ival += 3;
+			n->level += 3;
 		else
 			break;
 	}
-	if ((n->ival == 0 || pp_cur(p)->kind == PYT_NAME) && !(n->str = dotted_name(p)))
+	if ((n->level == 0 || pp_cur(p)->kind == PYT_NAME) && !(n->str = dotted_name(p)))
 		return NULL;
 	if (!pp_accept_kw(p, "import")) {
 		pp_error(p, "expected 'import' after the module name");
@@ -318,7 +362,7 @@ static py_node *small_statement(parser *p)
 			return from_statement(p, loc);
 		if (!strcmp(t->s, "global") || !strcmp(t->s, "nonlocal"))
 			return names_statement(p, loc, t->s[0] == 'n');
-		p->pos--;
+		pp_back(p);
 		pp_unexpected(p);
 		return NULL;
 	}
@@ -373,43 +417,51 @@ static bool simple_statements(parser *p, pp_stmt_list *out)
 
 /* ---- compound statements ---- */
 
+/* if / elif / else: an elif chain is read in a loop (a chain of 100,000
+ * branches must not recurse), each elif becoming the one statement of the
+ * orelse of the branch before it. */
 static py_node *if_statement(parser *p)
 {
-	const py_token *head = pp_cur(p);
-	bool elif = head->s[2] == 'i';
-	py_node *n = pp_node(p, PY_IF, head->loc);
-	pp_advance(p);
-	if (!(n->a = pp_named_expression(p)) ||
-	    !colon_block(p, elif ? "after 'elif' condition" : "after 'if' condition",
-	                 elif ? "'elif' statement" : "'if' statement", head, &n->body, &n->nbody))
-		return NULL;
-	if (pp_is_kw(p, "elif")) {
-		py_node *e = if_statement(p);
-		if (!e)
+	py_node *first = NULL, *last = NULL;
+	do {
+		const py_token *head = pp_cur(p);
+		bool elif = head->s[2] == 'i';
+		uint32_t line = head->loc.line;
+		py_node *n = pp_node(p, PY_IF, head->loc);
+		pp_advance(p);
+		if (!(n->a = pp_named_expression(p)) ||
+		    !colon_block(p, elif ? "after 'elif' condition" : "after 'if' condition",
+		                 elif ? "'elif' statement" : "'if' statement", line, &n->body, &n->nbody,
+		                 &n->lazy_body, top(p)))
 			return NULL;
-		n->orelse = tlc_arena_alloc(p->arena, sizeof(py_node *));
-		n->orelse[0] = e;
-		n->norelse = 1;
-		return n;
-	}
-	return else_block(p, n) ? n : NULL;
+		if (last) {
+			last->orelse = pp_alloc(p, sizeof(py_node *));
+			last->orelse[0] = n;
+			last->norelse = 1;
+		} else {
+			first = n;
+		}
+		last = n;
+	} while (pp_is_kw(p, "elif"));
+	return else_block(p, last) ? first : NULL;
 }
 
 static py_node *while_statement(parser *p)
 {
-	const py_token *head = pp_cur(p);
-	py_node *n = pp_node(p, PY_WHILE, head->loc);
+	uint32_t line = pp_cur(p)->loc.line;
+	py_node *n = pp_node(p, PY_WHILE, pp_cur(p)->loc);
 	pp_advance(p);
 	if (!(n->a = pp_named_expression(p)) ||
-	    !colon_block(p, "after 'while' condition", "'while' statement", head, &n->body, &n->nbody))
+	    !colon_block(p, "after 'while' condition", "'while' statement", line, &n->body, &n->nbody,
+	                 &n->lazy_body, top(p)))
 		return NULL;
 	return else_block(p, n) ? n : NULL;
 }
 
 static py_node *for_statement(parser *p)
 {
-	const py_token *head = pp_cur(p);
-	py_node *n = pp_node(p, PY_FOR, head->loc);
+	uint32_t line = pp_cur(p)->loc.line;
+	py_node *n = pp_node(p, PY_FOR, pp_cur(p)->loc);
 	pp_advance(p);
 	if (!(n->a = pp_target_list(p)) || !check_target(p, n->a, "assign to"))
 		return NULL;
@@ -418,15 +470,16 @@ static py_node *for_statement(parser *p)
 		return NULL;
 	}
 	if (!(n->b = pp_star_expressions(p)) ||
-	    !colon_block(p, "after 'for' header", "'for' statement", head, &n->body, &n->nbody))
+	    !colon_block(p, "after 'for' header", "'for' statement", line, &n->body, &n->nbody,
+	                 &n->lazy_body, top(p)))
 		return NULL;
 	return else_block(p, n) ? n : NULL;
 }
 
 static py_node *except_clause(parser *p)
 {
-	const py_token *head = pp_cur(p);
-	py_node *h = pp_node(p, PY_EXCEPT, head->loc);
+	uint32_t line = pp_cur(p)->loc.line;
+	py_node *h = pp_node(p, PY_EXCEPT, pp_cur(p)->loc);
 	pp_advance(p);
 	pp_accept_op(p, "*"); /* except* */
 	if (!pp_is_op(p, ":")) {
@@ -441,29 +494,36 @@ static py_node *except_clause(parser *p)
 			pp_advance(p);
 		}
 	}
-	return colon_block(p, "after 'except' clause", "'except' statement", head, &h->body, &h->nbody) ? h : NULL;
+	return colon_block(p, "after 'except' clause", "'except' statement", line, &h->body, &h->nbody,
+	                   &h->lazy_body, top(p)) ? h : NULL;
 }
 
 static py_node *try_statement(parser *p)
 {
-	const py_token *head = pp_cur(p);
-	py_node *n = pp_node(p, PY_TRY, head->loc);
+	uint32_t line = pp_cur(p)->loc.line;
+	py_node *n = pp_node(p, PY_TRY, pp_cur(p)->loc);
 	pp_advance(p);
-	if (!colon_block(p, "after 'try'", "'try' statement", head, &n->body, &n->nbody))
+	if (!colon_block(p, "after 'try'", "'try' statement", line, &n->body, &n->nbody, &n->lazy_body, top(p)))
 		return NULL;
 	int cap = 0;
+	/* a kernel in a handler or a finally block does not make a kernel factory */
+	bool kernel_seen = p->kernel_seen;
 	while (pp_is_kw(p, "except")) {
 		py_node *h = except_clause(p);
 		if (!h)
 			return NULL;
 		PP_PUSH(p, n->list, n->n, cap, h);
 	}
+	p->kernel_seen = kernel_seen;
 	if (n->n && !else_block(p, n))
 		return NULL;
-	const py_token *fin = pp_cur(p);
+	kernel_seen = p->kernel_seen;
+	line = pp_cur(p)->loc.line;
 	if (pp_accept_kw(p, "finally")) {
-		if (!colon_block(p, "after 'finally'", "'finally' statement", fin, &n->finalbody, &n->nfinal))
+		if (!colon_block(p, "after 'finally'", "'finally' statement", line, &n->finalbody, &n->nfinal,
+		                 &n->lazy_final, top(p)))
 			return NULL;
+		p->kernel_seen = kernel_seen;
 	} else if (!n->n) {
 		pp_error(p, "expected 'except' or 'finally' block");
 		return NULL;
@@ -505,6 +565,8 @@ static bool with_item(parser *p, py_node *n, int *cap, int *tcap)
 		if (!(target = pp_bitor(p)) || !check_target(p, target, "assign to"))
 			return false;
 	}
+	if (e->kind == PY_CALL && e->a->kind == PY_ATTR && !strcmp(e->a->str, "Kernel"))
+		p->kernel_seen = true;
 	int nt = n->n;
 	PP_PUSH(p, n->targets, nt, *tcap, target);
 	PP_PUSH(p, n->list, n->n, *cap, e);
@@ -514,8 +576,8 @@ static bool with_item(parser *p, py_node *n, int *cap, int *tcap)
 
 static py_node *with_statement(parser *p)
 {
-	const py_token *head = pp_cur(p);
-	py_node *n = pp_node(p, PY_WITH, head->loc);
+	uint32_t line = pp_cur(p)->loc.line;
+	py_node *n = pp_node(p, PY_WITH, pp_cur(p)->loc);
 	pp_advance(p);
 	int cap = 0, tcap = 0;
 	if (pp_is_op(p, "(") && paren_with_items(p)) {
@@ -534,7 +596,8 @@ static py_node *with_statement(parser *p)
 				return NULL;
 		} while (pp_accept_op(p, ","));
 	}
-	return colon_block(p, "after 'with' items", "'with' statement", head, &n->body, &n->nbody) ? n : NULL;
+	return colon_block(p, "after 'with' items", "'with' statement", line, &n->body, &n->nbody,
+	                   &n->lazy_body, top(p)) ? n : NULL;
 }
 
 static const char *def_name(parser *p, const char *what)
@@ -550,8 +613,8 @@ static const char *def_name(parser *p, const char *what)
 
 static py_node *def_statement(parser *p, py_node **decorators, int ndecorators)
 {
-	const py_token *head = pp_cur(p);
-	py_node *n = pp_node(p, PY_DEF, head->loc);
+	uint32_t line = pp_cur(p)->loc.line;
+	py_node *n = pp_node(p, PY_DEF, pp_cur(p)->loc);
 	n->list = decorators;
 	n->n = ndecorators;
 	pp_advance(p);
@@ -560,14 +623,28 @@ static py_node *def_statement(parser *p, py_node **decorators, int ndecorators)
 		return NULL;
 	if (pp_accept_op(p, "->") && !(n->b = pp_expression(p)))
 		return NULL;
-	return colon_block(p, "after the function signature", "function definition", head, &n->body, &n->nbody)
-	       ? n : NULL;
+	bool outer_kernel = p->kernel_seen;
+	p->kernel_seen = false;
+	/* a def body is read when the function is first called (py_read_block) */
+	bool ok = colon_block(p, "after the function signature", "function definition", line, &n->body,
+	                      &n->nbody, &n->lazy_body, true);
+	if (ok && n->lazy_body.line)
+		n->holds_kernel = p->last_skip->holds_kernel; /* what py_check saw in it */
+	else
+		n->holds_kernel = p->kernel_seen;
+	if (ok && p->check && p->last_skip)
+		p->last_skip->holds_kernel = p->kernel_seen;
+	p->kernel_seen = outer_kernel;
+	for (int i = 0; i < ndecorators; i++)
+		if (decorators[i]->kind == PY_ATTR && !strcmp(decorators[i]->str, "prim_func"))
+			p->kernel_seen = true;
+	return ok ? n : NULL;
 }
 
 static py_node *class_statement(parser *p, py_node **decorators, int ndecorators)
 {
-	const py_token *head = pp_cur(p);
-	py_node *n = pp_node(p, PY_CLASS, head->loc);
+	uint32_t line = pp_cur(p)->loc.line;
+	py_node *n = pp_node(p, PY_CLASS, pp_cur(p)->loc);
 	n->targets = decorators;
 	n->ntargets = ndecorators;
 	pp_advance(p);
@@ -582,7 +659,9 @@ static py_node *class_statement(parser *p, py_node **decorators, int ndecorators
 		if (!ok)
 			return NULL;
 	}
-	return colon_block(p, "after the class name", "class definition", head, &n->body, &n->nbody) ? n : NULL;
+	/* a class body never runs (host code): a reader never reads it */
+	return colon_block(p, "after the class name", "class definition", line, &n->body, &n->nbody,
+	                   &n->lazy_body, true) ? n : NULL;
 }
 
 static py_node *decorated(parser *p)
