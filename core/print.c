@@ -2,12 +2,19 @@
  * frontend reads back to the same IR (doc/ir.md is the contract). */
 #include "internal.h"
 
+#include "pass/hash_table.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- printed names: unique within a kernel, in order of first appearance ---- */
+/* ---- printed names: unique within a kernel, in order of first appearance ----
+ *
+ * A name already taken gets the first free suffix: v, v_1, v_2, ...  The
+ * lookups go through hash tables (a kernel may rebind one variable thousands
+ * of times); the names array keeps the order of first appearance, which is
+ * what tlc_func_uniquify_names walks. */
 
 typedef struct name_entry {
 	const void *obj; /* a tlc_var or a tlc_buffer */
@@ -20,6 +27,12 @@ typedef struct printer {
 	tlc_module *m; /* printing may hash-cons simplified region ends */
 	int n, cap;
 	name_entry *names;
+	tlc_hash_table by_obj;  /* obj -> index in names */
+	tlc_hash_table by_name; /* name -> index in names */
+	/* base -> the smallest k whose base_k may still be free (see fresh_name) */
+	tlc_hash_table next_suffix;
+	int nbases, cap_bases;
+	char **bases; /* the keys of next_suffix, owned */
 } printer;
 
 static const char *const reserved_names[] = {
@@ -34,10 +47,7 @@ static bool name_taken(const printer *p, const char *name)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(reserved_names); i++)
 		if (strcmp(reserved_names[i], name) == 0)
 			return true;
-	for (int i = 0; i < p->n; i++)
-		if (strcmp(p->names[i].name, name) == 0)
-			return true;
-	return false;
+	return tlc_hash_find_str(&p->by_name, name) >= 0;
 }
 
 /* A Python identifier made from `base`: invalid characters become '_'. */
@@ -60,22 +70,47 @@ static char *sanitize(const char *base)
 	return s;
 }
 
+/* base_k for the smallest k >= 1 not taken (base itself is taken).  Names are
+ * only ever added, so a k found taken stays taken: the search for a base goes
+ * on where its previous search ended, and each base_k is probed once over the
+ * whole kernel instead of once per rebinding. */
+static char *fresh_name(printer *p, const char *base)
+{
+	int first = tlc_hash_find_str(&p->next_suffix, base);
+	if (first < 0) {
+		/* the first clash of this base: the table keeps a copy as its key */
+		if (p->nbases == p->cap_bases) {
+			p->cap_bases = p->cap_bases ? p->cap_bases * 2 : 16;
+			p->bases = tlc_xrealloc(p->bases, (size_t)p->cap_bases * sizeof(*p->bases));
+		}
+		p->bases[p->nbases] = tlc_xstrdup(base);
+		tlc_hash_put_str(&p->next_suffix, p->bases[p->nbases++], 1);
+		first = 1;
+	}
+	size_t len = strlen(base);
+	char *cand = tlc_xmalloc(len + 24);
+	unsigned k = (unsigned)first;
+	for (;; k++) {
+		snprintf(cand, len + 24, "%s_%u", base, k);
+		if (!name_taken(p, cand))
+			break;
+	}
+	/* the caller takes base_k: the next search for this base starts after it
+	 * (the entry exists, so the table keeps its own copy of the key) */
+	tlc_hash_put_str(&p->next_suffix, base, (int)k + 1);
+	return cand;
+}
+
 static const char *name_of(printer *p, const void *obj, bool is_buf, const char *base)
 {
-	for (int i = 0; i < p->n; i++)
-		if (p->names[i].obj == obj)
-			return p->names[i].name;
+	int known = tlc_hash_find_addr(&p->by_obj, obj);
+	if (known >= 0)
+		return p->names[known].name;
 	char *name = sanitize(base);
 	if (name_taken(p, name)) {
-		size_t len = strlen(name);
-		char *cand = tlc_xmalloc(len + 24);
-		for (unsigned k = 1;; k++) {
-			snprintf(cand, len + 24, "%s_%u", name, k);
-			if (!name_taken(p, cand))
-				break;
-		}
+		char *fresh = fresh_name(p, name);
 		free(name);
-		name = cand;
+		name = fresh;
 	}
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 32;
@@ -84,6 +119,8 @@ static const char *name_of(printer *p, const void *obj, bool is_buf, const char 
 	p->names[p->n].obj = obj;
 	p->names[p->n].is_buf = is_buf;
 	p->names[p->n].name = name;
+	tlc_hash_put_addr(&p->by_obj, obj, p->n);
+	tlc_hash_put_str(&p->by_name, name, p->n);
 	p->n++;
 	return name;
 }
@@ -110,6 +147,12 @@ static void printer_fini(printer *p)
 	for (int i = 0; i < p->n; i++)
 		free(p->names[i].name);
 	free(p->names);
+	for (int i = 0; i < p->nbases; i++)
+		free(p->bases[i]);
+	free(p->bases);
+	tlc_hash_free(&p->by_obj);
+	tlc_hash_free(&p->by_name);
+	tlc_hash_free(&p->next_suffix);
 }
 
 /* ---- constants ---- */

@@ -6,6 +6,8 @@
  * keys, overlong lines) so that each error names its own line. */
 #include "internal.h"
 
+#include "pass/hash_table.h"
+
 #include <tlc/config.h>
 
 #include <errno.h>
@@ -23,12 +25,19 @@ TLC_HIDDEN void tlc_libtlc_dir(char *out, size_t size);
 #define INI_LINE_MAX 200
 /* inih copies section names into a 50-byte buffer. */
 #define INI_SECTION_MAX 50
+/* Each error shows its source line, which the diagnostics find by scanning
+ * the file from its start: 10^5 bad lines would take minutes.  The first
+ * errors say what is wrong; the others are only counted. */
+#define INI_ERRORS_SHOWN 100
 
+/* Every lookup by name goes through a hash table (a hostile or generated INI
+ * may have 10^6 keys or sections); the arrays keep the file's order. */
 struct tlc_pass_options {
 	char *name; /* the pass or target */
 	int n, cap;
 	char **keys;
 	char **values;
+	tlc_hash_table index; /* key -> index in keys */
 };
 
 typedef struct cfg_pipeline {
@@ -53,8 +62,10 @@ struct tlc_config {
 	char *default_target;
 	int npipes, cap_pipes;
 	cfg_pipeline *pipes;
+	tlc_hash_table pipe_index; /* target -> index in pipes */
 	int nopts, cap_opts;
 	tlc_pass_options **opts;
+	tlc_hash_table opt_index; /* pass or target name -> index in opts */
 	int nrefs, cap_refs;
 	cfg_ref *refs;
 };
@@ -82,6 +93,7 @@ static void options_free(tlc_pass_options *o)
 	free(o->keys);
 	free(o->values);
 	free(o->name);
+	tlc_hash_free(&o->index);
 	free(o);
 }
 
@@ -100,9 +112,11 @@ void tlc_config_free(tlc_config *cfg)
 		free(cfg->pipes[i].target);
 	}
 	free(cfg->pipes);
+	tlc_hash_free(&cfg->pipe_index);
 	for (int i = 0; i < cfg->nopts; i++)
 		options_free(cfg->opts[i]);
 	free(cfg->opts);
+	tlc_hash_free(&cfg->opt_index);
 	for (int i = 0; i < cfg->nrefs; i++)
 		free(cfg->refs[i].name);
 	free(cfg->refs);
@@ -115,41 +129,43 @@ void tlc_config_free(tlc_config *cfg)
 
 static cfg_pipeline *pipeline_get(tlc_config *cfg, const char *target, bool create)
 {
-	for (int i = 0; i < cfg->npipes; i++)
-		if (strcmp(cfg->pipes[i].target, target) == 0)
-			return &cfg->pipes[i];
+	int i = tlc_hash_find_str(&cfg->pipe_index, target);
+	if (i >= 0)
+		return &cfg->pipes[i];
 	if (!create)
 		return NULL;
 	cfg->pipes = grow(cfg->pipes, cfg->npipes, &cfg->cap_pipes, sizeof(*cfg->pipes));
-	cfg_pipeline *p = &cfg->pipes[cfg->npipes++];
+	cfg_pipeline *p = &cfg->pipes[cfg->npipes];
 	memset(p, 0, sizeof(*p));
 	p->target = tlc_xstrdup(target);
+	tlc_hash_put_str(&cfg->pipe_index, p->target, cfg->npipes++);
 	return p;
 }
 
 static tlc_pass_options *options_get(tlc_config *cfg, const char *name, bool create)
 {
-	for (int i = 0; i < cfg->nopts; i++)
-		if (strcmp(cfg->opts[i]->name, name) == 0)
-			return cfg->opts[i];
+	int i = tlc_hash_find_str(&cfg->opt_index, name);
+	if (i >= 0)
+		return cfg->opts[i];
 	if (!create)
 		return NULL;
 	cfg->opts = grow(cfg->opts, cfg->nopts, &cfg->cap_opts, sizeof(*cfg->opts));
 	tlc_pass_options *o = tlc_xcalloc(1, sizeof(*o));
 	o->name = tlc_xstrdup(name);
+	tlc_hash_put_str(&cfg->opt_index, o->name, cfg->nopts);
 	cfg->opts[cfg->nopts++] = o;
 	return o;
 }
 
-/* Set key to value; a later value replaces an earlier one. */
+/* Set key to value; a later value replaces an earlier one (in place: keys
+ * keep the order of their first appearance). */
 static void options_set(tlc_pass_options *o, const char *key, const char *value)
 {
-	for (int i = 0; i < o->n; i++) {
-		if (strcmp(o->keys[i], key) == 0) {
-			free(o->values[i]);
-			o->values[i] = tlc_xstrdup(value);
-			return;
-		}
+	int i = tlc_hash_find_str(&o->index, key);
+	if (i >= 0) {
+		free(o->values[i]);
+		o->values[i] = tlc_xstrdup(value);
+		return;
 	}
 	int cap = o->cap;
 	o->keys = grow(o->keys, o->n, &cap, sizeof(*o->keys));
@@ -158,6 +174,7 @@ static void options_set(tlc_pass_options *o, const char *key, const char *value)
 	o->cap = cap;
 	o->keys[o->n] = tlc_xstrdup(key);
 	o->values[o->n] = tlc_xstrdup(value);
+	tlc_hash_put_str(&o->index, o->keys[o->n], o->n);
 	o->n++;
 }
 
@@ -199,12 +216,21 @@ static void ini_error(ini_state *st, uint32_t col, const char *fmt, ...)
 static void ini_error(ini_state *st, uint32_t col, const char *fmt, ...)
 {
 	tlc_loc loc = {st->file, st->line, col};
-	va_list ap;
-	va_start(ap, fmt);
-	tlc_vdiag(st->ctx, TLC_ERROR, loc, fmt, ap);
-	va_end(ap);
+	if (st->nerrors < INI_ERRORS_SHOWN) {
+		va_list ap;
+		va_start(ap, fmt);
+		tlc_vdiag(st->ctx, TLC_ERROR, loc, fmt, ap);
+		va_end(ap);
+	}
 	if (!st->nerrors++)
 		st->first_error_line = st->line;
+}
+
+/* The count of errors past INI_ERRORS_SHOWN, as one note. */
+static void note_hidden_errors(tlc_context *ctx, tlc_loc loc, int nerrors)
+{
+	if (nerrors > INI_ERRORS_SHOWN)
+		tlc_note(ctx, loc, "%d more errors not shown", nerrors - INI_ERRORS_SHOWN);
 }
 
 /* Check a section header line ("[name]" after leading blanks). */
@@ -365,6 +391,7 @@ int tlc_config_load_string(tlc_context *ctx, tlc_config *cfg, const char *name, 
 		tlc_error(ctx, loc, "syntax error");
 		return -1;
 	}
+	note_hidden_errors(ctx, (tlc_loc){st.file, 0, 0}, st.nerrors);
 	return st.nerrors ? -1 : 0;
 }
 
@@ -450,34 +477,43 @@ int tlc_config_pipeline(const tlc_config *cfg, const char *target, const char *c
 	return p->n;
 }
 
+/* An error of tlc_config_check, shown while fewer than INI_ERRORS_SHOWN were. */
+static void check_error(tlc_context *ctx, int *nerrors, tlc_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void check_error(tlc_context *ctx, int *nerrors, tlc_loc loc, const char *fmt, ...)
+{
+	if ((*nerrors)++ >= INI_ERRORS_SHOWN)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	tlc_vdiag(ctx, TLC_ERROR, loc, fmt, ap);
+	va_end(ap);
+}
+
 int tlc_config_check(tlc_context *ctx, const tlc_config *cfg)
 {
-	int rc = 0;
+	int nerrors = 0;
 	for (int i = 0; i < cfg->npipes; i++) {
 		const cfg_pipeline *p = &cfg->pipes[i];
-		for (int j = 0; j < p->n; j++) {
-			if (tlc_find_pass(ctx, p->passes[j]))
-				continue;
-			tlc_error(ctx, p->locs[j], "unknown pass '%s' in [pipeline.%s]", p->passes[j],
-			          p->target);
-			rc = -1;
-		}
+		for (int j = 0; j < p->n; j++)
+			if (!tlc_find_pass(ctx, p->passes[j]))
+				check_error(ctx, &nerrors, p->locs[j], "unknown pass '%s' in [pipeline.%s]",
+				            p->passes[j], p->target);
 	}
 	for (int i = 0; i < cfg->nrefs; i++) {
 		const cfg_ref *r = &cfg->refs[i];
 		bool pass = tlc_find_pass(ctx, r->name) != NULL;
 		bool target = tlc_find_target(ctx, r->name) != NULL;
 		if (r->kind == REF_PASS && !pass)
-			tlc_error(ctx, r->loc, "unknown pass '%s'", r->name);
+			check_error(ctx, &nerrors, r->loc, "unknown pass '%s'", r->name);
 		else if (r->kind == REF_TARGET && !target)
-			tlc_error(ctx, r->loc, "unknown target '%s'", r->name);
+			check_error(ctx, &nerrors, r->loc, "unknown target '%s'", r->name);
 		else if (r->kind == REF_PASS_OR_TARGET && !pass && !target)
-			tlc_error(ctx, r->loc, "--pass-arg: no pass or target named '%s'", r->name);
-		else
-			continue;
-		rc = -1;
+			check_error(ctx, &nerrors, r->loc, "--pass-arg: no pass or target named '%s'",
+			            r->name);
 	}
-	return rc;
+	note_hidden_errors(ctx, (tlc_loc){0}, nerrors);
+	return nerrors ? -1 : 0;
 }
 
 int tlc_config_set_pass_arg(tlc_context *ctx, tlc_config *cfg, const char *arg)
@@ -512,10 +548,8 @@ const tlc_pass_options *tlc_config_options(const tlc_config *cfg, const char *na
 
 const char *tlc_opt_str(const tlc_pass_options *o, const char *key, const char *def)
 {
-	for (int i = 0; o && i < o->n; i++)
-		if (strcmp(o->keys[i], key) == 0)
-			return o->values[i];
-	return def;
+	int i = o && key ? tlc_hash_find_str(&o->index, key) : -1;
+	return i >= 0 ? o->values[i] : def;
 }
 
 long tlc_opt_int(const tlc_pass_options *o, const char *key, long def)

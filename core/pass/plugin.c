@@ -6,6 +6,8 @@
  * whatever it registered is removed again. */
 #include "internal.h"
 
+#include "pass/elf_check.h"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <stddef.h>
@@ -220,6 +222,18 @@ static int init_plugin(tlc_context *ctx, const char *path, void *handle, const t
 
 int tlc_plugin_load_file(tlc_context *ctx, const char *path)
 {
+	/* the same path loaded twice (INI and --load, a repeated `load` line) is
+	 * loaded once: no need to read the file again */
+	for (int i = 0; i < ctx->nplugins; i++)
+		if (strcmp(ctx->plugins[i].path, path) == 0)
+			return 0;
+	/* dlopen of a truncated or damaged file crashes inside the loader: check
+	 * the structures it trusts first (doc/security.md) */
+	char damage[256];
+	if (tlc_elf_check(path, TLC_PLUGIN_SYMBOL, damage, sizeof(damage)) != 0) {
+		tlc_error(ctx, no_loc, "plugin '%s': not a loadable shared object: %s", path, damage);
+		return -1;
+	}
 	dlerror();
 	void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!handle) {

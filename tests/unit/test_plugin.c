@@ -308,6 +308,85 @@ static void test_config_files(void)
 	free(p);
 }
 
+/* Issue 12: damaged plugin files, INI files of any size. */
+static void test_hardening(void)
+{
+	fresh_context();
+	char dir[] = "/tmp/tlc-test-plugin.XXXXXX", path[64];
+	ok(mkdtemp(dir) != NULL, "a temporary folder");
+	snprintf(path, sizeof(path), "%s/bad.so", dir);
+	FILE *f = fopen(path, "w");
+	fputs("not an ELF file\n", f);
+	fclose(f);
+	is_int(tlc_plugin_load_file(ctx, path), -1, "a text file is refused");
+	char want[256];
+	snprintf(want, sizeof(want), "tlc: error: plugin '%s': not a loadable shared object: "
+	                             "no ELF magic number at the start (not an ELF file)\n", path);
+	is_str(take_diags(), want, "before dlopen, in one line naming the file");
+	/* the real simplify plugin, found through TLC_PLUGIN_PATH (make check
+	 * sets it; test_search_path changes it, so this test runs before) */
+	const char *plugins = getenv("TLC_PLUGIN_PATH");
+	char real[512];
+	snprintf(real, sizeof(real), "%s/simplify.so", plugins ? plugins : ".");
+	FILE *in = fopen(real, "rb");
+	if (!in)
+		diag("no %s: the truncated-plugin tests are skipped", real);
+	if (in) {
+		/* the first 4 KiB: the headers without the segments they describe */
+		char head[4096];
+		size_t n = fread(head, 1, sizeof(head), in);
+		fclose(in);
+		f = fopen(path, "wb");
+		fwrite(head, 1, n, f);
+		fclose(f);
+		is_int(tlc_plugin_load_file(ctx, path), -1, "a truncated plugin is refused");
+		const char *d = take_diags();
+		snprintf(want, sizeof(want), "tlc: error: plugin '%s': not a loadable shared object: "
+		                             "segment ", path);
+		ok(strncmp(d, want, strlen(want)) == 0 && strstr(d, "past the end of the file (4096 "
+		                                                    "bytes)\n") &&
+		       strchr(d, '\n')[1] == '\0',
+		   "naming the segment cut off");
+		ok(!tlc_plugin_at(ctx, 0, NULL), "nothing was loaded");
+	}
+	remove(path);
+	rmdir(dir);
+
+	/* 3000 keys and a repeated one: each found, the last value wins */
+	tlc_buf ini;
+	tlc_buf_init(&ini);
+	tlc_buf_puts(&ini, "[pass.count]\n");
+	for (int i = 0; i < 3000; i++)
+		tlc_buf_printf(&ini, "k%d = %d\n", i, i);
+	tlc_buf_puts(&ini, "k7 = last\n");
+	tlc_config *cfg = tlc_config_new();
+	is_int(tlc_config_load_string(ctx, cfg, "many.ini", tlc_buf_str(&ini)), 0, "3000 keys load");
+	const tlc_pass_options *o = tlc_config_options(cfg, "count");
+	is_str(tlc_opt_str(o, "k7", NULL), "last", "a repeated key takes its last value");
+	is_int(tlc_opt_int(o, "k2999", -1), 2999, "the last key is found");
+	is_int(tlc_opt_int(o, "k0", -1), 0, "the first key is found");
+	ok(!tlc_opt_str(o, "k3000", NULL), "a missing key is missing");
+	tlc_config_free(cfg);
+
+	/* 150 errors: the first 100 are shown, the others counted */
+	ini.len = 0;
+	tlc_buf_puts(&ini, "[tlc]\n");
+	for (int i = 0; i < 150; i++)
+		tlc_buf_puts(&ini, "no separator\n");
+	fresh_context();
+	cfg = tlc_config_new();
+	is_int(tlc_config_load_string(ctx, cfg, "bad.ini", tlc_buf_str(&ini)), -1, "150 bad lines");
+	int errors = 0;
+	for (const char *d = tlc_buf_str(&diags); (d = strstr(d, ": error: ")); d++)
+		errors++;
+	is_int(errors, 100, "100 errors shown");
+	ok(strstr(tlc_buf_str(&diags), "\nbad.ini: note: 50 more errors not shown\n") != NULL,
+	   "and a note counting the others");
+	take_diags();
+	tlc_config_free(cfg);
+	tlc_buf_free(&ini);
+}
+
 /* A module with `n` empty kernels. */
 static tlc_module *make_module(int n)
 {
@@ -492,6 +571,7 @@ int main(void)
 	sigaction(SIGSEGV, NULL, &segv_at_start);
 	test_registry();
 	test_plugin_files();
+	test_hardening();
 	test_search_path();
 	test_config();
 	test_config_errors();
