@@ -14,42 +14,7 @@
 : "${TLC:?}" "${TLC_SRCDIR:?}" "${TLC_PLUGIN_PATH:?}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tlc-ini-scaling.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-# ms CMD...: the wall time of the fastest of 3 runs in milliseconds, or
-# "timeout" when one run takes over 20 s (the old quadratic code did)
-ms() {
-	best=
-	for _ in 1 2 3; do
-		t0=$(date +%s%N)
-		timeout 20 "$@" >/dev/null 2>"$tmp/err"
-		rc=$?
-		if [ $rc != 0 ]; then
-			[ $rc = 124 ] && best=timeout || best="exit $rc: $(head -n 1 "$tmp/err")"
-			return
-		fi
-		t=$((($(date +%s%N) - t0) / 1000000))
-		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
-	done
-}
-
-# grows NAME SMALL LARGE: the times of n and 8n entries
-grows() {
-	n=$((n + 1))
-	case "$1$2" in
-	*[!0-9]*)
-		echo "not ok $n - $3 (n: $1 ms, 8n: $2)"
-		failed=$((failed + 1))
-		return ;;
-	esac
-	if [ "$2" -gt 400 ] && [ "$2" -gt $(($1 * 24)) ]; then
-		echo "not ok $n - $3 (n: $1 ms, 8n: $2 ms: more than n log n)"
-		failed=$((failed + 1))
-	else
-		echo "ok $n - $3 (n: $1 ms, 8n: $2 ms)"
-	fi
-}
+. "$TLC_SRCDIR/tests/hardening/scaling_lib.sh"
 
 # keys FILE COUNT: the default configuration plus COUNT options of simplify
 keys() {
