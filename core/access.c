@@ -9,7 +9,8 @@ static unsigned arg_mode(tlc_op_id op, int i)
 	case TLC_OP_MMA_GEMM: /* A, B read; C accumulates */
 	case TLC_OP_GEMM:
 	case TLC_OP_WGMMA_GEMM: return i < 2 ? TLC_ACCESS_READ : TLC_ACCESS_RW;
-	case TLC_OP_COPY_VEC: return i == 0 ? TLC_ACCESS_WRITE : TLC_ACCESS_READ;
+	case TLC_OP_COPY_VEC:
+	case TLC_OP_CP_ASYNC: return i == 0 ? TLC_ACCESS_WRITE : TLC_ACCESS_READ;
 	case TLC_OP_COPY:
 	case TLC_OP_TMA_COPY: return i == 0 ? TLC_ACCESS_READ : TLC_ACCESS_WRITE;
 	case TLC_OP_FILL:
@@ -24,7 +25,8 @@ static unsigned arg_mode(tlc_op_id op, int i)
 static unsigned load_arg_mode(tlc_op_id op, int i)
 {
 	switch (op) {
-	case TLC_OP_COPY_VEC: return i == 0 ? TLC_ACCESS_WRITE : TLC_ACCESS_READ;
+	case TLC_OP_COPY_VEC:
+	case TLC_OP_CP_ASYNC: return i == 0 ? TLC_ACCESS_WRITE : TLC_ACCESS_READ;
 	case TLC_OP_ATOMIC_ADD:
 	case TLC_OP_ATOMIC_ADD_VEC: return i == 0 ? TLC_ACCESS_RW : TLC_ACCESS_READ;
 	default: return TLC_ACCESS_READ;
@@ -117,4 +119,37 @@ bool tlc_buffers_share_memory(const tlc_buffer *a, const tlc_buffer *b)
 	if (!tlc_buffer_bytes(a, &na) || !tlc_buffer_bytes(b, &nb))
 		return true;
 	return a->offset < b->offset + nb && b->offset < a->offset + na;
+}
+
+typedef struct async_scan {
+	tlc_access_fn fn;
+	void *ctx;
+} async_scan;
+
+static tlc_walk_action async_expr(void *p, const tlc_expr *x)
+{
+	async_scan *a = p;
+	if (x->kind == TLC_EXPR_CALL && x->u.call.op == TLC_OP_CP_ASYNC && x->u.call.nargs >= 1) {
+		const tlc_expr *dst = x->u.call.args[0];
+		if (dst->kind == TLC_EXPR_LOAD)
+			a->fn(a->ctx, dst->u.load.buf, TLC_ACCESS_WRITE);
+		return TLC_WALK_SKIP;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+void tlc_stmt_async_writes(const tlc_stmt *s, tlc_access_fn fn, void *ctx)
+{
+	async_scan a = {fn, ctx};
+	if (s)
+		tlc_walk_stmt(&(tlc_visitor){.ctx = &a, .expr_pre = async_expr}, s);
+}
+
+int64_t tlc_stmt_async_wait_count(const tlc_stmt *s)
+{
+	int64_t n;
+	if (!tlc_stmt_is_call(s, TLC_OP_CP_ASYNC_WAIT) || s->u.eval.call->u.call.nargs != 1 ||
+	    !tlc_expr_as_int(s->u.eval.call->u.call.args[0], &n))
+		return -1;
+	return n;
 }

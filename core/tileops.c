@@ -68,9 +68,35 @@ static bool flag(const tlc_expr *call, const char *name)
 	return v && tlc_expr_as_int(v, &x) && x != 0;
 }
 
-static bool shape2(const tlc_buffer *b, int64_t *r, int64_t *c)
+/* The last two extents of b (its tile: leading dimensions are slice indices). */
+static bool shape2(const tlc_buffer *b, int nlead, int64_t *r, int64_t *c)
 {
-	return b->ndim == 2 && tlc_expr_as_int(b->shape[0], r) && tlc_expr_as_int(b->shape[1], c);
+	return b->ndim == nlead + 2 && tlc_expr_as_int(b->shape[nlead], r) && tlc_expr_as_int(b->shape[nlead + 1], c);
+}
+
+/* A region that is one whole 2-D tile of its buffer: points, then two full
+ * slices; *nlead and *lead give the points. */
+static bool gemm_slice(const tlc_expr *a, int *nlead, const tlc_range **lead)
+{
+	const tlc_buffer *b = a->u.region.buf;
+	int n = a->u.region.n;
+	if (n != b->ndim || n < 2)
+		return false;
+	for (int d = 0; d < n; d++) {
+		const tlc_range *r = &a->u.region.dims[d];
+		int64_t begin, ext, full;
+		if (d < n - 2) {
+			if (!r->is_point)
+				return false;
+			continue;
+		}
+		if (r->is_point || !tlc_expr_as_int(r->begin, &begin) || begin != 0 || !tlc_expr_as_int(r->extent, &ext) ||
+		    !tlc_expr_as_int(b->shape[d], &full) || ext != full)
+			return false;
+	}
+	*nlead = n - 2;
+	*lead = a->u.region.dims;
+	return true;
 }
 
 bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
@@ -83,11 +109,20 @@ bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
 	tlc_buffer *ops[3];
 	for (int i = 0; i < 3; i++) {
 		const tlc_expr *a = call->u.call.args[i];
-		if (a->kind != TLC_EXPR_BUF) {
-			*why = "gemm operands must be whole buffers (regions are not supported yet)";
+		if (a->kind == TLC_EXPR_REGION && i < 2 && !gemm_slice(a, &g->nlead[i], &g->lead[i])) {
+			*why = "a gemm operand region must select whole 2-D tiles: single indices on the leading "
+			       "dimensions and the full extent of the last two (A_shared[s, :, :])";
 			return false;
 		}
-		ops[i] = a->u.buf;
+		if (a->kind != TLC_EXPR_BUF && a->kind != TLC_EXPR_REGION) {
+			*why = "gemm operands must be buffers or whole 2-D slices of them";
+			return false;
+		}
+		if (a->kind == TLC_EXPR_REGION && i == 2) {
+			*why = "the gemm accumulator must be a whole buffer";
+			return false;
+		}
+		ops[i] = a->kind == TLC_EXPR_BUF ? a->u.buf : a->u.region.buf;
 	}
 	g->A = ops[0];
 	g->B = ops[1];
@@ -104,7 +139,7 @@ bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
 			g->policy = TLC_WARP_POLICY_FULL_COL;
 	}
 	int64_t ar, ac, br, bc, cr, cc;
-	if (!shape2(g->A, &ar, &ac) || !shape2(g->B, &br, &bc) || !shape2(g->C, &cr, &cc)) {
+	if (!shape2(g->A, g->nlead[0], &ar, &ac) || !shape2(g->B, g->nlead[1], &br, &bc) || !shape2(g->C, 0, &cr, &cc)) {
 		*why = "gemm operands must be 2-D with compile-time shapes";
 		return false;
 	}

@@ -15,7 +15,10 @@
  *    reports hazards there), but all of it counts as accessed;
  *  - a loop body runs again: what one iteration leaves pending must not meet
  *    what the next does before its first barrier;
- *  - both branches of an `if` count, one after the other (conservative).
+ *  - both branches of an `if` count, one after the other (conservative);
+ *  - an asynchronous copy (T.cp_async) writes where it is issued and again
+ *    at each later T.cp_async_wait, where its bytes may land (until a
+ *    T.cp_async_wait(0)): its readers need a barrier after the wait.
  * Two buffers are the same memory when tlc_buffers_share_memory says so. */
 #include "internal.h"
 
@@ -37,6 +40,8 @@ typedef struct checker {
 	int errors;
 	int n, cap;
 	pending *items;
+	int nflight, cap_flight;
+	pending *flight; /* T.cp_async writes no T.cp_async_wait(0) completed */
 } checker;
 
 typedef struct accesses {
@@ -153,6 +158,19 @@ static accesses body_head(const tlc_stmt *body)
 	return head;
 }
 
+/* A T.cp_async_wait: the copies in flight may land here, so they count as
+ * writes made now (their readers need a barrier after the wait). */
+static void land_copies(checker *c, const tlc_stmt *s, int64_t count)
+{
+	for (int i = 0; i < c->nflight; i++) {
+		c->items = tlc_mem_grow(c->items, c->n, &c->cap, sizeof(*c->items));
+		c->items[c->n] = c->flight[i];
+		c->items[c->n++].loc = s->loc;
+	}
+	if (count == 0)
+		c->nflight = 0;
+}
+
 /* One block item (or a body that is a single statement). */
 static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 {
@@ -160,6 +178,11 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 		return;
 	if (is_barrier(s)) {
 		c->n = 0;
+		return;
+	}
+	int64_t wait = tlc_stmt_async_wait_count(s);
+	if (wait >= 0) {
+		land_copies(c, s, wait);
 		return;
 	}
 	accesses a = collect(s);
@@ -189,6 +212,15 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 	}
 	remember(c, &a);
 	tlc_mem_free(a.items);
+	if (!in_nest) {
+		accesses f = {.loc = s->loc};
+		tlc_stmt_async_writes(s, add_access, &f);
+		for (int i = 0; i < f.n; i++) {
+			c->flight = tlc_mem_grow(c->flight, c->nflight, &c->cap_flight, sizeof(*c->flight));
+			c->flight[c->nflight++] = f.items[i];
+		}
+		tlc_mem_free(f.items);
+	}
 }
 
 static void check_body(checker *c, const tlc_stmt *s, bool in_nest)
@@ -208,6 +240,7 @@ bool tlc_verify_barriers(tlc_context *ctx, const tlc_module *m, const char *afte
 	checker c = {.ctx = ctx, .after = after};
 	for (int i = 0; i < m->nfuncs; i++) {
 		c.n = 0;
+		c.nflight = 0;
 		c.errors = 0;
 		if (m->funcs[i] && m->funcs[i]->body)
 			check_body(&c, m->funcs[i]->body, false);
@@ -215,5 +248,6 @@ bool tlc_verify_barriers(tlc_context *ctx, const tlc_module *m, const char *afte
 			break;
 	}
 	tlc_mem_free(c.items);
+	tlc_mem_free(c.flight);
 	return c.errors == 0;
 }

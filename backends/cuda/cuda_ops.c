@@ -13,6 +13,22 @@ static bool kw_int(const tlc_expr *call, const char *name, int64_t *v)
 	return x && tlc_expr_as_int(x, v);
 }
 
+static const tlc_buffer *operand_buffer(const tlc_expr *x)
+{
+	return x->kind == TLC_EXPR_BUF ? x->u.buf : x->u.load.buf;
+}
+
+/* A whole buffer by name, the first element of a tile by its address. */
+static void emit_operand(gpu_emitter *e, const tlc_expr *x)
+{
+	if (x->kind == TLC_EXPR_BUF) {
+		tlc_buf_puts(e->out, gpu_name(e, x->u.buf->name));
+		return;
+	}
+	tlc_buf_puts(e->out, "&");
+	gpu_emit_access(e, e->loc, x->u.load.buf, x->u.load.n, x->u.load.idx);
+}
+
 void cuda_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind)
 {
 	int64_t M, N, K, wm, wn, ta = 0, tb = 0, la = 0, lb = 0, lo = 0;
@@ -28,12 +44,14 @@ void cuda_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind)
 	kw_int(call, "ldmatrix_B", &lb);
 	kw_int(call, "thread_lo", &lo);
 	const tlc_expr *A = call->u.call.args[0], *B = call->u.call.args[1], *C = call->u.call.args[2];
-	if (A->kind != TLC_EXPR_BUF || B->kind != TLC_EXPR_BUF || C->kind != TLC_EXPR_BUF) {
-		tlc_error(e->ctx, e->loc, "T.mma_gemm operands must be whole buffers");
+	if ((A->kind != TLC_EXPR_BUF && A->kind != TLC_EXPR_LOAD) || (B->kind != TLC_EXPR_BUF && B->kind != TLC_EXPR_LOAD) ||
+	    C->kind != TLC_EXPR_BUF) {
+		tlc_error(e->ctx, e->loc, "T.mma_gemm operands must be buffers (or, for A and B, the first element of a tile)");
 		return;
 	}
-	const char *T = gpu_ctype(e, A->u.buf->dtype);
-	bool a_regs = A->u.buf->scope == TLC_SCOPE_LOCAL;
+	const tlc_buffer *Ab = operand_buffer(A);
+	const char *T = gpu_ctype(e, Ab->dtype);
+	bool a_regs = Ab->scope == TLC_SCOPE_LOCAL;
 	const tlc_expr *lay_a = tlc_call_kw(call, "layout_A"), *lay_b = tlc_call_kw(call, "layout_B");
 	if (!lay_b || (!a_regs && !lay_a)) {
 		tlc_error(e->ctx, e->loc,
@@ -61,8 +79,10 @@ void cuda_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind)
 		return;
 	}
 	const char *tid = "(int)threadIdx.x";
-	tlc_buf_printf(e->out, "%s, %s, %s, %s", gpu_name(e, A->u.buf->name),
-		       gpu_name(e, B->u.buf->name), gpu_name(e, C->u.buf->name), tid);
+	emit_operand(e, A);
+	tlc_buf_puts(e->out, ", ");
+	emit_operand(e, B);
+	tlc_buf_printf(e->out, ", %s, %s", gpu_name(e, C->u.buf->name), tid);
 	if (lo)
 		tlc_buf_printf(e->out, " - %lld", (long long)lo);
 	tlc_buf_puts(e->out, ");\n");
@@ -93,4 +113,67 @@ void cuda_emit_atomic_add_vec(gpu_emitter *e, const tlc_stmt *s, int ind)
 	tlc_buf_printf(e->out, "), *reinterpret_cast<const %s *>(&", vt);
 	gpu_emit_access(e, s->loc, src->u.load.buf, src->u.load.n, src->u.load.idx);
 	tlc_buf_puts(e->out, "));\n");
+}
+
+const char cuda_cp_async_text[] =
+	"/* cp.async (sm_80 and up): BYTES (4, 8 or 16) from global to shared memory, in the\n"
+	" * background; with in_bounds false nothing is read and the BYTES are zeros.  A thread's\n"
+	" * copies are complete once a cp.async.wait_group lets none of their groups pending. */\n"
+	"template <int BYTES>\n"
+	"static __device__ __forceinline__ void tlc_cp_async(void *dst, const void *src, bool in_bounds = true)\n"
+	"{\n"
+	"\tunsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
+	"\tsize_t g = __cvta_generic_to_global(src);\n"
+	"\tint n = in_bounds ? BYTES : 0;\n"
+	"\tif (BYTES == 16)\n"
+	"\t\tasm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(d), \"l\"(g), \"r\"(n) : \"memory\");\n"
+	"\telse\n"
+	"\t\tasm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\\n\" ::\"r\"(d), \"l\"(g), \"n\"(BYTES), \"r\"(n)\n"
+	"\t\t             : \"memory\");\n"
+	"}\n"
+	"static __device__ __forceinline__ void tlc_cp_async_commit()\n"
+	"{\n\tasm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");\n}\n"
+	"template <int N>\n"
+	"static __device__ __forceinline__ void tlc_cp_async_wait()\n"
+	"{\n\tasm volatile(\"cp.async.wait_group %0;\\n\" ::\"n\"(N) : \"memory\");\n}\n\n";
+
+void cuda_emit_cp_async(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *c = s->u.eval.call;
+	e->helpers |= CUDA_HELPER_CP_ASYNC;
+	if (c->u.call.op == TLC_OP_CP_ASYNC_COMMIT) {
+		gpu_indent(e, ind);
+		tlc_buf_puts(e->out, "tlc_cp_async_commit();\n");
+		return;
+	}
+	if (c->u.call.op == TLC_OP_CP_ASYNC_WAIT) {
+		int64_t n;
+		if (c->u.call.nargs != 1 || !tlc_expr_as_int(c->u.call.args[0], &n) || n < 0 || n > 7) {
+			tlc_error(e->ctx, s->loc, "T.cp_async_wait needs a constant count from 0 to 7");
+			return;
+		}
+		gpu_indent(e, ind);
+		tlc_buf_printf(e->out, "tlc_cp_async_wait<%lld>();\n", (long long)n);
+		return;
+	}
+	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
+	int64_t lanes, bytes = 0;
+	if (dst->kind == TLC_EXPR_LOAD && src->kind == TLC_EXPR_LOAD && tlc_expr_as_int(c->u.call.args[2], &lanes) &&
+	    dst->u.load.buf->dtype == src->u.load.buf->dtype)
+		bytes = lanes * tlc_dtype_bits(dst->u.load.buf->dtype) / 8;
+	if (bytes != 4 && bytes != 8 && bytes != 16) {
+		tlc_error(e->ctx, s->loc,
+			  "T.cp_async needs two elements of one dtype and 4, 8 or 16 bytes");
+		return;
+	}
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "tlc_cp_async<%lld>(&", (long long)bytes);
+	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
+	tlc_buf_puts(e->out, ", &");
+	gpu_emit_access(e, s->loc, src->u.load.buf, src->u.load.n, src->u.load.idx);
+	if (c->u.call.nargs == 4) {
+		tlc_buf_puts(e->out, ", ");
+		gpu_emit_expr(e, c->u.call.args[3]);
+	}
+	tlc_buf_puts(e->out, ");\n");
 }

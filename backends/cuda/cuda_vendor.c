@@ -2,7 +2,7 @@
  * and the ops and device helpers that only CUDA has. */
 #include "cuda_emit.h"
 
-/* T.mma_gemm and T.atomic_add_vec: the rest is the shared printer's. */
+/* T.mma_gemm, T.atomic_add_vec and cp.async: the rest is the shared printer's. */
 static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	const tlc_expr *call = s->u.eval.call;
@@ -12,6 +12,11 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 		return true;
 	case TLC_OP_ATOMIC_ADD_VEC:
 		cuda_emit_atomic_add_vec(e, s, ind);
+		return true;
+	case TLC_OP_CP_ASYNC:
+	case TLC_OP_CP_ASYNC_COMMIT:
+	case TLC_OP_CP_ASYNC_WAIT:
+		cuda_emit_cp_async(e, s, ind);
 		return true;
 	default:
 		return false;
@@ -25,6 +30,8 @@ static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 		tlc_buf_puts(out, text ? text : "#error tlc: device helper tlc_gemm.cuh missing from the cuda plugin\n");
 		tlc_buf_puts(out, "\n");
 	}
+	if (helpers & CUDA_HELPER_CP_ASYNC)
+		tlc_buf_puts(out, cuda_cp_async_text);
 }
 
 const gpu_vendor cuda_vendor = {

@@ -25,6 +25,14 @@ TLC_API void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn f
 /* The accesses of s and of every statement nested in it. */
 TLC_API void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
 
+/* The buffers s (and every statement nested in it) writes with
+ * asynchronous copies (T.cp_async): the bytes land later, at a
+ * T.cp_async_wait, so other threads may read them only after that wait and
+ * a barrier.  fn gets TLC_ACCESS_WRITE. */
+TLC_API void tlc_stmt_async_writes(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
+/* The group count of a T.cp_async_wait(n) statement; -1 for any other statement. */
+TLC_API int64_t tlc_stmt_async_wait_count(const tlc_stmt *s);
+
 /* True for the shared-memory scopes (static and dynamic). */
 TLC_API bool tlc_buffer_in_shared(const tlc_buffer *b);
 /* The buffer whose storage b is (b itself unless b is a T.view). */

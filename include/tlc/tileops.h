@@ -38,9 +38,14 @@ typedef enum tlc_warp_policy {
 	TLC_WARP_POLICY_FULL_COL, /* every warp along N: warp_n = warps */
 } tlc_warp_policy;
 
-/* A T.gemm / T.wgmma_gemm call, decoded: C[M, N] += op(A)[M, K] op(B)[K, N]. */
+/* A T.gemm / T.wgmma_gemm call, decoded: C[M, N] += op(A)[M, K] op(B)[K, N].
+ * A and B may be whole 2-D tiles of buffers with more dimensions
+ * (A_shared[s, :, :], the versions of a pipelined buffer): nlead[0] / [1]
+ * single indices lead[0] / [1] select the tile, 0 for a whole buffer. */
 typedef struct tlc_gemm_info {
 	tlc_buffer *A, *B, *C;
+	int nlead[2];
+	const tlc_range *lead[2];
 	bool trans_A, trans_B;
 	bool clear_accum;
 	tlc_warp_policy policy;

@@ -176,15 +176,20 @@ static void prefer_swizzles(li_state *st)
 		tlc_buffer *ab[2] = {op->g.A, op->g.B};
 		for (int k = 0; k < 2; k++) {
 			tlc_buffer *b = ab[k];
-			if (!tlc_buffer_in_shared(b) || b->layout)
+			if (!tlc_buffer_in_shared(b) || b->layout || b->ndim > TLC_LAYOUT_MAX_DIMS)
 				continue;
-			int64_t shape[2];
-			if (!tlc_expr_as_int(b->shape[0], &shape[0]) || !tlc_expr_as_int(b->shape[1], &shape[1]))
+			/* the versions of a pipelined buffer (leading dimensions) share
+			 * the swizzle of the 2-D tile */
+			int64_t shape[TLC_LAYOUT_MAX_DIMS];
+			bool known = true;
+			for (int d = 0; d < b->ndim; d++)
+				known &= tlc_expr_as_int(b->shape[d], &shape[d]);
+			if (!known || b->ndim < 2)
 				continue;
-			tlc_swizzle mode = tlc_swizzle_widest(shape[1], b->dtype);
+			tlc_swizzle mode = tlc_swizzle_widest(shape[b->ndim - 1], b->dtype);
 			const char *why = NULL;
 			if (mode != TLC_SWIZZLE_NONE)
-				b->layout = tlc_layout_swizzled(st->m, 2, shape, b->dtype, mode, &why);
+				b->layout = tlc_layout_swizzled(st->m, b->ndim, shape, b->dtype, mode, &why);
 		}
 	}
 }

@@ -8,6 +8,8 @@
 #include <tlc/plugin.h>
 #include <tlc/walk.h>
 
+#include <string.h>
+
 #include "lower.h"
 
 int lw_error(lw_state *st, tlc_loc loc, const char *fmt, ...)
@@ -134,6 +136,15 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 		return lower_eval(rw, s);
 	if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PARALLEL)
 		return lw_lower_nest(st, s);
+	if (s->kind == TLC_STMT_ATTR && strcmp(s->u.attr.key, "async_copy") == 0) {
+		/* inject-pipeline's asynchronous copies: their element copies become
+		 * T.cp_async (lower_vector.c); the marker has done its work */
+		bool saved = st->async_copy;
+		st->async_copy = true;
+		tlc_stmt *body = tlc_stmt_rewrite(rw, s->u.attr.body);
+		st->async_copy = saved;
+		return body;
+	}
 	if (opens_scope(s)) {
 		w->saved = tlc_mem_grow(w->saved, w->depth, &w->cap, sizeof(*w->saved));
 		w->saved[w->depth++] = st->ranges.n;

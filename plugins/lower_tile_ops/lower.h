@@ -46,6 +46,7 @@ typedef struct lw_state {
 	int nruns;
 	lw_run_result runs[LW_RUNS_CACHE];
 	int errors;
+	bool async_copy;     /* inside inject-pipeline's `with T.attr("async_copy", 1)` */
 } lw_state;
 
 int lw_error(lw_state *st, tlc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -14,14 +14,34 @@
 
 #include "lower.h"
 
-static const tlc_layout *operand_layout(lw_state *st, const tlc_buffer *b)
+/* The memory layout of one 2-D tile of gemm operand b, whose first nlead
+ * dimensions select the tile (the versions of a pipelined buffer share one
+ * swizzle, so every tile has the same layout). */
+static const tlc_layout *operand_layout(lw_state *st, const tlc_buffer *b, int nlead)
 {
-	if (b->layout)
-		return b->layout;
 	int64_t shape[2];
-	if (b->ndim != 2 || !tlc_expr_as_int(b->shape[0], &shape[0]) || !tlc_expr_as_int(b->shape[1], &shape[1]))
+	if (b->ndim != nlead + 2 || !tlc_expr_as_int(b->shape[nlead], &shape[0]) ||
+	    !tlc_expr_as_int(b->shape[nlead + 1], &shape[1]))
 		return NULL;
-	return tlc_layout_row_major(st->m, 2, shape);
+	const tlc_layout *l = b->layout;
+	if (!l || nlead == 0)
+		return l ? l : tlc_layout_row_major(st->m, 2, shape);
+	if (l->kind == TLC_LAYOUT_SWIZZLED)
+		return tlc_layout_swizzled(st->m, 2, shape, l->elem, l->swizzle, NULL);
+	return NULL;
+}
+
+/* The operand the lowered call takes: the buffer, or the first element of
+ * the selected tile (the target takes its address). */
+static const tlc_expr *operand_base(lw_state *st, tlc_buffer *b, int nlead, const tlc_range *lead)
+{
+	tlc_module *m = st->m;
+	if (nlead == 0)
+		return tlc_buf_ref(m, b);
+	const tlc_expr *idx[TLC_TILE_MAX_DIMS];
+	for (int d = 0; d < b->ndim; d++)
+		idx[d] = d < nlead ? lead[d].begin : tlc_i32(m, 0);
+	return tlc_load(m, b, b->ndim, idx);
 }
 
 /* T.Parallel over C with C's layout, storing zero. */
@@ -94,9 +114,11 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 	for (int k = 0; k < 2; k++) {
 		if (!tlc_buffer_in_shared(ops[k]))
 			continue;
-		const tlc_layout *l = operand_layout(st, ops[k]);
+		const tlc_layout *l = operand_layout(st, ops[k], g.nlead[k]);
 		if (!l || l->kind == TLC_LAYOUT_FRAGMENT) {
-			lw_error(st, s->loc, "T.gemm: operand '%s' needs a 2-D memory layout", ops[k]->name);
+			lw_error(st, s->loc,
+			         "T.gemm: operand '%s' needs a 2-D memory layout (a swizzle when it has versions)",
+			         ops[k]->name);
 			return NULL;
 		}
 		KW(k ? "layout_B" : "layout_A", tlc_layout_to_expr(m, l));
@@ -107,7 +129,9 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 	}
 	KW("thread_lo", tlc_i32(m, CL->thread_lo));
 #undef KW
-	const tlc_expr *mma = tlc_call(m, TLC_OP_MMA_GEMM, TLC_DT_VOID, 3, call->u.call.args, nk, names, vals);
+	const tlc_expr *args[3] = {operand_base(st, g.A, g.nlead[0], g.lead[0]),
+	                           operand_base(st, g.B, g.nlead[1], g.lead[1]), call->u.call.args[2]};
+	const tlc_expr *mma = tlc_call(m, TLC_OP_MMA_GEMM, TLC_DT_VOID, 3, args, nk, names, vals);
 	tlc_stmt *out = tlc_seq_new(m, s->loc);
 	if (g.clear_accum)
 		tlc_seq_append(m, out, lw_lower_nest(st, clear_nest(st, s->loc, g.C)));

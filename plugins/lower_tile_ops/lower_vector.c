@@ -347,8 +347,19 @@ tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j
 	const tlc_expr *dst = tlc_load(m, body->u.store.buf, body->u.store.n,
 	                               subst_list(st, body->u.store.n, body->u.store.idx, r, r0));
 	const tlc_expr *src = tlc_load(m, val->u.load.buf, val->u.load.n, subst_list(st, val->u.load.n, val->u.load.idx, r, r0));
-	const tlc_expr *args[3] = {dst, src, tlc_i32(m, v)};
-	tlc_stmt *copy = tlc_eval_new(m, loc, tlc_call(m, TLC_OP_COPY_VEC, TLC_DT_VOID, 3, args, 0, NULL, NULL));
+	const tlc_expr *args[4] = {dst, src, tlc_i32(m, v), NULL};
+	tlc_stmt *copy;
+	if (st->async_copy && val->u.load.buf->scope == TLC_SCOPE_GLOBAL && tlc_buffer_in_shared(body->u.store.buf) &&
+	    (bytes == 4 || bytes == 8 || bytes == 16)) {
+		/* asynchronous: out of bounds, the engine writes the zeros itself */
+		int nargs = 3;
+		if (zero_pred)
+			args[nargs++] = tlc_simplify_expr(m, subst(st, zero_pred, r, r0));
+		copy = tlc_eval_new(m, loc, tlc_call(m, TLC_OP_CP_ASYNC, TLC_DT_VOID, nargs, args, 0, NULL, NULL));
+		zero_pred = NULL;
+	} else {
+		copy = tlc_eval_new(m, loc, tlc_call(m, TLC_OP_COPY_VEC, TLC_DT_VOID, 3, args, 0, NULL, NULL));
+	}
 	if (pred) {
 		copy = tlc_if_new(m, loc, tlc_simplify_expr(m, subst(st, pred, r, r0)), copy, NULL);
 	} else if (zero_pred) {

@@ -112,3 +112,22 @@ void si_body_head(si_state *si, const tlc_stmt *body, si_access *acc)
 	for (int i = 0; i < body->u.seq.n && !si_is_barrier(body->u.seq.items[i]); i++)
 		si_stmt_access(si, body->u.seq.items[i], acc);
 }
+
+typedef struct async_ctx {
+	si_state *si;
+	si_set *set;
+} async_ctx;
+
+static void add_async(void *p, const tlc_buffer *b, unsigned mode)
+{
+	async_ctx *a = p;
+	(void)mode;
+	if (tlc_buffer_in_shared(b))
+		set_add(a->si, a->set, b);
+}
+
+void si_async_writes(si_state *si, const tlc_stmt *s, si_set *set)
+{
+	async_ctx a = {si, set};
+	tlc_stmt_async_writes(s, add_async, &a);
+}

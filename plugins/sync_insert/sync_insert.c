@@ -17,12 +17,18 @@
  * whose condition depends on the thread index.  A hazard there is an error
  * at that region, asking to split it.  Buffers that storage-plan placed on
  * overlapping bytes count as the same memory, so run this pass after it.
+ * Asynchronous copies (T.cp_async) count as writes where they are issued
+ * (a write after others' reads still needs its barrier first) and again at
+ * every T.cp_async_wait that follows, where their bytes may land: a reader
+ * after the wait gets a barrier after it.
+ *
  * The cuda target checks the result and fails on a hazard without barrier. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include <tlc/access.h>
 #include <tlc/walk.h>
 
 #include "sync_insert.h"
@@ -246,6 +252,16 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			tlc_seq_append(si->m, out, item);
 			continue;
 		}
+		int64_t wait = tlc_stmt_async_wait_count(item);
+		if (wait >= 0) {
+			/* the copies in flight land here: their readers need a barrier
+			 * after this wait, not after the copies were issued */
+			si_set_union(&si->pending.w, &si->in_flight);
+			if (wait == 0)
+				si->in_flight = (si_set){{0}};
+			tlc_seq_append(si->m, out, item);
+			continue;
+		}
 		si_access acc = {0};
 		si_stmt_access(si, item, &acc);
 		const tlc_buffer *b = si_hazard(si, &si->pending, &acc);
@@ -260,6 +276,7 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 		visit_inner(si, item, rg);
 		si_set_union(&si->pending.r, &acc.r);
 		si_set_union(&si->pending.w, &acc.w);
+		si_async_writes(si, item, &si->in_flight);
 		tlc_seq_append(si->m, out, item);
 	}
 	if (!inserted)

@@ -37,6 +37,10 @@ typedef struct si_state {
 	si_set rows[SI_MAX_BUFS]; /* rows[i]: the buffers that share memory with bufs[i] */
 	int too_many;
 	si_access pending; /* shared accesses since the last barrier */
+	/* buffers that T.cp_async writes and no T.cp_async_wait(0) has
+	 * completed: each wait lands them again (as writes pending a barrier),
+	 * since it may be the one that completes the group a reader needs */
+	si_set in_flight;
 	const tlc_stmt *reported; /* the last region an error was reported for */
 	int nthread_vars, cap_thread_vars;
 	const tlc_var **thread_vars; /* let-bound variables whose value depends on the thread */
@@ -50,6 +54,8 @@ void si_body_head(si_state *si, const tlc_stmt *body, si_access *acc);
 /* A buffer of `next` that must wait for `pending` (RAW, WAR, WAW), or NULL. */
 const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const si_access *next);
 void si_set_union(si_set *s, const si_set *t);
+/* Add the buffers s writes with T.cp_async to *set. */
+void si_async_writes(si_state *si, const tlc_stmt *s, si_set *set);
 /* True for a T.sync_threads() statement. */
 bool si_is_barrier(const tlc_stmt *s);
 

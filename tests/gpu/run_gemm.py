@@ -61,6 +61,18 @@ CASES += [
      "float16", False, False),
     ("fp16 256 threads 128x256x32", TRANS, "gemm(512, 512, 512, 128, 256, 32, threads=256)", 512, 512, 512,
      "float16", False, False),
+    # software pipelining: 1..4 stages, K shorter than stages x block_K, a
+    # partial last K tile (zero-filled by the asynchronous copies)
+    ("fp16 1 stage", TRANS, "gemm(256, 256, 512, num_stages=1)", 256, 256, 512, "float16", False, False),
+    ("fp16 3 stages", TRANS, "gemm(256, 256, 512, num_stages=3)", 256, 256, 512, "float16", False, False),
+    ("bf16 4 stages, A^T", TRANS, 'gemm(256, 256, 512, trans_A=True, num_stages=4, dtype="bfloat16")', 256, 256,
+     512, "bfloat16", True, False),
+    ("fp16 4 stages, K=64 < 4x32", TRANS, "gemm(256, 256, 64, num_stages=4)", 256, 256, 64, "float16", False,
+     False),
+    ("fp16 3 stages, K=32 (one tile)", TRANS, "gemm(128, 128, 32, num_stages=3)", 128, 128, 32, "float16", False,
+     False),
+    ("fp16 3 stages, K=200 (partial K tile), B^T", TRANS, "gemm(256, 192, 200, trans_B=True, num_stages=3)", 256,
+     192, 200, "float16", False, True),
     ("bf16 block_K 64, B^T", TRANS, 'gemm(384, 384, 640, 128, 128, 64, trans_B=True, dtype="bfloat16")', 384, 384,
      640, "bfloat16", False, True),
 ]

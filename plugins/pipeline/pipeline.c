@@ -1,0 +1,38 @@
+/* pipeline.c - the software-pipelining plugin: pipeline-planning (a stage
+ * and an order for each statement of a T.Pipelined loop) and inject-pipeline
+ * (prologue, steady state, epilogue, versioned buffers, asynchronous
+ * copies).  Both run before layout inference; see doc/pipeline.md. */
+#include "config.h"
+
+#include <tlc/plugin.h>
+
+#include "pipeline.h"
+
+static const tlc_pass_desc planning_pass = {
+	.name = "pipeline-planning",
+	.summary = "give each statement of a T.Pipelined loop a stage and an order (copies prefetched num_stages-1 ahead)",
+	.run = pl_run_planning,
+};
+
+static const tlc_pass_desc inject_pass = {
+	.name = "inject-pipeline",
+	.summary = "software-pipeline T.Pipelined loops: prologue, steady state, epilogue, versioned shared buffers, cp.async",
+	.run = pl_run_inject,
+};
+
+static int pipeline_init(tlc_registry *reg)
+{
+	int rc = tlc_register_pass(reg, &planning_pass);
+	return rc ? rc : tlc_register_pass(reg, &inject_pass);
+}
+
+static const tlc_plugin_desc pipeline_plugin = {
+	.abi_version = TLC_PLUGIN_ABI_VERSION,
+	.struct_size = sizeof(tlc_plugin_desc),
+	.name = "pipeline",
+	.version = PACKAGE_VERSION,
+	.description = "software pipelining of T.Pipelined loops",
+	.init = pipeline_init,
+};
+
+TLC_DEFINE_PLUGIN(pipeline_plugin)

@@ -1,0 +1,149 @@
+/* pipeline_planning.c - the `pipeline-planning` pass: a stage and an order
+ * for every statement of a T.Pipelined loop that has num_stages and no
+ * order/stage of the user's.
+ *
+ * A statement is a *producer* when it is a T.copy from a global tensor into
+ * a shared buffer that the rest of the body reads, that no other statement
+ * writes, and whose source no statement of the body writes: its iteration
+ * i + S - 1 may then run while the rest works on iteration i.  Producers get
+ * stage 0 and come first, in their order; every other statement gets stage
+ * S - 1 (S = num_stages) and follows, in its order.  That is the usual
+ * prefetch schedule: S - 1 tiles in flight, S versions of each producer's
+ * buffer (inject-pipeline makes them).  A loop with no producer, or with
+ * num_stages <= 1, gets stage 0 everywhere: it runs as a plain loop.
+ *
+ * Scalar bindings at the top of the body (`k0 = k * 32`) are substituted
+ * into the statements that use them first, so that every statement can be
+ * moved on its own.  The result is written on the loop (order=, stage=) and
+ * printed, so `--passes=pipeline-planning --emit=ir` shows the plan. */
+#include "config.h"
+
+#include <string.h>
+
+#include <tlc/access.h>
+#include <tlc/walk.h>
+
+#include "pipeline.h"
+
+/* Replace the body's leading lets by their values in what follows. */
+static void inline_lets(tlc_module *m, tlc_stmt *body)
+{
+	int n = body->u.seq.n, kept = 0;
+	tlc_rewriter rw;
+	tlc_rewriter_init(&rw, m);
+	for (int i = 0; i < n; i++) {
+		tlc_stmt *s = body->u.seq.items[i];
+		if (s->kind == TLC_STMT_LET) {
+			const tlc_expr *v = tlc_expr_rewrite(&rw, s->u.let.value);
+			tlc_rewriter_map_var(&rw, s->u.let.var, v);
+			continue;
+		}
+		body->u.seq.items[kept++] = tlc_stmt_rewrite(&rw, s);
+	}
+	body->u.seq.n = kept;
+	tlc_rewriter_free(&rw);
+}
+
+typedef struct use_scan {
+	const tlc_buffer *buf;
+	unsigned mode;
+} use_scan;
+
+static void note_use(void *p, const tlc_buffer *b, unsigned mode)
+{
+	use_scan *u = p;
+	if (tlc_buffer_storage(b) == tlc_buffer_storage(u->buf))
+		u->mode |= mode;
+}
+
+/* How statement s uses buffer b (TLC_ACCESS_* bits, 0 = not at all). */
+static unsigned use_of(const tlc_stmt *s, const tlc_buffer *b)
+{
+	use_scan u = {b, 0};
+	tlc_stmt_accesses(s, note_use, &u);
+	return u.mode;
+}
+
+bool pl_copy_sides(const tlc_stmt *s, const tlc_buffer **src, const tlc_buffer **dst)
+{
+	if (!tlc_stmt_is_call(s, TLC_OP_COPY))
+		return false;
+	const tlc_expr *call = s->u.eval.call;
+	const tlc_buffer *b[2] = {NULL, NULL};
+	for (int k = 0; k < 2; k++) {
+		const tlc_expr *a = call->u.call.args[k];
+		b[k] = a->kind == TLC_EXPR_BUF      ? a->u.buf
+		       : a->kind == TLC_EXPR_REGION ? a->u.region.buf
+		       : a->kind == TLC_EXPR_LOAD   ? a->u.load.buf
+		                                    : NULL;
+		if (!b[k])
+			return false;
+	}
+	*src = b[0];
+	*dst = b[1];
+	return true;
+}
+
+/* Statement j of the body is a producer (see the header comment). */
+static bool is_producer(const tlc_stmt *body, int j)
+{
+	const tlc_buffer *src, *dst;
+	if (!pl_copy_sides(body->u.seq.items[j], &src, &dst) || src->scope != TLC_SCOPE_GLOBAL ||
+	    !tlc_buffer_in_shared(dst))
+		return false;
+	bool read_later = false;
+	for (int i = 0; i < body->u.seq.n; i++) {
+		if (i == j)
+			continue;
+		const tlc_stmt *s = body->u.seq.items[i];
+		unsigned d = use_of(s, dst);
+		if ((d & TLC_ACCESS_WRITE) || (use_of(s, src) & TLC_ACCESS_WRITE))
+			return false;
+		read_later |= (d & TLC_ACCESS_READ) != 0;
+	}
+	return read_later;
+}
+
+static void plan_loop(tlc_module *m, tlc_stmt *loop)
+{
+	tlc_pipeline_info *pi = &loop->u.loop.pipe;
+	tlc_stmt *body = pl_body_seq(m, loop);
+	inline_lets(m, body);
+	int n = body->u.seq.n;
+	if (n == 0)
+		return;
+	int *order = tlc_alloc(m, (size_t)n * sizeof(int));
+	int *stage = tlc_alloc(m, (size_t)n * sizeof(int));
+	int last = pi->num_stages > 1 ? pi->num_stages - 1 : 0, nprod = 0;
+	for (int j = 0; j < n; j++)
+		if (last && is_producer(body, j))
+			nprod++;
+	/* producers first (stage 0), then the rest (stage S - 1) */
+	int next_prod = 0, next_rest = nprod;
+	for (int j = 0; j < n; j++) {
+		bool prod = nprod && is_producer(body, j);
+		stage[j] = prod || !nprod ? 0 : last;
+		order[j] = prod ? next_prod++ : next_rest++;
+	}
+	pi->n_order = pi->n_stage = n;
+	pi->order = order;
+	pi->stage = stage;
+}
+
+static tlc_walk_action plan_pre(void *ctx, const tlc_stmt *cs)
+{
+	tlc_module *m = ctx;
+	tlc_stmt *s = (tlc_stmt *)cs; /* the pass owns the function it plans */
+	if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PIPELINED && s->u.loop.pipe.n_stage == 0 &&
+	    s->u.loop.pipe.n_order == 0)
+		plan_loop(m, s);
+	return TLC_WALK_CONTINUE;
+}
+
+int pl_run_planning(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
+{
+	(void)opts;
+	if (f->body)
+		tlc_walk_stmt(&(tlc_visitor){.ctx = m, .stmt_pre = plan_pre}, f->body);
+	return 0;
+}
