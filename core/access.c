@@ -7,6 +7,7 @@ static unsigned arg_mode(tlc_op_id op, int i)
 {
 	switch (op) {
 	case TLC_OP_MMA_GEMM: /* A, B read; C accumulates */
+	case TLC_OP_WGMMA_ISSUE:
 	case TLC_OP_GEMM:
 	case TLC_OP_WGMMA_GEMM: return i < 2 ? TLC_ACCESS_READ : TLC_ACCESS_RW;
 	case TLC_OP_COPY_VEC:

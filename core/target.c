@@ -145,26 +145,68 @@ static const char *fmt(tlc_module *m, const char *f, ...)
 	return tlc_strdup(m, buf);
 }
 
-bool tlc_gemm_plan_for(tlc_module *m, const tlc_gemm_info *g, int64_t threads, int64_t thread_lo, tlc_gemm_plan *plan,
-                       const char **why)
+/* The stored (rows, last-dimension extent) of a gemm operand's 2-D tile. */
+static void tile_dims(const tlc_buffer *b, int nlead, int64_t *rows, int64_t *cols)
 {
-	const tlc_target_info *info = tlc_module_target_info(m);
-	memset(plan, 0, sizeof(*plan));
-	if (!info) {
-		*why = "a gemm needs a target's matrix instructions: compile with --target";
-		return false;
+	*rows = *cols = 0;
+	if (b->ndim == nlead + 2) {
+		tlc_expr_as_int(b->shape[nlead], rows);
+		tlc_expr_as_int(b->shape[nlead + 1], cols);
 	}
-	const tlc_matrix_inst *x = tlc_target_find_matrix(info, g->A->dtype, g->B->dtype, g->C->dtype, 0);
-	if (!x) {
-		*why = fmt(m, "target %s has no matrix instruction for %s x %s -> %s", tlc_module_target_name(m),
-		           tlc_dtype_name(g->A->dtype), tlc_dtype_name(g->B->dtype), tlc_dtype_name(g->C->dtype));
-		return false;
-	}
-	if (threads % x->threads) {
-		*why = fmt(m, "%s is issued by groups of %d threads and the gemm runs on %lld", x->name, x->threads,
+}
+
+/* The swizzle a descriptor would read operand b through: its layout's, or
+ * the one layout-inference gives a gemm operand without one (the widest its
+ * rows allow); NONE when b's layout is not a swizzle. */
+static tlc_swizzle descriptor_swizzle(const tlc_buffer *b, int64_t cols)
+{
+	if (!b->layout)
+		return tlc_swizzle_widest(cols, b->dtype);
+	return b->layout->kind == TLC_LAYOUT_SWIZZLED ? b->layout->swizzle : TLC_SWIZZLE_NONE;
+}
+
+/* Why x cannot read operand `which` ("A" / "B") of g through a shared-memory
+ * descriptor, split over `groups` thread groups with `share` elements each
+ * along M or N; NULL when it can. */
+static const char *descriptor_unfit(tlc_module *m, const tlc_matrix_inst *x, const tlc_buffer *b, int nlead,
+                                    bool k_major, int groups, int64_t share, const char *which)
+{
+	int64_t rows, cols;
+	tile_dims(b, nlead, &rows, &cols);
+	tlc_swizzle sw = descriptor_swizzle(b, cols);
+	if (sw == TLC_SWIZZLE_NONE)
+		return fmt(m, "%s reads %s through a shared-memory descriptor, which needs a swizzled layout (rows of a "
+		              "multiple of 32 bytes, no other T.annotate_layout)",
+		           x->name, which);
+	if (rows % 8)
+		return fmt(m, "%s reads %s through a shared-memory descriptor, which needs a multiple of 8 stored rows",
+		           x->name, which);
+	unsigned need = k_major ? TLC_MMA_K_MAJOR : TLC_MMA_MN_MAJOR;
+	if (x->shared_majors && !(x->shared_majors & need))
+		return fmt(m, "%s reads %s %s only; transpose the operand in shared memory", x->name, which,
+		           x->shared_majors & TLC_MMA_K_MAJOR ? "K-major (A as [M][K], B as [N][K])" : "M/N-major");
+	/* M/N-major: a group's share of M (or N) must be whole swizzle spans or
+	 * lie inside one, for the descriptor's strides to step correctly */
+	int64_t span = tlc_swizzle_get(sw)->bytes / (tlc_dtype_bits(b->dtype) / 8);
+	if (!k_major && groups > 1 && share % span && span % share)
+		return fmt(m, "%s reads %s M/N-major in %lld-element swizzle spans, which the %lld elements of each of its "
+		              "%d thread groups do not divide",
+		           x->name, which, (long long)span, (long long)share, groups);
+	return NULL;
+}
+
+/* Plan g on instruction x; NULL on success, else why not. */
+static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_gemm_info *g, int64_t threads,
+                           int64_t thread_lo, tlc_gemm_plan *plan)
+{
+	bool a_regs = g->A->scope == TLC_SCOPE_FRAGMENT;
+	if (a_regs && !(x->a_from & TLC_MMA_FROM_REGS))
+		return fmt(m, "%s cannot read A from registers", x->name);
+	if (!(x->b_from & TLC_MMA_FROM_REGS) && g->B->scope == TLC_SCOPE_FRAGMENT)
+		return fmt(m, "%s reads B from shared memory only", x->name);
+	if (threads % x->threads)
+		return fmt(m, "%s is issued by groups of %d threads and the gemm runs on %lld", x->name, x->threads,
 		           (long long)threads);
-		return false;
-	}
 	int groups = (int)(threads / x->threads);
 	const char *grid_why = NULL;
 	if (!tlc_gemm_warp_grid(g->M, g->N, x->m, x->n, groups, g->policy, &plan->warp_m, &plan->warp_n, &grid_why)) {
@@ -175,17 +217,29 @@ bool tlc_gemm_plan_for(tlc_module *m, const tlc_gemm_info *g, int64_t threads, i
 		        ? fmt(m, "with policy FullCol, N must be a multiple of %d x %d = %d", x->n, groups, x->n * groups)
 		        : fmt(m, "no split of the %d groups into a grid divides the tile into %dx%d atoms", groups, x->m,
 		              x->n);
-		*why = fmt(m, "a %lldx%lld accumulator over %d groups of %d threads (%s): %s", (long long)g->M,
+		return fmt(m, "a %lldx%lld accumulator over %d groups of %d threads (%s): %s", (long long)g->M,
 		           (long long)g->N, groups, x->threads, x->name, rule);
-		return false;
 	}
+	int64_t MW = g->M / plan->warp_m, NW = g->N / plan->warp_n;
+	/* an instruction of variable N covers a group's whole share of N */
+	if (x->n_max > x->n && NW > x->n_max)
+		return fmt(m, "%s covers at most %d columns per group of threads and each of the %d groups along N has %lld",
+		           x->name, x->n_max, plan->warp_n, (long long)NW);
+	const char *bad = NULL;
+	if ((x->a_from & TLC_MMA_FROM_SHARED) && !a_regs)
+		bad = descriptor_unfit(m, x, g->A, g->nlead[0], !g->trans_A, plan->warp_m, MW, "A");
+	if (!bad && !(x->b_from & TLC_MMA_FROM_REGS))
+		bad = descriptor_unfit(m, x, g->B, g->nlead[1], g->trans_B, plan->warp_n, NW, "B");
+	if (bad)
+		return bad;
 	plan->inst = x;
-	const tlc_layout *c_atom = tlc_frag_atom_layout(m, &x->frag_c, x->threads, 0, why);
+	const char *why = NULL;
+	const tlc_layout *c_atom = tlc_frag_atom_layout(m, &x->frag_c, x->threads, 0, &why);
 	plan->c_frag = c_atom ? tlc_fragment_tile(m, c_atom, g->M, g->N, plan->warp_m, plan->warp_n, true, true,
-	                                          thread_lo, why)
+	                                          thread_lo, &why)
 	                      : NULL;
 	if (!plan->c_frag)
-		return false;
+		return why;
 	if (x->frag_a.ndigits) {
 		const char *a_why = NULL;
 		const tlc_layout *a_atom = tlc_frag_atom_layout(m, &x->frag_a, x->threads, 0, &a_why);
@@ -197,7 +251,38 @@ bool tlc_gemm_plan_for(tlc_module *m, const tlc_gemm_info *g, int64_t threads, i
 	} else {
 		plan->a_why = fmt(m, "%s reads A from shared memory only", x->name);
 	}
-	return true;
+	if (a_regs && !plan->a_frag)
+		return plan->a_why;
+	return NULL;
+}
+
+bool tlc_gemm_plan_for(tlc_module *m, const tlc_gemm_info *g, int64_t threads, int64_t thread_lo, tlc_gemm_plan *plan,
+                       const char **why)
+{
+	const tlc_target_info *info = tlc_module_target_info(m);
+	memset(plan, 0, sizeof(*plan));
+	if (!info) {
+		*why = "a gemm needs a target's matrix instructions: compile with --target";
+		return false;
+	}
+	/* the first instruction of the table that fits; the last one's reason
+	 * when none does (tables list the most general instruction last) */
+	const char *last = NULL;
+	for (int i = 0; i < info->nmatrix; i++) {
+		const tlc_matrix_inst *x = &info->matrix[i];
+		if (x->a != g->A->dtype || x->b != g->B->dtype || x->acc != g->C->dtype)
+			continue;
+		tlc_gemm_plan p = {0};
+		last = plan_on(m, x, g, threads, thread_lo, &p);
+		if (!last) {
+			*plan = p;
+			return true;
+		}
+	}
+	*why = last ? last
+	            : fmt(m, "target %s has no matrix instruction for %s x %s -> %s", tlc_module_target_name(m),
+	                  tlc_dtype_name(g->A->dtype), tlc_dtype_name(g->B->dtype), tlc_dtype_name(g->C->dtype));
+	return false;
 }
 
 /* ---- the printed form ---- */
@@ -265,6 +350,10 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 		               x->threads);
 		put_sources(out, "a_from", x->a_from);
 		put_sources(out, "b_from", x->b_from);
+		if (x->shared_majors)
+			tlc_buf_printf(out, " shared_majors=%s%s%s", x->shared_majors & TLC_MMA_K_MAJOR ? "K" : "",
+			               x->shared_majors == (TLC_MMA_K_MAJOR | TLC_MMA_MN_MAJOR) ? "|" : "",
+			               x->shared_majors & TLC_MMA_MN_MAJOR ? "MN" : "");
 		put_atom(out, m, "a_frag", &x->frag_a, x->threads);
 		put_atom(out, m, "b_frag", &x->frag_b, x->threads);
 		put_atom(out, m, "c_frag", &x->frag_c, x->threads);

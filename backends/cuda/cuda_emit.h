@@ -23,6 +23,7 @@ extern const gpu_vendor cuda_vendor;
 enum {
 	CUDA_HELPER_GEMM = GPU_HELPER_VENDOR << 0,     /* device/tlc_gemm.cuh */
 	CUDA_HELPER_CP_ASYNC = GPU_HELPER_VENDOR << 1, /* tlc_cp_async*, cuda_ops.c */
+	CUDA_HELPER_WGMMA = GPU_HELPER_VENDOR << 2,    /* device/tlc_wgmma.cuh */
 };
 
 /* ---- cuda_ops.c: the ops only CUDA prints ---- */
@@ -32,6 +33,8 @@ void cuda_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind);
 /* T.atomic_add_vec(dst[i..], src[j..], lanes): float32 vector atomics (sm_90). */
 void cuda_emit_atomic_add_vec(gpu_emitter *e, const tlc_stmt *s, int ind);
 
+/* T.wgmma_issue, T.wait_wgmma, T.warpgroup_fence_operand (sm_90a). */
+void cuda_emit_wgmma(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.cp_async, T.cp_async_commit, T.cp_async_wait (sm_80 and up). */
 void cuda_emit_cp_async(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* The text of the cp.async helpers. */

@@ -58,10 +58,49 @@ static const tlc_frag_digit mma_b_32x8[] = {
 #define ATOM(rows, cols, digits) {(rows), (cols), (int)(sizeof(digits) / sizeof((digits)[0])), (digits)}
 #define MMA_K16(a_t, b_t, acc_t)                                                                              \
 	{"mma.sync.m16n8k16", 16, 8, 16, 8, (a_t), (b_t), (acc_t), 32, TLC_MMA_FROM_REGS, TLC_MMA_FROM_REGS,   \
-	 ATOM(16, 16, mma_a_16x16), ATOM(16, 8, mma_b_16x8), ATOM(16, 8, mma_c_16x8)}
+	 ATOM(16, 16, mma_a_16x16), ATOM(16, 8, mma_b_16x8), ATOM(16, 8, mma_c_16x8), 0}
 #define MMA_K32(a_t, b_t, acc_t)                                                                              \
 	{"mma.sync.m16n8k32", 16, 8, 32, 8, (a_t), (b_t), (acc_t), 32, TLC_MMA_FROM_REGS, TLC_MMA_FROM_REGS,   \
-	 ATOM(16, 32, mma_a_16x32), ATOM(32, 8, mma_b_32x8), ATOM(16, 8, mma_c_16x8)}
+	 ATOM(16, 32, mma_a_16x32), ATOM(32, 8, mma_b_32x8), ATOM(16, 8, mma_c_16x8), 0}
+
+/* WGMMA (sm_90a), issued by a warpgroup of 128 threads (4 warps: w = thread
+ * / 32, lane l = 4 * g + t).  The accumulator of m64nNk16 / m64nNk32, per
+ * 8 columns: the mma.sync 16x8 accumulator of warp w at rows 16w .. 16w+15
+ * ("Register fragment: wgmma .m64nNk16 accumulator D" in the PTX ISA); a
+ * wider N repeats it in registers. */
+static const tlc_frag_digit wgmma_c_64x8[] = {
+	{2, 1, 1, false, 1}, /* column bit 0: odd registers */
+	{4, 1, 2, true, 1},  /* t: columns 2t, 2t+1 */
+	{8, 0, 1, true, 4},  /* g: row g */
+	{2, 0, 8, false, 2}, /* registers 2, 3: row g + 8 */
+	{4, 0, 16, true, 32}, /* w: rows 16w .. */
+};
+
+/* A of m64nNk16 in registers (16-bit types): 8 halves, warp w's rows 16w .. */
+static const tlc_frag_digit wgmma_a_64x16[] = {
+	{2, 1, 1, false, 1},  /* column bit 0 */
+	{4, 1, 2, true, 1},   /* t: columns 2t, 2t+1 */
+	{2, 0, 8, false, 2},  /* a2, a3, a6, a7: row g + 8 */
+	{2, 1, 8, false, 4},  /* a4..a7: column + 8 */
+	{8, 0, 1, true, 4},   /* g: row g */
+	{4, 0, 16, true, 32}, /* w: rows 16w .. */
+};
+
+/* A of m64nNk32 in registers (8-bit types): 16 bytes */
+static const tlc_frag_digit wgmma_a_64x32[] = {
+	{4, 1, 1, false, 1},  /* column bits 0-1 */
+	{4, 1, 4, true, 1},   /* t: columns 4t .. 4t+3 */
+	{2, 0, 8, false, 4},  /* row g + 8 */
+	{2, 1, 16, false, 8}, /* column + 16 */
+	{8, 0, 1, true, 4},   /* g: row g */
+	{4, 0, 16, true, 32}, /* w: rows 16w .. */
+};
+
+/* B of WGMMA comes from shared memory only: no register fragment */
+#define NO_ATOM(rows, cols) {(rows), (cols), 0, NULL}
+#define WGMMA(name, k, a_t, b_t, a_atom, majors)                                                              \
+	{name, 64, 8, (k), 256, (a_t), (b_t), TLC_DT_FLOAT32, 128, TLC_MMA_FROM_REGS | TLC_MMA_FROM_SHARED,       \
+	 TLC_MMA_FROM_SHARED, a_atom, NO_ATOM((k), 8), ATOM(64, 8, wgmma_c_64x8), (majors)}
 
 static const tlc_matrix_inst sm80_matrix[] = {
 	MMA_K16(TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32),
@@ -70,9 +109,15 @@ static const tlc_matrix_inst sm80_matrix[] = {
 	MMA_K32(TLC_DT_UINT8, TLC_DT_UINT8, TLC_DT_INT32),
 };
 
-/* sm_90a: the sm_80 instructions plus float8 mma.sync (sm_89 and later);
- * the WGMMA rows come with the Hopper gemm lowering */
+/* sm_90a: WGMMA first (a gemm takes the first row that fits it: WGMMA
+ * wants warpgroups and swizzled shared operands), then the sm_80
+ * instructions and float8 mma.sync (sm_89 and later).  float8 WGMMA reads
+ * K-major operands only. */
 static const tlc_matrix_inst sm90_matrix[] = {
+	WGMMA("wgmma.m64nNk16", 16, TLC_DT_FLOAT16, TLC_DT_FLOAT16, ATOM(64, 16, wgmma_a_64x16), 0),
+	WGMMA("wgmma.m64nNk16", 16, TLC_DT_BFLOAT16, TLC_DT_BFLOAT16, ATOM(64, 16, wgmma_a_64x16), 0),
+	WGMMA("wgmma.m64nNk32", 32, TLC_DT_FLOAT8_E4M3, TLC_DT_FLOAT8_E4M3, ATOM(64, 32, wgmma_a_64x32), TLC_MMA_K_MAJOR),
+	WGMMA("wgmma.m64nNk32", 32, TLC_DT_FLOAT8_E5M2, TLC_DT_FLOAT8_E5M2, ATOM(64, 32, wgmma_a_64x32), TLC_MMA_K_MAJOR),
 	MMA_K16(TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32),
 	MMA_K16(TLC_DT_BFLOAT16, TLC_DT_BFLOAT16, TLC_DT_FLOAT32),
 	MMA_K32(TLC_DT_INT8, TLC_DT_INT8, TLC_DT_INT32),

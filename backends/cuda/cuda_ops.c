@@ -177,3 +177,83 @@ void cuda_emit_cp_async(gpu_emitter *e, const tlc_stmt *s, int ind)
 	}
 	tlc_buf_puts(e->out, ");\n");
 }
+
+/* The swizzle width in bytes of a T.swizzled_layout(shape, dtype, W)
+ * keyword; -1 when it is missing or another layout. */
+static int64_t swizzle_bytes(gpu_emitter *e, const tlc_expr *call, const char *kw)
+{
+	const char *why = NULL;
+	const tlc_expr *x = tlc_call_kw(call, kw);
+	const tlc_layout *l = x ? tlc_layout_from_expr(e->m, x, &why) : NULL;
+	return l && l->kind == TLC_LAYOUT_SWIZZLED ? tlc_swizzle_get(l->swizzle)->bytes : -1;
+}
+
+void cuda_emit_wgmma(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *call = s->u.eval.call;
+	e->helpers |= CUDA_HELPER_WGMMA;
+	if (call->u.call.op == TLC_OP_WAIT_WGMMA) {
+		int64_t n;
+		if (call->u.call.nargs != 1 || !tlc_expr_as_int(call->u.call.args[0], &n) || n < 0 || n > 7) {
+			tlc_error(e->ctx, s->loc, "T.wait_wgmma needs a constant count from 0 to 7");
+			return;
+		}
+		gpu_indent(e, ind);
+		tlc_buf_printf(e->out, "tlc::wgmma_wait<%lld>();\n", (long long)n);
+		return;
+	}
+	if (call->u.call.op == TLC_OP_WARPGROUP_FENCE_OPERAND) {
+		const tlc_expr *C = call->u.call.args[0];
+		if (C->kind != TLC_EXPR_BUF || C->u.buf->scope != TLC_SCOPE_LOCAL) {
+			tlc_error(e->ctx, s->loc, "T.warpgroup_fence_operand needs a register array");
+			return;
+		}
+		gpu_indent(e, ind);
+		tlc_buf_printf(e->out, "tlc::wgmma_fence_operand(%s);\n", gpu_name(e, C->u.buf->name));
+		return;
+	}
+	int64_t M, N, K, wm, wn, ta = 0, tb = 0, lo = 0, acc = 1;
+	const tlc_expr *A = call->u.call.args[0], *B = call->u.call.args[1], *C = call->u.call.args[2];
+	if (call->u.call.nargs != 3 || !kw_int(call, "M", &M) || !kw_int(call, "N", &N) || !kw_int(call, "K", &K) ||
+	    !kw_int(call, "wg_m", &wm) || !kw_int(call, "wg_n", &wn) || C->kind != TLC_EXPR_BUF ||
+	    (A->kind != TLC_EXPR_BUF && A->kind != TLC_EXPR_LOAD) || (B->kind != TLC_EXPR_BUF && B->kind != TLC_EXPR_LOAD)) {
+		tlc_error(e->ctx, s->loc, "T.wgmma_issue needs A, B, C and constant M, N, K, wg_m, wg_n");
+		return;
+	}
+	kw_int(call, "transpose_A", &ta);
+	kw_int(call, "transpose_B", &tb);
+	kw_int(call, "thread_lo", &lo);
+	kw_int(call, "accumulate", &acc);
+	const tlc_buffer *Ab = operand_buffer(A), *Bb = operand_buffer(B);
+	bool a_regs = Ab->scope == TLC_SCOPE_LOCAL;
+	int64_t swa = a_regs ? 0 : swizzle_bytes(e, call, "layout_A"), swb = swizzle_bytes(e, call, "layout_B");
+	if (swa < 0 || swb < 0) {
+		tlc_error(e->ctx, s->loc, "T.wgmma_issue needs swizzled layout_A (for a shared A) and layout_B");
+		return;
+	}
+	if (e->f->thread_ndim > 1) {
+		tlc_error(e->ctx, s->loc, "T.gemm needs a one-dimensional thread block (threads=N) on target %s",
+		          gpu_target_name(e));
+		return;
+	}
+	const char *ta_t = gpu_ctype(e, Ab->dtype), *tb_t = gpu_ctype(e, Bb->dtype);
+	gpu_indent(e, ind);
+	if (a_regs)
+		tlc_buf_printf(e->out, "tlc::wgmma_gemm_rs<%lld, %lld, %lld, %lld, %lld, %s, %lld, %s, %s>(",
+		               (long long)M, (long long)N, (long long)K, (long long)wm, (long long)wn, tb ? "true" : "false",
+		               (long long)swb, ta_t, tb_t);
+	else
+		tlc_buf_printf(e->out, "tlc::wgmma_gemm_ss<%lld, %lld, %lld, %lld, %lld, %s, %s, %lld, %lld, %s, %s>(",
+		               (long long)M, (long long)N, (long long)K, (long long)wm, (long long)wn, ta ? "true" : "false",
+		               tb ? "true" : "false", (long long)swa, (long long)swb, ta_t, tb_t);
+	if (a_regs)
+		tlc_buf_printf(e->out, "reinterpret_cast<const uint32_t *>(%s)", gpu_name(e, Ab->name));
+	else
+		emit_operand(e, A);
+	tlc_buf_puts(e->out, ", ");
+	emit_operand(e, B);
+	tlc_buf_printf(e->out, ", %s, (int)threadIdx.x", gpu_name(e, C->u.buf->name));
+	if (lo)
+		tlc_buf_printf(e->out, " - %lld", (long long)lo);
+	tlc_buf_printf(e->out, ", %s);\n", acc ? "true" : "false");
+}

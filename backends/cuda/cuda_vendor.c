@@ -13,6 +13,17 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_ATOMIC_ADD_VEC:
 		cuda_emit_atomic_add_vec(e, s, ind);
 		return true;
+	case TLC_OP_FENCE_PROXY_ASYNC:
+		/* the thread's generic-proxy writes to shared memory become visible to
+		 * the async proxy (WGMMA descriptors, TMA stores) */
+		gpu_indent(e, ind);
+		tlc_buf_puts(e->out, "asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");\n");
+		return true;
+	case TLC_OP_WGMMA_ISSUE:
+	case TLC_OP_WAIT_WGMMA:
+	case TLC_OP_WARPGROUP_FENCE_OPERAND:
+		cuda_emit_wgmma(e, s, ind);
+		return true;
 	case TLC_OP_CP_ASYNC:
 	case TLC_OP_CP_ASYNC_COMMIT:
 	case TLC_OP_CP_ASYNC_WAIT:
@@ -28,6 +39,11 @@ static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 	if (helpers & CUDA_HELPER_GEMM) {
 		const char *text = cuda_device_text("tlc_gemm");
 		tlc_buf_puts(out, text ? text : "#error tlc: device helper tlc_gemm.cuh missing from the cuda plugin\n");
+		tlc_buf_puts(out, "\n");
+	}
+	if (helpers & CUDA_HELPER_WGMMA) {
+		const char *text = cuda_device_text("tlc_wgmma");
+		tlc_buf_puts(out, text ? text : "#error tlc: device helper tlc_wgmma.cuh missing from the cuda plugin\n");
 		tlc_buf_puts(out, "\n");
 	}
 	if (helpers & CUDA_HELPER_CP_ASYNC)

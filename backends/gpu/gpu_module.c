@@ -30,14 +30,18 @@ void gpu_indent(gpu_emitter *e, int ind)
 
 /* The bytes of the dynamic shared arena: storage-plan placed every
  * shared.dyn buffer and wrote the arena's size on the kernel. */
-static int64_t arena_bytes(const tlc_func *f)
+static int64_t int_attr(const tlc_func *f, const char *key)
 {
 	int64_t n;
 	for (int i = 0; i < f->nattrs; i++)
-		if (f->attr_keys[i] && strcmp(f->attr_keys[i], "tlc.smem_bytes") == 0 &&
-		    tlc_expr_as_int(f->attr_values[i], &n))
+		if (f->attr_keys[i] && strcmp(f->attr_keys[i], key) == 0 && tlc_expr_as_int(f->attr_values[i], &n))
 			return n;
 	return 0;
+}
+
+static int64_t arena_bytes(const tlc_func *f)
+{
+	return int_attr(f, "tlc.smem_bytes");
 }
 
 /* ---- signature ---- */
@@ -145,8 +149,12 @@ static void emit_kernel(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	               e->f->name);
 	emit_params(e, out);
 	tlc_buf_puts(out, ")\n{\n");
-	if (e->dyn_smem)
-		tlc_buf_puts(out, "\textern __shared__ __align__(128) unsigned char tlc_smem[];\n");
+	if (e->dyn_smem) {
+		/* the alignment storage-plan asked for (tlc.smem_align), at least 128 */
+		int64_t align = int_attr(e->f, "tlc.smem_align");
+		tlc_buf_printf(out, "\textern __shared__ __align__(%lld) unsigned char tlc_smem[];\n",
+		               (long long)(align > 128 ? align : 128));
+	}
 	emit_frame(e, out, tdims);
 	tlc_buf_puts(out, tlc_buf_str(&body));
 	tlc_buf_puts(out, "}\n\n");

@@ -39,7 +39,17 @@ typedef struct tlc_frag_atom {
 /* Where a matrix instruction may read an operand from. */
 enum {
 	TLC_MMA_FROM_REGS = 1 << 0,
-	TLC_MMA_FROM_SHARED = 1 << 1, /* through a shared-memory descriptor (WGMMA) */
+	/* through a shared-memory descriptor (WGMMA): the operand must have a
+	 * swizzled layout (tlc_layout_swizzled) with rows a multiple of 8 */
+	TLC_MMA_FROM_SHARED = 1 << 1,
+};
+
+/* Which stored orders a descriptor may read (tlc_matrix_inst.shared_majors):
+ * K-major keeps K contiguous (A as [M][K], B as [N][K]), MN-major keeps M
+ * or N contiguous (A as [K][M], B as [K][N]). */
+enum {
+	TLC_MMA_K_MAJOR = 1 << 0,
+	TLC_MMA_MN_MAJOR = 1 << 1,
 };
 
 /* One matrix (tensor core) instruction: C[m][n] += A[m][k] * B[k][n] for one
@@ -58,6 +68,7 @@ typedef struct tlc_matrix_inst {
 	tlc_frag_atom frag_a;    /* A: m x k */
 	tlc_frag_atom frag_b;    /* B: k x n */
 	tlc_frag_atom frag_c;    /* the accumulator: m x n */
+	unsigned shared_majors;  /* TLC_MMA_*_MAJOR read from shared memory (0 = both) */
 } tlc_matrix_inst;
 
 /* Asynchronous global -> shared copy engines. */

@@ -273,7 +273,8 @@ static int collect_tile_op(li_state *st, tlc_stmt *s)
 	if (c->kind != TLC_EXPR_CALL)
 		return 0;
 	switch (c->u.call.op) {
-	case TLC_OP_GEMM: return collect_gemm(st, s);
+	case TLC_OP_GEMM:
+	case TLC_OP_WGMMA_GEMM: return collect_gemm(st, s);
 	case TLC_OP_COPY: return collect_tile_nest(st, s, "T.copy");
 	case TLC_OP_ATOMIC_ADD:
 		if (c->u.call.args[0]->kind == TLC_EXPR_LOAD)

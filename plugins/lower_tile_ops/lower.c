@@ -14,11 +14,23 @@
 
 int lw_error(lw_state *st, tlc_loc loc, const char *fmt, ...)
 {
+	/* a statement that software pipelining copied (prologue, loop,
+	 * epilogue) is reported once, not once per copy */
+	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	tlc_vdiag(st->ctx, TLC_ERROR, loc, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	st->errors++;
+	uint32_t h = 2166136261u;
+	for (const char *p = msg; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	if (st->last_error_hash == h && st->last_error_loc.line == loc.line && st->last_error_loc.col == loc.col &&
+	    st->last_error_loc.file == loc.file)
+		return -1;
+	st->last_error_hash = h;
+	st->last_error_loc = loc;
+	tlc_diag(st->ctx, TLC_ERROR, loc, "%s", msg);
 	return -1;
 }
 
@@ -94,9 +106,14 @@ static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
 		}
 		low = lw_expand_atomic(st, s);
 		break;
-	case TLC_OP_GEMM: {
+	case TLC_OP_GEMM:
+	case TLC_OP_WGMMA_GEMM: {
 		tlc_stmt *g = lw_lower_gemm(st, s);
 		return g ? g : s;
+	}
+	case TLC_OP_WAIT_WGMMA: {
+		tlc_stmt *w = lw_lower_wait_wgmma(st, s);
+		return w ? w : s;
 	}
 	case TLC_OP_REDUCE_MAX:
 	case TLC_OP_REDUCE_MIN:

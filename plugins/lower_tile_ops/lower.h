@@ -34,6 +34,8 @@ typedef struct lw_run_result {
 	bool ok;
 } lw_run_result;
 
+#define LW_MAX_WGMMA_ACC 16
+
 typedef struct lw_state {
 	tlc_module *m;
 	tlc_context *ctx;
@@ -47,6 +49,10 @@ typedef struct lw_state {
 	lw_run_result runs[LW_RUNS_CACHE];
 	int errors;
 	bool async_copy;     /* inside inject-pipeline's `with T.attr("async_copy", 1)` */
+	uint32_t last_error_hash; /* the last error reported (lw_error), not repeated */
+	tlc_loc last_error_loc;
+	int nwgmma_acc;      /* accumulators of the T.wgmma_gemm calls lowered so far */
+	tlc_buffer *wgmma_acc[LW_MAX_WGMMA_ACC];
 } lw_state;
 
 int lw_error(lw_state *st, tlc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -63,6 +69,9 @@ tlc_stmt *lw_expand_atomic(lw_state *st, const tlc_stmt *s);
 /* lower_gemm.c: the T.mma_gemm call (with a clear of C first when
  * clear_accum), or NULL after an error. */
 tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s);
+/* T.wait_wgmma(n): the wait, then a fence on every accumulator of the
+ * T.wgmma_gemm calls before it. */
+tlc_stmt *lw_lower_wait_wgmma(lw_state *st, const tlc_stmt *s);
 
 /* lower_parallel.c: the thread-level form of a T.Parallel nest. */
 tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s);

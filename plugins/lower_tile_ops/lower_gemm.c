@@ -56,6 +56,94 @@ static tlc_stmt *clear_nest(lw_state *st, tlc_loc loc, tlc_buffer *C)
 	return outer;
 }
 
+/* The accumulators of asynchronous gemms issued so far (T.wait_wgmma pins
+ * them after it waits). */
+static void remember_accumulator(lw_state *st, tlc_buffer *C)
+{
+	for (int i = 0; i < st->nwgmma_acc; i++)
+		if (st->wgmma_acc[i] == C)
+			return;
+	if (st->nwgmma_acc < LW_MAX_WGMMA_ACC)
+		st->wgmma_acc[st->nwgmma_acc++] = C;
+}
+
+static tlc_stmt *fence_operand(lw_state *st, tlc_loc loc, tlc_buffer *C)
+{
+	const tlc_expr *arg = tlc_buf_ref(st->m, C);
+	return tlc_eval_new(st->m, loc,
+	                    tlc_call(st->m, TLC_OP_WARPGROUP_FENCE_OPERAND, TLC_DT_VOID, 1, &arg, 0, NULL, NULL));
+}
+
+static tlc_stmt *wait_wgmma(lw_state *st, tlc_loc loc, int64_t n)
+{
+	const tlc_expr *arg = tlc_i32(st->m, n);
+	return tlc_eval_new(st->m, loc, tlc_call(st->m, TLC_OP_WAIT_WGMMA, TLC_DT_VOID, 1, &arg, 0, NULL, NULL));
+}
+
+/* A gemm on warpgroup matrix instructions (WGMMA): one T.wgmma_issue that
+ * issues and commits the group; T.gemm then waits for it at once, and the
+ * fence on C comes after the wait (seed 000b: a fence before the wait lets
+ * the compiler read C while the tensor cores still write it).  T.wgmma_gemm
+ * leaves the wait to the user's T.wait_wgmma(n). */
+static tlc_stmt *lower_wgmma(lw_state *st, const tlc_stmt *s, const tlc_gemm_info *g, const tlc_gemm_plan *plan)
+{
+	tlc_module *m = st->m;
+	const tlc_expr *call = s->u.eval.call;
+	const char *names[16];
+	const tlc_expr *vals[16];
+	int nk = 0;
+#define KW(name, value) (names[nk] = tlc_intern(m, name), vals[nk++] = (value))
+	KW("M", tlc_i32(m, g->M));
+	KW("N", tlc_i32(m, g->N));
+	KW("K", tlc_i32(m, g->K));
+	KW("wg_m", tlc_i32(m, plan->warp_m));
+	KW("wg_n", tlc_i32(m, plan->warp_n));
+	KW("transpose_A", tlc_bool(m, g->trans_A));
+	KW("transpose_B", tlc_bool(m, g->trans_B));
+	const tlc_buffer *ops[2] = {g->A, g->B};
+	for (int k = 0; k < 2; k++) {
+		if (!tlc_buffer_in_shared(ops[k]))
+			continue;
+		const tlc_layout *l = operand_layout(st, ops[k], g->nlead[k]);
+		if (!l || l->kind != TLC_LAYOUT_SWIZZLED) {
+			lw_error(st, s->loc, "T.gemm: %s reads '%s' through a descriptor, which needs a swizzled layout",
+			         plan->inst->name, ops[k]->name);
+			return NULL;
+		}
+		KW(k ? "layout_B" : "layout_A", tlc_layout_to_expr(m, l));
+	}
+	KW("thread_lo", tlc_i32(m, g->C->layout->thread_lo));
+	KW("accumulate", tlc_bool(m, !g->clear_accum));
+#undef KW
+	const tlc_expr *args[3] = {operand_base(st, g->A, g->nlead[0], g->lead[0]),
+	                           operand_base(st, g->B, g->nlead[1], g->lead[1]), call->u.call.args[2]};
+	tlc_stmt *out = tlc_seq_new(m, s->loc);
+	tlc_seq_append(m, out,
+	               tlc_eval_new(m, s->loc, tlc_call(m, TLC_OP_WGMMA_ISSUE, TLC_DT_VOID, 3, args, nk, names, vals)));
+	if (call->u.call.op == TLC_OP_WGMMA_GEMM) {
+		remember_accumulator(st, g->C);
+		return out;
+	}
+	tlc_seq_append(m, out, wait_wgmma(st, s->loc, 0));
+	tlc_seq_append(m, out, fence_operand(st, s->loc, g->C));
+	return out;
+}
+
+tlc_stmt *lw_lower_wait_wgmma(lw_state *st, const tlc_stmt *s)
+{
+	int64_t n;
+	const tlc_expr *call = s->u.eval.call;
+	if (call->u.call.nargs != 1 || !tlc_expr_as_int(call->u.call.args[0], &n) || n < 0 || n > 7) {
+		lw_error(st, s->loc, "T.wait_wgmma(n) needs a constant n from 0 to 7");
+		return NULL;
+	}
+	tlc_stmt *out = tlc_seq_new(st->m, s->loc);
+	tlc_seq_append(st->m, out, wait_wgmma(st, s->loc, n));
+	for (int i = 0; i < st->nwgmma_acc; i++)
+		tlc_seq_append(st->m, out, fence_operand(st, s->loc, st->wgmma_acc[i]));
+	return out;
+}
+
 tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 {
 	const tlc_expr *call = s->u.eval.call;
@@ -63,16 +151,6 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 	const char *why = NULL;
 	if (!tlc_gemm_decode(call, &g, &why)) {
 		lw_error(st, s->loc, "T.gemm: %s", why);
-		return NULL;
-	}
-	/* what the T.mma_gemm lowering implements today, whatever the target's
-	 * table offers (8-bit operands need other loads) */
-	if ((g.A->dtype != TLC_DT_FLOAT16 && g.A->dtype != TLC_DT_BFLOAT16) || g.B->dtype != g.A->dtype ||
-	    g.C->dtype != TLC_DT_FLOAT32) {
-		lw_error(st, s->loc,
-		         "T.gemm is lowered for float16 or bfloat16 A and B of one type and a float32 accumulator; got "
-		         "A %s, B %s, C %s",
-		         tlc_dtype_name(g.A->dtype), tlc_dtype_name(g.B->dtype), tlc_dtype_name(g.C->dtype));
 		return NULL;
 	}
 	if (!tlc_buffer_in_shared(g.B) ||
@@ -94,6 +172,30 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 	if (!tlc_layout_equal(plan.c_frag, CL)) {
 		lw_error(st, s->loc, "T.gemm: the accumulator '%s' does not have the %s accumulator layout", g.C->name,
 		         plan.inst->name);
+		return NULL;
+	}
+	/* the accumulator lives in registers for the whole loop: beyond the
+	 * thread's register file it goes to local memory, and runs 40x slower */
+	int64_t words = CL->out_shape[0] * tlc_dtype_bits(g.C->dtype) / 32;
+	if (words > st->target->max_regs) {
+		lw_error(st, s->loc,
+		         "T.gemm: the accumulator '%s' needs %lld registers per thread (a %lldx%lld %s tile over %lld "
+		         "threads), more than the %d registers a thread of target %s has; use more threads (each "
+		         "warpgroup or warp then holds a smaller part) or a smaller tile",
+		         g.C->name, (long long)words, (long long)g.M, (long long)g.N, tlc_dtype_name(g.C->dtype),
+		         (long long)CL->threads, st->target->max_regs, tlc_module_target_name(st->m));
+		return NULL;
+	}
+	if (!(plan.inst->b_from & TLC_MMA_FROM_REGS))
+		return lower_wgmma(st, s, &g, &plan);
+	/* what the T.mma_gemm lowering implements today, whatever the target's
+	 * table offers (8-bit operands need other loads) */
+	if ((g.A->dtype != TLC_DT_FLOAT16 && g.A->dtype != TLC_DT_BFLOAT16) || g.B->dtype != g.A->dtype ||
+	    g.C->dtype != TLC_DT_FLOAT32) {
+		lw_error(st, s->loc,
+		         "T.gemm is lowered for float16 or bfloat16 A and B of one type and a float32 accumulator; got "
+		         "A %s, B %s, C %s",
+		         tlc_dtype_name(g.A->dtype), tlc_dtype_name(g.B->dtype), tlc_dtype_name(g.C->dtype));
 		return NULL;
 	}
 	int warp_m = plan.warp_m, warp_n = plan.warp_n;

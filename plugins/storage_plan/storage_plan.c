@@ -20,7 +20,7 @@
  * not overlap a placed buffer whose live range meets its own.  The result is
  * written into the IR: tlc_buffer.offset (printed `offset=N`), views take
  * their source's, and the arena size is the function attribute
- * "tlc.smem_bytes".  An arena (plus static __shared__ arrays) larger than
+ * "tlc.smem_bytes", and the alignment its base needs as "tlc.smem_align".  An arena (plus static __shared__ arrays) larger than
  * the option `max-bytes` is an error listing every buffer and the total.
  *
  * Barriers between the last use of one buffer and the first write of another
@@ -144,8 +144,12 @@ static void gemm_operand_align(sp_state *st, const tlc_expr *call)
 {
 	static const char *const kws[2] = {"layout_A", "layout_B"};
 	for (int i = 0; i < 2 && i < call->u.call.nargs; i++) {
+		/* a whole buffer, or the first element of one of its tiles (the
+		 * versions of a pipelined buffer: every tile is a multiple of 8 * W
+		 * bytes, so aligning the buffer aligns them all) */
 		const tlc_expr *a = call->u.call.args[i];
-		sp_buf *p = a->kind == TLC_EXPR_BUF ? find(st, a->u.buf) : NULL;
+		sp_buf *p = a->kind == TLC_EXPR_BUF ? find(st, a->u.buf) : a->kind == TLC_EXPR_LOAD ? find(st, a->u.load.buf)
+		                                                                                     : NULL;
 		int64_t al = swizzle_align(tlc_call_kw(call, kws[i]));
 		if (p && al > p->align)
 			p->align = al;
@@ -163,7 +167,7 @@ static void touch_access(void *p, const tlc_buffer *b, unsigned mode)
 static tlc_walk_action align_gemm_operands(void *p, const tlc_stmt *s)
 {
 	top_walk *w = p;
-	if (tlc_stmt_is_call(s, TLC_OP_MMA_GEMM))
+	if (tlc_stmt_is_call(s, TLC_OP_MMA_GEMM) || tlc_stmt_is_call(s, TLC_OP_WGMMA_ISSUE))
 		gemm_operand_align(w->st, s->u.eval.call);
 	return TLC_WALK_CONTINUE;
 }
@@ -312,8 +316,16 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 		int64_t arena = place_all(&st);
 		for (int i = 0; i < st.nviews; i++)
 			st.views[i]->offset = tlc_buffer_storage(st.views[i])->offset;
-		if (st.n) /* kernels without a dynamic arena keep their attributes as they are */
+		if (st.n) { /* kernels without a dynamic arena keep their attributes as they are */
 			set_func_attr(m, f, "tlc.smem_bytes", tlc_i32(m, arena));
+			/* the arena's base must be as aligned as its most aligned
+			 * buffer (a 128-byte swizzle: 1024) */
+			int64_t align = st.base_align;
+			for (int i = 0; i < st.n; i++)
+				if (st.bufs[i].align > align)
+					align = st.bufs[i].align;
+			set_func_attr(m, f, "tlc.smem_align", tlc_i32(m, align));
+		}
 		if (st.static_bytes > target->smem_default) {
 			/* static __shared__ arrays cannot opt in to more */
 			tlc_error(ctx, f->loc,

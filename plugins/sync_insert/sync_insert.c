@@ -17,6 +17,10 @@
  * whose condition depends on the thread index.  A hazard there is an error
  * at that region, asking to split it.  Buffers that storage-plan placed on
  * overlapping bytes count as the same memory, so run this pass after it.
+ * A barrier before a statement that reads shared memory through WGMMA
+ * descriptors (the async proxy) comes after a T.fence_proxy_async(): the
+ * writers' ordinary stores and cp.async bytes become visible to that proxy.
+ *
  * Asynchronous copies (T.cp_async) count as writes where they are issued
  * (a write after others' reads still needs its barrier first) and again at
  * every T.cp_async_wait that follows, where their bytes may land: a reader
@@ -32,6 +36,32 @@
 #include <tlc/walk.h>
 
 #include "sync_insert.h"
+
+static tlc_walk_action find_async_reader(void *p, const tlc_expr *x)
+{
+	bool *found = p;
+	if (x->kind == TLC_EXPR_CALL && x->u.call.op == TLC_OP_WGMMA_ISSUE) {
+		*found = true;
+		return TLC_WALK_STOP;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+/* True when s reads shared memory through the async proxy (WGMMA
+ * descriptors): what ordinary stores and cp.async wrote must be made visible
+ * to that proxy with T.fence_proxy_async() before the barrier. */
+static bool reads_async_proxy(const tlc_stmt *s)
+{
+	bool found = false;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &found, .expr_pre = find_async_reader}, s);
+	return found;
+}
+
+static tlc_stmt *make_fence_proxy(si_state *si, tlc_loc loc)
+{
+	tlc_module *m = si->m;
+	return tlc_eval_new(m, loc, tlc_call(m, TLC_OP_FENCE_PROXY_ASYNC, TLC_DT_VOID, 0, NULL, 0, NULL, NULL));
+}
 
 static tlc_stmt *make_barrier(si_state *si, tlc_loc loc)
 {
@@ -266,6 +296,8 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 		si_stmt_access(si, item, &acc);
 		const tlc_buffer *b = si_hazard(si, &si->pending, &acc);
 		if (b && rg.where == SI_ANYWHERE) {
+			if (reads_async_proxy(item))
+				tlc_seq_append(si->m, out, make_fence_proxy(si, item->loc));
 			tlc_seq_append(si->m, out, make_barrier(si, item->loc));
 			inserted = true;
 			si->pending = (si_access){0};

@@ -28,7 +28,7 @@ static const tlc_frag_digit b_16x16[] = {
 
 static const tlc_matrix_inst wave64_matrix[] = {
 	{"test.mfma.16x16x16", 16, 16, 16, 16, TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32, 64, TLC_MMA_FROM_REGS,
-	 TLC_MMA_FROM_REGS, {16, 16, 3, a_16x16}, {16, 16, 3, b_16x16}, {16, 16, 3, acc_16x16}},
+	 TLC_MMA_FROM_REGS, {16, 16, 3, a_16x16}, {16, 16, 3, b_16x16}, {16, 16, 3, acc_16x16}, 0},
 };
 
 static const tlc_target_info wave64_info = {

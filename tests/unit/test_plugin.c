@@ -96,7 +96,7 @@ static const tlc_target_desc bad_lanes_target = {.name = "bad-lanes", .emit = em
 /* an accumulator atom whose digits cover its 16x8 tile twice */
 static const tlc_frag_digit twice[] = {{8, 1, 1, true, 1}, {16, 0, 1, true, 8}, {2, 0, 1, false, 1}};
 static const tlc_matrix_inst bad_mma[] = {{"bad.mma", 16, 8, 16, 8, TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32, 64,
-                                           0, 0, {0}, {0}, {16, 8, 3, twice}}};
+                                           0, 0, {0}, {0}, {16, 8, 3, twice}, 0}};
 static const tlc_target_info bad_mma_info = {
 	.struct_size = sizeof(tlc_target_info), .lanes = 64, .max_threads = 1024, .smem_max = 1, .max_regs = 1, .local_bytes_max = 1,
 	.regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4, .atomic_add_f32_vector = 1,

@@ -1,5 +1,5 @@
 /* test_target.c - the machine descriptions the cuda plugin registers: every
- * mma.sync fragment, lane by lane and register by register, against the
+ * mma.sync and WGMMA fragment, thread by thread and register by register, against the
  * formulas of the PTX ISA's fragment tables (written here in their own
  * form: groupID g = lane / 4, threadID_in_group t = lane % 4), and the
  * plan of a gemm on them.  Needs TLC_PLUGIN_PATH (make check sets it). */
@@ -56,15 +56,34 @@ static void b_32x8(int lane, int r, int64_t *row, int64_t *col)
 	*col = lane / 4;
 }
 
-/* Every (lane, register) of the atom holds the element the rule names, and
- * the atom has exactly 32 x regs slots. */
+/* WGMMA (a warpgroup of 128 threads): warp w = thread / 32 holds rows
+ * 16w .. 16w + 15, each warp as the mma.sync atom of its lane (the PTX ISA's
+ * wgmma register fragments for D and for A of .m64nNk16 / .m64nNk32). */
+static void c_64x8(int thread, int r, int64_t *row, int64_t *col)
+{
+	c_16x8(thread % 32, r, row, col);
+	*row += 16 * (thread / 32);
+}
+static void a_64x16(int thread, int r, int64_t *row, int64_t *col)
+{
+	a_16x16(thread % 32, r, row, col);
+	*row += 16 * (thread / 32);
+}
+static void a_64x32(int thread, int r, int64_t *row, int64_t *col)
+{
+	a_16x32(thread % 32, r, row, col);
+	*row += 16 * (thread / 32);
+}
+
+/* Every (thread, register) of the atom holds the element the rule names, and
+ * the atom has exactly x->threads x regs slots. */
 static void check_atom(const char *target, const tlc_matrix_inst *x, const tlc_frag_atom *a, const char *which,
                        ptx_rule rule, int regs)
 {
 	const char *why = NULL;
 	const tlc_layout *f = tlc_frag_atom_layout(m, a, x->threads, 0, &why);
-	bool good = f && f->threads == 32 && f->out_shape[0] == regs;
-	for (int lane = 0; good && lane < 32; lane++)
+	bool good = f && f->threads == x->threads && f->out_shape[0] == regs;
+	for (int lane = 0; good && lane < x->threads; lane++)
 		for (int r = 0; good && r < regs; r++) {
 			int64_t idx[2], got;
 			rule(lane, r, &idx[0], &idx[1]);
@@ -83,6 +102,17 @@ static void check_target(const char *name, int nmatrix)
 	ok(info->lanes == 32 && info->nmatrix == nmatrix, "%s: 32 lanes, %d matrix instructions", name, nmatrix);
 	for (int i = 0; i < info->nmatrix; i++) {
 		const tlc_matrix_inst *x = &info->matrix[i];
+		if (x->threads == 128) {
+			/* WGMMA: B only from shared memory; float8 K-major only */
+			bool f8 = tlc_dtype_bits(x->a) == 8;
+			ok(!x->frag_b.ndigits && x->b_from == TLC_MMA_FROM_SHARED && x->n == 8 && x->n_max == 256 &&
+			       x->k == (f8 ? 32 : 16) && x->shared_majors == (f8 ? (unsigned)TLC_MMA_K_MAJOR : 0u),
+			   "%s %s (%s): B from shared memory, N up to 256, k %d%s", name, x->name, tlc_dtype_name(x->a),
+			   f8 ? 32 : 16, f8 ? ", K-major operands" : "");
+			check_atom(name, x, &x->frag_c, "accumulator", c_64x8, 4);
+			check_atom(name, x, &x->frag_a, "A", f8 ? a_64x32 : a_64x16, f8 ? 16 : 8);
+			continue;
+		}
 		check_atom(name, x, &x->frag_c, "accumulator", c_16x8, 4);
 		if (x->k == 16) {
 			check_atom(name, x, &x->frag_a, "A", a_16x16, 8);
@@ -97,10 +127,14 @@ static void check_target(const char *name, int nmatrix)
 
 /* A 128x128 float16 gemm on 256 threads plans 8 warps in a 4x2 grid whose
  * accumulator holds element (i, j) in thread
- * (i / 32 * 2 + j / 64) * 32 + (i % 8) * 4 + (j % 8) / 2. */
+ * (i / 32 * 2 + j / 64) * 32 + (i % 8) * 4 + (j % 8) / 2 on sm_80; on sm_90
+ * it plans two WGMMA warpgroups over M (element (i, j) in thread
+ * (i / 64) * 128 + (i % 64 / 16) * 32 + (i % 8) * 4 + (j % 8) / 2), and
+ * falls back to mma.sync where WGMMA does not fit: 64 threads, or a B
+ * operand whose layout is not a swizzle. */
 static void check_plan(void)
 {
-	tlc_module_set_target(m, tlc_find_target(ctx, "cuda-sm90"));
+	tlc_module_set_target(m, tlc_find_target(ctx, "cuda-sm80"));
 	const tlc_expr *sa[2] = {tlc_i32(m, 128), tlc_i32(m, 32)}, *sb[2] = {tlc_i32(m, 32), tlc_i32(m, 128)},
 	               *sc[2] = {tlc_i32(m, 128), tlc_i32(m, 128)};
 	tlc_gemm_info g = {
@@ -123,6 +157,28 @@ static void check_plan(void)
 			good = thread_of(plan.c_frag, idx) == (i / 32 * 2 + j / 64) * 32 + (i % 8) * 4 + (j % 8) / 2;
 		}
 	ok(good, "the accumulator's threads follow the warp grid and the atom");
+
+	tlc_module_set_target(m, tlc_find_target(ctx, "cuda-sm90"));
+	ok(tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) && strcmp(plan.inst->name, "wgmma.m64nNk16") == 0 &&
+	       plan.warp_m == 2 && plan.warp_n == 1,
+	   "sm_90: two WGMMA warpgroups over M");
+	good = plan.c_frag && plan.c_frag->threads == 256;
+	for (int64_t i = 0; good && i < 128; i++)
+		for (int64_t j = 0; good && j < 128; j++) {
+			int64_t idx[2] = {i, j};
+			good = thread_of(plan.c_frag, idx) == (i / 64) * 128 + (i % 64 / 16) * 32 + (i % 8) * 4 + (j % 8) / 2;
+		}
+	ok(good, "the WGMMA accumulator's threads: warpgroup, then warp by 16 rows, then the mma.sync atom");
+	ok(tlc_gemm_plan_for(m, &g, 64, 0, &plan, &why) && strcmp(plan.inst->name, "mma.sync.m16n8k16") == 0,
+	   "sm_90, 64 threads: not a warpgroup, so mma.sync");
+	int64_t rm_shape[2] = {32, 128};
+	g.B->layout = tlc_layout_row_major(m, 2, rm_shape);
+	ok(tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) && strcmp(plan.inst->name, "mma.sync.m16n8k16") == 0,
+	   "sm_90, B with a row-major layout of the user's: no descriptor reads it, so mma.sync");
+	g.B->layout = NULL;
+	g.A->dtype = g.B->dtype = TLC_DT_FLOAT8_E4M3;
+	ok(tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) && strcmp(plan.inst->name, "mma.sync.m16n8k32") == 0,
+	   "sm_90, float8 with B as [K][N] (not K-major): WGMMA cannot read it, mma.sync can");
 	g.A->dtype = g.B->dtype = TLC_DT_FLOAT32;
 	ok(!tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) &&
 	       strcmp(why, "target cuda-sm90 has no matrix instruction for float32 x float32 -> float32") == 0,
@@ -142,7 +198,7 @@ int main(void)
 	        "load the cuda plugin (TLC_PLUGIN_PATH, set by make check)"))
 		return done_testing();
 	check_target("cuda-sm80", 4);
-	check_target("cuda-sm90", 6);
+	check_target("cuda-sm90", 10);
 	check_plan();
 	tlc_module_free(m);
 	tlc_context_free(ctx);
