@@ -35,14 +35,18 @@ WARMUP, RUNS = 5, 30
 # examples/gemm.tl configurations: its defaults (128x128x32, 3 stages, 128
 # threads) and the tuned one of the Hopper GEMM issue (128x256x64, 3 stages,
 # 256 threads)
-GEMM_CONFIGS = [("defaults", ""), ("128x256x64 s3 t256", ", 128, 256, 64, num_stages=3, threads=256")]
+GEMM_CONFIGS = [("defaults", "", ()), ("128x256x64 s3 t256", ", 128, 256, 64, num_stages=3, threads=256", ()),
+                ("128x256x64 s3 t256, cp.async (no warp specialization)",
+                 ", 128, 256, 64, num_stages=3, threads=256", ("--pass-arg=warp-specialize.enable=false",))]
 
 
 def gemm_rows(torch, args, workdir):
     rows = []
-    for n, (cname, cargs), dt in itertools.product((4096, 8192), GEMM_CONFIGS, ("float16", "bfloat16")):
+    for n, (cname, cargs, targs), dt in itertools.product((4096, 8192), GEMM_CONFIGS, ("float16", "bfloat16")):
+        if targs and dt != "float16":
+            continue
         kern = tlc_gpu.compile(GEMM, entry=f'matmul({n}, {n}, {n}{cargs}, dtype="{dt}")', tlc=args.tlc,
-                               nvcc=args.nvcc, cache_dir=workdir, verbose=False)
+                               nvcc=args.nvcc, cache_dir=workdir, verbose=False, tlc_args=targs)
         tdt = getattr(torch, dt)
         torch.manual_seed(0)
         a, b = torch.randn(n, n, device="cuda").to(tdt), torch.randn(n, n, device="cuda").to(tdt)

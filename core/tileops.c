@@ -210,3 +210,33 @@ bool tlc_raster_decode(const tlc_expr *call, int grid_ndim, tlc_raster *r, const
 	*r = (tlc_raster){panel, order && !strcmp(order->u.str, "column"), enable != 0};
 	return true;
 }
+
+bool tlc_ws_range(const tlc_expr *call, int warpgroup, int64_t *lo, int64_t *n, const char **why)
+{
+	if (!call || call->kind != TLC_EXPR_CALL || call->u.call.op != TLC_OP_WS || call->u.call.nargs < 1) {
+		*why = "T.ws takes the warpgroups it selects, T.ws(i, j, ...)";
+		return false;
+	}
+	if (warpgroup <= 0) {
+		*why = "T.ws needs a target with warpgroups";
+		return false;
+	}
+	int64_t first = 0, prev = 0;
+	for (int i = 0; i < call->u.call.nargs; i++) {
+		int64_t g;
+		if (!tlc_expr_as_int(call->u.call.args[i], &g) || g < 0 || g > 1024) {
+			*why = "T.ws takes constant warpgroup numbers";
+			return false;
+		}
+		if (i == 0)
+			first = g;
+		else if (g != prev + 1) {
+			*why = "T.ws takes consecutive warpgroups (T.ws(1, 2), not T.ws(2, 1) or T.ws(0, 2))";
+			return false;
+		}
+		prev = g;
+	}
+	*lo = first * warpgroup;
+	*n = (prev - first + 1) * warpgroup;
+	return true;
+}

@@ -16,6 +16,9 @@
  *  - a loop body runs again: what one iteration leaves pending must not meet
  *    what the next does before its first barrier;
  *  - both branches of an `if` count, one after the other (conservative);
+ *  - a TMA load (T.tma_load) writes shared memory in the async proxy and
+ *    completes on an mbarrier that its readers wait on: block barriers do
+ *    not order it, and it is not checked here;
  *  - an asynchronous copy (T.cp_async) writes where it is issued and again
  *    at each later T.cp_async_wait, where its bytes may land (until a
  *    T.cp_async_wait(0)): its readers need a barrier after the wait.
@@ -53,8 +56,8 @@ typedef struct accesses {
 static void add_access(void *p, const tlc_buffer *b, unsigned mode)
 {
 	accesses *a = p;
-	if (!tlc_buffer_in_shared(b))
-		return;
+	if (!tlc_buffer_in_shared(b) || (mode & TLC_ACCESS_MBARRIER))
+		return; /* a TMA load is ordered by its mbarrier */
 	for (int k = 0; k < 2; k++) {
 		bool write = k == 1;
 		if (!(mode & (write ? TLC_ACCESS_WRITE : TLC_ACCESS_READ)))

@@ -27,10 +27,9 @@
 # exit 1 with this text.  So the test fails loudly both when the feature lands
 # (tlc succeeds: delete the line) and when the input starts failing for another
 # reason.  A line naming no input is a failure too.  Never skip silently.
-#   ws_gemm.tl: TMA copies and T.ws are the Hopper passes (not written yet).
+# (none today)
 expected_failures() {
 	cat <<'EOF'
-examples/ws_gemm.tl|ws_gemm.tl:41:21: error: T.tma_copy is not supported by lower-tile-ops yet
 EOF
 }
 

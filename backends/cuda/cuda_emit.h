@@ -24,6 +24,8 @@ enum {
 	CUDA_HELPER_GEMM = GPU_HELPER_VENDOR << 0,     /* device/tlc_gemm.cuh */
 	CUDA_HELPER_CP_ASYNC = GPU_HELPER_VENDOR << 1, /* tlc_cp_async*, cuda_ops.c */
 	CUDA_HELPER_WGMMA = GPU_HELPER_VENDOR << 2,    /* device/tlc_wgmma.cuh */
+	CUDA_HELPER_TMA = GPU_HELPER_VENDOR << 3,      /* device/tlc_tma.cuh: mbarriers, TMA */
+	CUDA_HELPER_TMA_HOST = GPU_HELPER_VENDOR << 4, /* device/tlc_tma_host.cuh: tensor maps (launcher) */
 };
 
 /* ---- cuda_ops.c: the ops only CUDA prints ---- */
@@ -39,6 +41,19 @@ void cuda_emit_wgmma(gpu_emitter *e, const tlc_stmt *s, int ind);
 void cuda_emit_cp_async(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* The text of the cp.async helpers. */
 extern const char cuda_cp_async_text[];
+
+/* ---- cuda_ops.c, continued: Hopper synchronization and TMA (sm_90a) ---- */
+
+/* T.mbarrier_init, T.mbarrier_fence_init, T.mbarrier_arrive,
+ * T.barrier_arrive, T.mbarrier_wait_parity, T.barrier_wait,
+ * T.mbarrier_expect_tx, T.mbarrier_arrive_expect_tx: the tlc::mbar_*
+ * helpers of tlc_tma.cuh on T.alloc_barrier buffers. */
+void cuda_emit_mbarrier(gpu_emitter *e, const tlc_stmt *s, int ind);
+/* T.set_max_nreg(n, inc): setmaxnreg.inc / .dec. */
+void cuda_emit_set_max_nreg(gpu_emitter *e, const tlc_stmt *s, int ind);
+/* T.tma_load(A, dst[..], bar[..], c.., box=, swizzle=): tlc::tma_load on a
+ * CUtensorMap kernel parameter that the launcher encodes (a gpu_host_arg). */
+void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind);
 
 /* ---- device_text.c: the device helper headers embedded in the plugin ---- */
 

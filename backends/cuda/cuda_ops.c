@@ -4,7 +4,13 @@
  * transposes, operand layouts, whether ldmatrix may read them); this file only
  * spells it in C++: a functor per shared operand layout at file scope, then
  * the call of tlc::gemm_ss / tlc::gemm_rs from device/tlc_gemm.cuh (mma.sync).
- * T.atomic_add_vec is CUDA's float2 / float4 atomicAdd. */
+ * T.atomic_add_vec is CUDA's float2 / float4 atomicAdd.  The Hopper ops
+ * (mbarriers, setmaxnreg, TMA loads; at the end of the file) print through
+ * device/tlc_tma.cuh, and a TMA load's tensor map is a kernel argument that
+ * the launcher encodes with device/tlc_tma_host.cuh (a gpu_host_arg). */
+#include <stdio.h>
+#include <string.h>
+
 #include "cuda_emit.h"
 
 static bool kw_int(const tlc_expr *call, const char *name, int64_t *v)
@@ -256,4 +262,439 @@ void cuda_emit_wgmma(gpu_emitter *e, const tlc_stmt *s, int ind)
 	if (lo)
 		tlc_buf_printf(e->out, " - %lld", (long long)lo);
 	tlc_buf_printf(e->out, ", %s);\n", acc ? "true" : "false");
+}
+
+/* ---- Hopper synchronization and TMA (device/tlc_tma.cuh) ----
+ *
+ * Barriers are T.alloc_barrier buffers, declared as __shared__ uint64_t
+ * arrays by the shared printer; an op names one by its element (or the
+ * whole buffer for its barrier 0) and gets its address.  TileLang's integer
+ * barrier ids have no storage the printer could name: they are an error. */
+
+/* An operand that prints as an integer value (a count, a parity, bytes). */
+static bool int_operand(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *call, const tlc_expr *x, const char *what)
+{
+	if (x && x->kind != TLC_EXPR_BUF && x->kind != TLC_EXPR_REGION && x->kind != TLC_EXPR_TUPLE &&
+	    x->kind != TLC_EXPR_STR && x->kind != TLC_EXPR_SYM && x->kind != TLC_EXPR_LAMBDA &&
+	    (tlc_dtype_is_int(x->dtype) || x->dtype == TLC_DT_BOOL))
+		return true;
+	tlc_error(e->ctx, s->loc, "T.%s: %s must be an integer expression", gpu_op_name(e, call), what);
+	return false;
+}
+
+/* An integer operand that, when constant, lies in [lo, hi]. */
+static bool int_operand_in(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *call, const tlc_expr *x,
+                           const char *what, int64_t lo, int64_t hi)
+{
+	int64_t v;
+	if (!int_operand(e, s, call, x, what))
+		return false;
+	if (tlc_expr_as_int(x, &v) && (v < lo || v > hi)) {
+		tlc_error(e->ctx, s->loc, "T.%s: %s %lld is not in [%lld, %lld]", gpu_op_name(e, call), what, (long long)v,
+		          (long long)lo, (long long)hi);
+		return false;
+	}
+	return true;
+}
+
+/* The sm_90 mbarrier instructions of tlc_tma.cuh (try_wait, expect_tx,
+ * fence.mbarrier_init) are what the target's description calls mbarriers
+ * with transaction counts. */
+static bool has_hopper_mbarriers(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *call)
+{
+	if (e->target->desc->info->barriers & TLC_BARRIER_MBARRIER_TX)
+		return true;
+	tlc_error(e->ctx, s->loc, "T.%s: target %s has no mbarriers with transaction counts (sm_90 and up)",
+	          gpu_op_name(e, call), gpu_target_name(e));
+	return false;
+}
+
+static bool no_keywords(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *call)
+{
+	if (call->u.call.nkw == 0)
+		return true;
+	tlc_error(e->ctx, s->loc, "T.%s takes no keyword arguments", gpu_op_name(e, call));
+	return false;
+}
+
+void cuda_emit_mbarrier(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *call = s->u.eval.call;
+	tlc_op_id op = call->u.call.op;
+	int nargs = call->u.call.nargs;
+	const char *fn = NULL, *what = NULL;
+	int want = 2;
+	int64_t lo = 0, hi = 0;
+	switch (op) {
+	case TLC_OP_MBARRIER_FENCE_INIT: fn = "mbar_fence_init", want = 0; break;
+	case TLC_OP_MBARRIER_INIT: fn = "mbar_init", what = "the arrive count", lo = 1, hi = (1 << 20) - 1; break;
+	case TLC_OP_MBARRIER_ARRIVE:
+	case TLC_OP_BARRIER_ARRIVE: fn = "mbar_arrive", want = 1; break;
+	case TLC_OP_MBARRIER_WAIT_PARITY:
+	case TLC_OP_BARRIER_WAIT: fn = "mbar_wait", what = "the parity", lo = INT64_MIN, hi = INT64_MAX; break;
+	case TLC_OP_MBARRIER_EXPECT_TX: fn = "mbar_expect_tx", what = "the byte count", hi = (1 << 20) - 1; break;
+	case TLC_OP_MBARRIER_ARRIVE_EXPECT_TX:
+		fn = "mbar_arrive_expect_tx", what = "the byte count", hi = (1 << 20) - 1;
+		break;
+	default: return;
+	}
+	if (!has_hopper_mbarriers(e, s, call) || !no_keywords(e, s, call))
+		return;
+	if (nargs != want) {
+		tlc_error(e->ctx, s->loc, "T.%s takes %d argument%s, got %d", gpu_op_name(e, call), want,
+		          want == 1 ? "" : "s", nargs);
+		return;
+	}
+	if (what && !int_operand_in(e, s, call, call->u.call.args[1], what, lo, hi))
+		return;
+	e->helpers |= CUDA_HELPER_TMA;
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "tlc::%s(", fn);
+	if (want > 0 && !gpu_emit_barrier_addr(e, s->loc, call, call->u.call.args[0]))
+		return;
+	if (what) {
+		tlc_buf_puts(e->out, ", ");
+		gpu_emit_expr(e, call->u.call.args[1]);
+	}
+	tlc_buf_puts(e->out, ");\n");
+}
+
+void cuda_emit_set_max_nreg(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *call = s->u.eval.call;
+	int64_t n, inc;
+	if (!no_keywords(e, s, call))
+		return;
+	if (!e->target->desc->info->setmaxnreg) {
+		tlc_error(e->ctx, s->loc, "T.set_max_nreg: target %s cannot move registers between warpgroups (setmaxnreg)",
+		          gpu_target_name(e));
+		return;
+	}
+	if (call->u.call.nargs != 2 || !tlc_expr_as_int(call->u.call.args[0], &n) ||
+	    !tlc_expr_as_int(call->u.call.args[1], &inc) || (inc != 0 && inc != 1)) {
+		tlc_error(e->ctx, s->loc,
+		          "T.set_max_nreg(n, inc) needs a constant register count n and inc = 1 (raise) or 0 (lower)");
+		return;
+	}
+	if (n < 24 || n > 256 || n % 8) {
+		/* the range and granule of setmaxnreg (PTX ISA) */
+		tlc_error(e->ctx, s->loc, "T.set_max_nreg: %lld registers; setmaxnreg takes a multiple of 8 in [24, 256]",
+		          (long long)n);
+		return;
+	}
+	/* ptxas applies setmaxnreg only when the registers at entry are fixed:
+	 * __launch_bounds__(threads, 1) fixes them */
+	e->min_blocks = 1;
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "asm volatile(\"setmaxnreg.%s.sync.aligned.u32 %%0;\\n\" ::\"n\"(%lld));\n",
+	               inc ? "inc" : "dec", (long long)n);
+}
+
+/* ---- TMA loads ---- */
+
+#define TMA_RANK_MAX 5   /* cp.async.bulk.tensor: 1d .. 5d */
+#define TMA_BOX_MAX 256  /* elements per box dimension (cuTensorMapEncodeTiled) */
+
+/* The tlc_tma_dtype of tlc_tma_host.cuh for a tensor of dtype t (by size:
+ * TMA moves bits, and zero bits are zero in every type); NULL when none. */
+static const char *tma_dtype_code(tlc_dtype t)
+{
+	switch (t) {
+	case TLC_DT_FLOAT16: return "TLC_TMA_F16";
+	case TLC_DT_BFLOAT16: return "TLC_TMA_BF16";
+	case TLC_DT_FLOAT32: return "TLC_TMA_F32";
+	case TLC_DT_INT32:
+	case TLC_DT_UINT32: return "TLC_TMA_I32";
+	case TLC_DT_INT16:
+	case TLC_DT_UINT16: return "TLC_TMA_U16";
+	case TLC_DT_INT64:
+	case TLC_DT_UINT64:
+	case TLC_DT_FLOAT64: return "TLC_TMA_B64";
+	default: return tlc_dtype_bits(t) == 8 ? "TLC_TMA_U8" : NULL;
+	}
+}
+
+/* What one T.tma_load names: a tensor parameter, its box and swizzle. */
+typedef struct tma_desc {
+	const tlc_buffer *tensor;
+	int rank;
+	int64_t box[TMA_RANK_MAX]; /* outermost first, as in the IR */
+	int64_t swizzle;
+	int esize;
+} tma_desc;
+
+/* Read and check the tensor, box= and swizzle= of call. */
+static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *call, tma_desc *d)
+{
+	const tlc_expr *A = call->u.call.args[0];
+	bool param = false;
+	if (A->kind == TLC_EXPR_BUF)
+		for (int i = 0; i < e->f->nparams; i++)
+			param |= e->f->params[i].kind == TLC_PARAM_TENSOR && e->f->params[i].buf == A->u.buf;
+	if (!param) {
+		tlc_error(e->ctx, s->loc,
+		          "T.tma_load reads a tensor parameter of the kernel, named whole (T.tma_load(A, ...)): the launcher "
+		          "builds its tensor map");
+		return false;
+	}
+	d->tensor = A->u.buf;
+	d->rank = d->tensor->ndim;
+	d->esize = tlc_dtype_bits(d->tensor->dtype) / 8;
+	if (d->rank < 1 || d->rank > TMA_RANK_MAX) {
+		tlc_error(e->ctx, s->loc, "T.tma_load: '%s' has %d dimensions; TMA copies tensors of 1 to %d", d->tensor->name,
+		          d->rank, TMA_RANK_MAX);
+		return false;
+	}
+	if (!tma_dtype_code(d->tensor->dtype) || d->esize < 1) {
+		tlc_error(e->ctx, s->loc, "T.tma_load: TMA cannot copy %s tensors ('%s')", tlc_dtype_name(d->tensor->dtype),
+		          d->tensor->name);
+		return false;
+	}
+	if (call->u.call.nargs != 3 + d->rank) {
+		tlc_error(e->ctx, s->loc, "T.tma_load of the %d-D tensor '%s' takes %d coordinates, got %d", d->rank,
+		          d->tensor->name, d->rank, call->u.call.nargs - 3);
+		return false;
+	}
+	for (int k = 0; k < call->u.call.nkw; k++)
+		if (strcmp(call->u.call.kw_names[k], "box") != 0 && strcmp(call->u.call.kw_names[k], "swizzle") != 0) {
+			tlc_error(e->ctx, s->loc, "T.tma_load has no keyword argument '%s' (box=, swizzle=)",
+			          call->u.call.kw_names[k]);
+			return false;
+		}
+	const tlc_expr *box = tlc_call_kw(call, "box"), *swz = tlc_call_kw(call, "swizzle");
+	bool ok = box && box->kind == TLC_EXPR_TUPLE && !box->u.tuple.is_dict && box->u.tuple.n == d->rank;
+	for (int k = 0; ok && k < d->rank; k++)
+		ok = tlc_expr_as_int(box->u.tuple.items[k], &d->box[k]) && d->box[k] >= 1 && d->box[k] <= TMA_BOX_MAX;
+	if (!ok) {
+		tlc_error(e->ctx, s->loc,
+		          "T.tma_load needs box=(b0, ..., b%d): %d constant extents from 1 to %d, in the dimension order of "
+		          "'%s'",
+		          d->rank - 1, d->rank, TMA_BOX_MAX, d->tensor->name);
+		return false;
+	}
+	d->swizzle = 0;
+	if (swz && (!tlc_expr_as_int(swz, &d->swizzle) ||
+	            (d->swizzle != 0 && d->swizzle != 32 && d->swizzle != 64 && d->swizzle != 128))) {
+		tlc_error(e->ctx, s->loc, "T.tma_load: swizzle= is the swizzle width in bytes: 0, 32, 64 or 128");
+		return false;
+	}
+	int64_t inner = d->box[d->rank - 1] * d->esize;
+	if (inner % 16 || (d->swizzle && inner > d->swizzle)) {
+		tlc_error(e->ctx, s->loc,
+		          "T.tma_load: the box's rows are %lld bytes; TMA needs a multiple of 16%s",
+		          (long long)inner, d->swizzle ? " no wider than the swizzle" : "");
+		return false;
+	}
+	/* what the launcher would refuse for every call: constant sizes and pitches */
+	int64_t pitch = d->esize;
+	for (int k = d->rank - 1; k >= 0; k--) {
+		int64_t ext;
+		if (k < d->rank - 1 && pitch > 0 && (pitch % 16 || pitch >= ((int64_t)1 << 40))) {
+			tlc_error(e->ctx, s->loc,
+			          "T.tma_load: dimension %d of '%s' has a pitch of %lld bytes; TMA needs a multiple of 16 below "
+			          "2^40",
+			          k, d->tensor->name, (long long)pitch);
+			return false;
+		}
+		if (!tlc_expr_as_int(d->tensor->shape[k], &ext)) {
+			pitch = 0; /* a runtime size: the launcher checks */
+			continue;
+		}
+		if (ext < 1 || ext > ((int64_t)1 << 32)) {
+			tlc_error(e->ctx, s->loc, "T.tma_load: dimension %d of '%s' has %lld elements; TMA needs 1 to 2^32", k,
+			          d->tensor->name, (long long)ext);
+			return false;
+		}
+		if (pitch > 0)
+			pitch = pitch > (((int64_t)1 << 40) / ext) ? ((int64_t)1 << 40) : pitch * ext;
+	}
+	return true;
+}
+
+/* The shared destination: an element of a planned shared buffer of the
+ * tensor's dtype, as aligned as TMA needs (128 bytes; 8 times the swizzle
+ * for the swizzled layout to start at the buffer).  Checked where the
+ * offsets are known. */
+static bool tma_check_dst(gpu_emitter *e, const tlc_stmt *s, const tma_desc *d, const tlc_expr *dst)
+{
+	if (dst->kind != TLC_EXPR_LOAD ||
+	    (dst->u.load.buf->scope != TLC_SCOPE_SHARED_DYN && dst->u.load.buf->scope != TLC_SCOPE_SHARED)) {
+		tlc_error(e->ctx, s->loc, "T.tma_load writes an element of a shared buffer, S[i] (where the box starts)");
+		return false;
+	}
+	const tlc_buffer *b = dst->u.load.buf;
+	if (b->dtype != d->tensor->dtype) {
+		tlc_error(e->ctx, s->loc, "T.tma_load: the destination '%s' is %s, the tensor '%s' %s", b->name,
+		          tlc_dtype_name(b->dtype), d->tensor->name, tlc_dtype_name(d->tensor->dtype));
+		return false;
+	}
+	int64_t need = d->swizzle ? 8 * d->swizzle : 128;
+	if (need < 128)
+		need = 128;
+	if (b->scope == TLC_SCOPE_SHARED) {
+		tlc_error(e->ctx, s->loc,
+		          "T.tma_load: the destination '%s' is static shared memory (scope=\"shared\"), which has no planned "
+		          "alignment; TMA needs %lld-byte aligned boxes: allocate it with T.alloc_shared(shape, dtype)",
+		          b->name, (long long)need);
+		return false;
+	}
+	if (b->offset < 0)
+		return true; /* the allocation reports it */
+	int64_t arena = gpu_arena_align(e);
+	if (arena % need || b->offset % need) {
+		tlc_error(e->ctx, s->loc,
+		          "T.tma_load: the destination '%s' must be %lld-byte aligned for TMA%s, but it is at byte %lld of "
+		          "a shared arena aligned to %lld (storage-plan places it)",
+		          b->name, (long long)need, d->swizzle ? " with this swizzle" : "", (long long)b->offset,
+		          (long long)arena);
+		return false;
+	}
+	/* a constant element offset: the box itself starts 128-byte aligned */
+	int64_t flat = 0;
+	bool known = dst->u.load.n == b->ndim;
+	for (int k = 0; known && k < b->ndim; k++) {
+		int64_t v = 0, ext = 0;
+		/* hand-written indices may be anything: no overflow */
+		known = tlc_expr_as_int(dst->u.load.idx[k], &v) && tlc_expr_as_int(b->shape[k], &ext) &&
+		        !__builtin_mul_overflow(flat, ext, &flat) && !__builtin_add_overflow(flat, v, &flat);
+	}
+	if (!known || __builtin_mul_overflow(flat, (int64_t)d->esize, &flat))
+		return true;
+	if (flat % 128) {
+		tlc_error(e->ctx, s->loc,
+		          "T.tma_load: the box would start at byte %lld of '%s', which is not 128-byte aligned as TMA needs",
+		          (long long)flat, b->name);
+		return false;
+	}
+	/* and it lies inside the buffer */
+	int64_t box = d->esize, bytes;
+	for (int k = 0; k < d->rank; k++)
+		box *= d->box[k];
+	if (tlc_buffer_bytes(b, &bytes) && (flat < 0 || flat > bytes || box > bytes - flat)) {
+		tlc_error(e->ctx, s->loc, "T.tma_load: the box of %lld bytes at byte %lld of '%s' does not fit in its %lld bytes",
+		          (long long)box, (long long)flat, b->name, (long long)bytes);
+		return false;
+	}
+	return true;
+}
+
+/* The launcher's code that encodes d's tensor map into `name`. */
+static const char *tma_setup(gpu_emitter *e, const tma_desc *d, const char *name, const char *tensor)
+{
+	tlc_buf b;
+	tlc_buf_init(&b);
+	int R = d->rank;
+	tlc_buf_printf(&b, "\t/* the TMA tensor map of %s: box (", tensor);
+	for (int k = 0; k < R; k++)
+		tlc_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)d->box[k]);
+	tlc_buf_printf(&b, "%s), ", R == 1 ? "," : "");
+	if (d->swizzle)
+		tlc_buf_printf(&b, "%lld-byte swizzle */\n", (long long)d->swizzle);
+	else
+		tlc_buf_puts(&b, "no swizzle */\n");
+	tlc_buf_printf(&b, "\tCUtensorMap %s;\n\t{\n\t\tconst uint64_t tlc_dims[%d] = {", name, R);
+	/* sizes and pitches innermost first, in 64 bits */
+	for (int i = 0; i < R; i++) {
+		tlc_buf_puts(&b, i ? ", (uint64_t)(" : "(uint64_t)(");
+		gpu_emit_host_expr(e, &b, d->tensor->shape[R - 1 - i]);
+		tlc_buf_puts(&b, ")");
+	}
+	tlc_buf_puts(&b, "};\n");
+	if (R > 1) {
+		tlc_buf_printf(&b, "\t\tconst uint64_t tlc_strides[%d] = {", R - 1);
+		for (int i = 1; i < R; i++) {
+			tlc_buf_printf(&b, "%s%dull", i > 1 ? ", " : "", d->esize);
+			for (int j = 0; j < i; j++) {
+				tlc_buf_puts(&b, " * (uint64_t)(");
+				gpu_emit_host_expr(e, &b, d->tensor->shape[R - 1 - j]);
+				tlc_buf_puts(&b, ")");
+			}
+		}
+		tlc_buf_puts(&b, "};\n");
+	}
+	tlc_buf_printf(&b, "\t\tconst uint32_t tlc_box[%d] = {", R);
+	for (int i = 0; i < R; i++)
+		tlc_buf_printf(&b, "%s%lldu", i ? ", " : "", (long long)d->box[R - 1 - i]);
+	tlc_buf_puts(&b, "};\n");
+	tlc_buf_printf(&b,
+	               "\t\tconst int tlc_tma_err = tlc_tma_encode(\"%s\", &%s, %s, %d, (const void *)%s, tlc_dims, %s, "
+	               "tlc_box, %lld);\n"
+	               "\t\tif (tlc_tma_err != 0)\n\t\t\treturn tlc_tma_err;\n\t}\n",
+	               tensor, name, tma_dtype_code(d->tensor->dtype), R, tensor, R > 1 ? "tlc_strides" : "nullptr",
+	               (long long)d->swizzle);
+	const char *text = tlc_strdup(e->m, tlc_buf_str(&b));
+	tlc_buf_free(&b);
+	return text;
+}
+
+/* The index of the tensor-map argument for d, added on first use. */
+static int tma_map(gpu_emitter *e, const tma_desc *d)
+{
+	const char *tensor = gpu_name(e, d->tensor->name);
+	tlc_buf key;
+	tlc_buf_init(&key);
+	tlc_buf_printf(&key, "tma:%u:", (unsigned)d->tensor->id);
+	for (int k = 0; k < d->rank; k++)
+		tlc_buf_printf(&key, "%lld,", (long long)d->box[k]);
+	tlc_buf_printf(&key, ":%lld", (long long)d->swizzle);
+	int i = gpu_find_host_arg(e, tlc_buf_str(&key));
+	if (i < 0) {
+		char name[256], param[320], doc[512];
+		snprintf(name, sizeof name, "tlc_tma_%s_%d", tensor, e->nhost_args);
+		snprintf(param, sizeof param, "const __grid_constant__ CUtensorMap %s", name);
+		snprintf(doc, sizeof doc,
+		         "%s is read with TMA: its address and its rows must start at multiples of 16 bytes "
+		         "(cudaErrorMisalignedAddress otherwise).",
+		         tensor);
+		gpu_host_arg arg = {
+			.key = tlc_strdup(e->m, tlc_buf_str(&key)),
+			.name = tlc_strdup(e->m, name),
+			.param = tlc_strdup(e->m, param),
+			.setup = tma_setup(e, d, name, tensor),
+			.error_message = "tlc_tma_last_error()",
+			.doc = tlc_strdup(e->m, doc),
+		};
+		i = gpu_add_host_arg(e, &arg);
+	}
+	tlc_buf_free(&key);
+	return i;
+}
+
+void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *call = s->u.eval.call;
+	tma_desc d;
+	if (!(e->target->desc->info->async_copy & TLC_ASYNC_TMA)) {
+		tlc_error(e->ctx, s->loc, "T.tma_load: target %s has no bulk tensor copy engine (TMA)", gpu_target_name(e));
+		return;
+	}
+	if (!has_hopper_mbarriers(e, s, call))
+		return;
+	if (call->u.call.nargs < 3) {
+		tlc_error(e->ctx, s->loc, "T.tma_load(A, dst[...], bar[...], coordinates..., box=(...), swizzle=W)");
+		return;
+	}
+	if (!tma_read_desc(e, s, call, &d) || !tma_check_dst(e, s, &d, call->u.call.args[1]))
+		return;
+	for (int k = 0; k < d.rank; k++)
+		if (!int_operand(e, s, call, call->u.call.args[3 + k], "a coordinate"))
+			return;
+	int map = tma_map(e, &d);
+	if (gpu_failed(e))
+		return;
+	e->helpers |= CUDA_HELPER_TMA | CUDA_HELPER_TMA_HOST;
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "tlc::tma_load<%d>(&%s, ", d.rank, e->host_args[map].name);
+	if (!gpu_emit_barrier_addr(e, s->loc, call, call->u.call.args[2]))
+		return;
+	const tlc_expr *dst = call->u.call.args[1];
+	tlc_buf_puts(e->out, ", &");
+	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
+	/* coordinates innermost first, as int */
+	for (int k = d.rank - 1; k >= 0; k--) {
+		const tlc_expr *c = call->u.call.args[3 + k];
+		tlc_buf_puts(e->out, ", ");
+		gpu_emit_expr(e, c->dtype == TLC_DT_INT32 ? c : tlc_cast(e->m, TLC_DT_INT32, c));
+	}
+	tlc_buf_puts(e->out, ");\n");
 }

@@ -2,7 +2,8 @@
  * and the ops and device helpers that only CUDA has. */
 #include "cuda_emit.h"
 
-/* T.mma_gemm, T.atomic_add_vec and cp.async: the rest is the shared printer's. */
+/* T.mma_gemm, T.atomic_add_vec, cp.async, WGMMA, mbarriers, setmaxnreg and
+ * TMA: the rest is the shared printer's. */
 static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	const tlc_expr *call = s->u.eval.call;
@@ -29,25 +30,51 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_CP_ASYNC_WAIT:
 		cuda_emit_cp_async(e, s, ind);
 		return true;
+	case TLC_OP_MBARRIER_INIT:
+	case TLC_OP_MBARRIER_FENCE_INIT:
+	case TLC_OP_MBARRIER_ARRIVE:
+	case TLC_OP_BARRIER_ARRIVE:
+	case TLC_OP_MBARRIER_WAIT_PARITY:
+	case TLC_OP_BARRIER_WAIT:
+	case TLC_OP_MBARRIER_EXPECT_TX:
+	case TLC_OP_MBARRIER_ARRIVE_EXPECT_TX:
+		cuda_emit_mbarrier(e, s, ind);
+		return true;
+	case TLC_OP_SET_MAX_NREG:
+		cuda_emit_set_max_nreg(e, s, ind);
+		return true;
+	case TLC_OP_TMA_LOAD:
+		cuda_emit_tma_load(e, s, ind);
+		return true;
 	default:
 		return false;
 	}
 }
 
+/* The text of device/NAME.cuh and a blank line; an #error line if the
+ * plugin was built without it. */
+static void paste_device_text(tlc_buf *out, const char *name)
+{
+	const char *text = cuda_device_text(name);
+	if (text)
+		tlc_buf_puts(out, text);
+	else
+		tlc_buf_printf(out, "#error tlc: device helper %s.cuh missing from the cuda plugin\n", name);
+	tlc_buf_puts(out, "\n");
+}
+
 static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 {
-	if (helpers & CUDA_HELPER_GEMM) {
-		const char *text = cuda_device_text("tlc_gemm");
-		tlc_buf_puts(out, text ? text : "#error tlc: device helper tlc_gemm.cuh missing from the cuda plugin\n");
-		tlc_buf_puts(out, "\n");
-	}
-	if (helpers & CUDA_HELPER_WGMMA) {
-		const char *text = cuda_device_text("tlc_wgmma");
-		tlc_buf_puts(out, text ? text : "#error tlc: device helper tlc_wgmma.cuh missing from the cuda plugin\n");
-		tlc_buf_puts(out, "\n");
-	}
+	if (helpers & CUDA_HELPER_GEMM)
+		paste_device_text(out, "tlc_gemm");
+	if (helpers & CUDA_HELPER_WGMMA)
+		paste_device_text(out, "tlc_wgmma");
 	if (helpers & CUDA_HELPER_CP_ASYNC)
 		tlc_buf_puts(out, cuda_cp_async_text);
+	if (helpers & CUDA_HELPER_TMA)
+		paste_device_text(out, "tlc_tma");
+	if (helpers & CUDA_HELPER_TMA_HOST)
+		paste_device_text(out, "tlc_tma_host");
 }
 
 const gpu_vendor cuda_vendor = {

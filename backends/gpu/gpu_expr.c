@@ -460,8 +460,11 @@ void gpu_emit_access(gpu_emitter *e, tlc_loc loc, const tlc_buffer *b, int n,
 			  b->name, gpu_target_name(e));
 		return;
 	case TLC_SCOPE_BARRIER:
-		tlc_error(e->ctx, loc, "barriers are not supported by target %s yet",
-			  gpu_target_name(e));
+		/* the ops that take barriers print their addresses (gpu_emit_barrier_addr) */
+		tlc_error(e->ctx, loc,
+			  "barrier '%s' is not a value: name it only as the barrier operand of the "
+			  "T.mbarrier_* / T.barrier_* ops and T.tma_load",
+			  b->name);
 		return;
 	default:
 		if (e->host) {
@@ -473,6 +476,17 @@ void gpu_emit_access(gpu_emitter *e, tlc_loc loc, const tlc_buffer *b, int n,
 		gpu_emit_flat_index(e, b, n, idx);
 		put(e, "]");
 	}
+}
+
+void gpu_emit_host_expr(gpu_emitter *e, tlc_buf *out, const tlc_expr *x)
+{
+	tlc_buf *saved = e->out;
+	bool host = e->host;
+	e->out = out;
+	e->host = true;
+	gpu_emit_expr(e, x);
+	e->host = host;
+	e->out = saved;
 }
 
 void gpu_emit_expr(gpu_emitter *e, const tlc_expr *x)

@@ -8,6 +8,9 @@
  * device when it needs more than the description's smem_default, checks the
  * grid against the vendor's limits, launches on `stream`, and returns the
  * runtime's last error (cudaGetLastError() on CUDA) as an int (0: launched).
+ * Arguments that only the host can make (gpu_host_arg: CUDA's TMA tensor
+ * maps) are built after the grid checks; a failure returns its code before
+ * the launch, and NAME_error_string then gives the builder's message.
  * Runtime names are the vendor's prefix + the CUDA name.  The
  * error-string function is per kernel rather than one module-wide symbol so
  * that two tlc objects linked into one program never define the same name.
@@ -84,7 +87,7 @@ static void emit_smem_opt_in(gpu_emitter *e, tlc_buf *out)
 	else
 		tlc_buf_printf(out, "\t/* more than %lld bytes", (long long)smem_default);
 	tlc_buf_printf(out,
-		       " of dynamic shared memory: opt in, once per device */\n"
+		       " of shared memory (the arena, static arrays and mbarriers): opt in, once per device */\n"
 		       "\tstatic bool tlc_smem_limit_set[%d];\n"
 		       "\tint tlc_dev = 0;\n"
 		       "\t%sError_t tlc_err = %sGetDevice(&tlc_dev);\n"
@@ -106,19 +109,14 @@ static void emit_smem_opt_in(gpu_emitter *e, tlc_buf *out)
 static void emit_grid(gpu_emitter *e, tlc_buf *out)
 {
 	const int64_t *max_grid = e->target->vendor->max_grid;
-	tlc_buf *saved = e->out;
-	e->out = out;
-	e->host = true;
 	for (int d = 0; d < 3; d++) {
 		tlc_buf_printf(out, "\tconst long long tlc_grid%d = ", d);
 		if (d < e->f->grid_ndim)
-			gpu_emit_expr(e, e->f->grid[d]);
+			gpu_emit_host_expr(e, out, e->f->grid[d]);
 		else
 			tlc_buf_puts(out, "1");
 		tlc_buf_puts(out, ";\n");
 	}
-	e->host = false;
-	e->out = saved;
 	tlc_buf_puts(out, "\tif (tlc_grid0 < 0 || tlc_grid1 < 0 || tlc_grid2 < 0");
 	/* a limit past 16 bits is spelled as a long long, the type of tlc_grid* */
 	for (int d = 0; d < 3; d++)
@@ -132,19 +130,49 @@ static void emit_grid(gpu_emitter *e, tlc_buf *out)
 		       e->target->vendor->runtime);
 }
 
+/* The error_message (or, with doc, the doc) of host argument i. */
+static const char *host_arg_text(const gpu_emitter *e, int i, bool doc)
+{
+	return doc ? e->host_args[i].doc : e->host_args[i].error_message;
+}
+
+/* Whether that text is there and not an earlier argument's: printed once. */
+static bool first_text(const gpu_emitter *e, int i, bool doc)
+{
+	const char *s = host_arg_text(e, i, doc);
+	for (int j = 0; s && j < i; j++)
+		if (host_arg_text(e, j, doc) && strcmp(s, host_arg_text(e, j, doc)) == 0)
+			return false;
+	return s != NULL;
+}
+
+/* NAME_error_string: the message of a host argument's builder when one
+ * failed (gpu_host_arg.error_message), else the runtime's. */
+static void emit_error_string(gpu_emitter *e, tlc_buf *out)
+{
+	const char *rt = e->target->vendor->runtime;
+	tlc_buf_printf(out, "extern \"C\" const char *%s_error_string(int err)\n{\n", gpu_launcher_name(e->f));
+	for (int i = 0; i < e->nhost_args; i++) {
+		const char *msg = e->host_args[i].error_message;
+		if (first_text(e, i, false))
+			tlc_buf_printf(out, "\tif (err != 0 && (%s)[0] != '\\0')\n\t\treturn %s;\n", msg, msg);
+	}
+	tlc_buf_printf(out, "\treturn %sGetErrorString((%sError_t)err);\n}\n\n", rt, rt);
+}
+
 void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 {
 	const char *launcher = gpu_launcher_name(e->f), *rt = e->target->vendor->runtime;
-	tlc_buf_printf(out,
-		       "extern \"C\" const char *%s_error_string(int err)\n{\n"
-		       "\treturn %sGetErrorString((%sError_t)err);\n}\n\n",
-		       launcher, rt, rt);
+	emit_error_string(e, out);
 	tlc_buf_printf(out, "extern \"C\" int %s(", launcher);
 	emit_launcher_params(e, out, false);
 	tlc_buf_puts(out, "\n{\n");
-	if (e->dyn_smem > e->target->desc->info->smem_default)
+	/* static arrays and mbarriers count against the same default */
+	if (e->dyn_smem && e->dyn_smem + e->static_smem > e->target->desc->info->smem_default)
 		emit_smem_opt_in(e, out);
 	emit_grid(e, out);
+	for (int i = 0; i < e->nhost_args; i++)
+		tlc_buf_puts(out, e->host_args[i].setup);
 	tlc_buf_printf(out, "\tconst dim3 tlc_grid((unsigned)tlc_grid0, (unsigned)tlc_grid1, (unsigned)tlc_grid2);\n"
 	                    "\tconst dim3 tlc_block(%lld, %lld, %lld);\n",
 	               (long long)tdims[0], (long long)tdims[1], (long long)tdims[2]);
@@ -152,6 +180,8 @@ void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 		       e->f->name, (long long)e->dyn_smem, rt);
 	for (int i = 0; i < e->f->nparams; i++)
 		tlc_buf_printf(out, "%s%s", i ? ", " : "", param_name(e, &e->f->params[i]));
+	for (int i = 0; i < e->nhost_args; i++)
+		tlc_buf_printf(out, "%s%s", e->f->nparams || i ? ", " : "", e->host_args[i].name);
 	tlc_buf_printf(out, ");\n\treturn (int)%sGetLastError();\n}\n\n", rt);
 }
 
@@ -197,16 +227,23 @@ void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h)
 		       "/* %s: launch kernel %s_kernel on `stream` (a %sStream_t; NULL for the default stream).\n",
 		       launcher, e->f->name, rt);
 	emit_param_docs(e, h);
+	for (int i = 0; i < e->nhost_args; i++)
+		if (first_text(e, i, true))
+			tlc_buf_printf(h, " * %s\n", e->host_args[i].doc);
 	tlc_buf_printf(h,
 		       " * Returns a %sError_t value: 0 on success; %s_error_string() names it.\n",
 		       rt, launcher);
 	emit_signature(e, h);
 	tlc_buf_printf(h, " */\nint %s(", launcher);
 	emit_launcher_params(e, h, true);
+	bool setup_message = false;
+	for (int i = 0; i < e->nhost_args; i++)
+		setup_message |= e->host_args[i].error_message != NULL;
 	tlc_buf_printf(h,
-		       ";\n/* The message of an error code returned by %s (%sGetErrorString). */\n"
+		       ";\n/* The message of an error code returned by %s (%sGetErrorString%s). */\n"
 		       "const char *%s_error_string(int err);\n\n",
-		       launcher, rt, launcher);
+		       launcher, rt, setup_message ? ", or why the launcher could not prepare the launch" : "",
+		       launcher);
 }
 
 /* TLC_<FIRST KERNEL>_H: deterministic, and distinct for distinct kernels. */

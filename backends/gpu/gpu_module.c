@@ -26,6 +26,23 @@ void gpu_indent(gpu_emitter *e, int ind)
 		tlc_buf_putc(e->out, '\t');
 }
 
+/* ---- arguments built by the launcher ---- */
+
+int gpu_find_host_arg(const gpu_emitter *e, const char *key)
+{
+	for (int i = 0; i < e->nhost_args; i++)
+		if (strcmp(e->host_args[i].key, key) == 0)
+			return i;
+	return -1;
+}
+
+int gpu_add_host_arg(gpu_emitter *e, const gpu_host_arg *arg)
+{
+	e->host_args = tlc_mem_grow(e->host_args, e->nhost_args, &e->cap_host_args, sizeof(*e->host_args));
+	e->host_args[e->nhost_args] = *arg;
+	return e->nhost_args++;
+}
+
 /* ---- shared memory ---- */
 
 /* The bytes of the dynamic shared arena: storage-plan placed every
@@ -44,6 +61,13 @@ static int64_t arena_bytes(const tlc_func *f)
 	return int_attr(f, "tlc.smem_bytes");
 }
 
+int64_t gpu_arena_align(const gpu_emitter *e)
+{
+	/* the alignment storage-plan asked for (tlc.smem_align), at least 128 */
+	int64_t align = int_attr(e->f, "tlc.smem_align");
+	return align > 128 ? align : 128;
+}
+
 /* ---- signature ---- */
 
 static bool check_params(gpu_emitter *e)
@@ -60,7 +84,8 @@ static bool check_params(gpu_emitter *e)
 	return !gpu_failed(e);
 }
 
-/* Parameters in order: tensors as pointers, scalars by value. */
+/* Parameters in order: tensors as pointers, scalars by value, then the
+ * arguments the launcher builds (gpu_host_arg). */
 static void emit_params(gpu_emitter *e, tlc_buf *out)
 {
 	for (int i = 0; i < e->f->nparams; i++) {
@@ -74,6 +99,8 @@ static void emit_params(gpu_emitter *e, tlc_buf *out)
 			tlc_buf_printf(out, "%s %s", gpu_ctype(e, p->var->dtype),
 				       gpu_name(e, p->var->name));
 	}
+	for (int i = 0; i < e->nhost_args; i++)
+		tlc_buf_printf(out, "%s%s", e->f->nparams || i ? ", " : "", e->host_args[i].param);
 }
 
 static bool compute_threads(gpu_emitter *e, int64_t dims[3])
@@ -145,16 +172,15 @@ static void emit_kernel(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	/* the body first: it says which frame variables and helpers it uses */
 	gpu_emit_stmt(e, e->f->body, 1);
 
-	tlc_buf_printf(out, "extern \"C\" __global__ void __launch_bounds__(%lld) %s_kernel(", (long long)e->threads,
-	               e->f->name);
+	tlc_buf_printf(out, "extern \"C\" __global__ void __launch_bounds__(%lld", (long long)e->threads);
+	if (e->min_blocks > 0)
+		tlc_buf_printf(out, ", %d", e->min_blocks);
+	tlc_buf_printf(out, ") %s_kernel(", e->f->name);
 	emit_params(e, out);
 	tlc_buf_puts(out, ")\n{\n");
-	if (e->dyn_smem) {
-		/* the alignment storage-plan asked for (tlc.smem_align), at least 128 */
-		int64_t align = int_attr(e->f, "tlc.smem_align");
+	if (e->dyn_smem)
 		tlc_buf_printf(out, "\textern __shared__ __align__(%lld) unsigned char tlc_smem[];\n",
-		               (long long)(align > 128 ? align : 128));
-	}
+		               (long long)gpu_arena_align(e));
 	emit_frame(e, out, tdims);
 	tlc_buf_puts(out, tlc_buf_str(&body));
 	tlc_buf_puts(out, "}\n\n");
@@ -254,6 +280,7 @@ static int emit_func(tlc_module *m, const gpu_target *t, tlc_func *f, tlc_buf *k
 	if (!check_params(&e) || !compute_threads(&e, tdims))
 		return tlc_error_count(e.ctx) - e.errors_before;
 	e.dyn_smem = arena_bytes(f);
+	e.static_smem = int_attr(f, "tlc.smem_static");
 	tlc_buf_init(&decls);
 	tlc_buf_init(&kernel);
 	e.decls = &decls;
@@ -268,6 +295,7 @@ static int emit_func(tlc_module *m, const gpu_target *t, tlc_func *f, tlc_buf *k
 	tlc_buf_free(&kernel);
 	tlc_buf_free(&decls);
 	tlc_ranges_free(&e.ranges);
+	tlc_mem_free(e.host_args);
 	return tlc_error_count(e.ctx) - e.errors_before;
 }
 

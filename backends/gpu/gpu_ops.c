@@ -104,3 +104,37 @@ const char *gpu_emit_layout_functor(gpu_emitter *e, const tlc_expr *call,
 	e->out = saved;
 	return tlc_strdup(e->m, name);
 }
+
+bool gpu_emit_barrier_addr(gpu_emitter *e, tlc_loc loc, const tlc_expr *call, const tlc_expr *x)
+{
+	const tlc_buffer *b = x && x->kind == TLC_EXPR_BUF    ? x->u.buf
+	                      : x && x->kind == TLC_EXPR_LOAD ? x->u.load.buf
+	                                                      : NULL;
+	if (!b || b->scope != TLC_SCOPE_BARRIER) {
+		/* TileLang names barriers by integer ids; tlc by their buffers, so
+		 * that the printer knows where they live and how many there are */
+		tlc_error(e->ctx, loc, "T.%s: barrier operands are T.alloc_barrier buffers (or their elements) in tlc",
+		          gpu_op_name(e, call));
+		return false;
+	}
+	int64_t count = 0, i = 0;
+	const tlc_expr *idx = x->kind == TLC_EXPR_LOAD && x->u.load.n == 1 ? x->u.load.idx[0] : NULL;
+	if ((x->kind == TLC_EXPR_LOAD && (!idx || !tlc_dtype_is_int(idx->dtype))) || b->ndim != 1 ||
+	    !tlc_buffer_numel(b, &count)) {
+		tlc_error(e->ctx, loc, "T.%s: barrier '%s' takes one integer index, %s[i]", gpu_op_name(e, call), b->name,
+		          b->name);
+		return false;
+	}
+	if (idx && tlc_expr_as_int(idx, &i) && (i < 0 || i >= count)) {
+		tlc_error(e->ctx, loc, "T.%s: barrier %s[%lld] does not exist ('%s' holds %lld barrier%s)",
+		          gpu_op_name(e, call), b->name, (long long)i, b->name, (long long)count, count == 1 ? "" : "s");
+		return false;
+	}
+	tlc_buf_printf(e->out, "&%s[", gpu_name(e, b->name));
+	if (idx)
+		gpu_emit_expr(e, idx);
+	else
+		tlc_buf_puts(e->out, "0");
+	tlc_buf_puts(e->out, "]");
+	return !gpu_failed(e);
+}

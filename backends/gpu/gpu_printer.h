@@ -62,14 +62,44 @@ typedef struct gpu_vendor {
 	const char *kernel_handle_cast;
 	int64_t max_grid[3]; /* the most blocks a launch may have in x, y, z */
 	/* Print the op statement s (TLC_STMT_EVAL) that the shared printer does
-	 * not know: the vendor's matrix instructions and vector atomics.  Returns
-	 * false when the vendor does not know it either (the caller reports it);
-	 * true when it printed it or reported why it could not. */
+	 * not know: the vendor's matrix instructions, vector atomics, mbarriers,
+	 * register budgets and bulk copies (which may add gpu_host_args).
+	 * Returns false when the vendor does not know it either (the caller
+	 * reports it); true when it printed it or reported why it could not. */
 	bool (*emit_op)(gpu_emitter *e, const tlc_stmt *s, int ind);
 	/* Append the device helpers named by the GPU_HELPER_VENDOR bits and
-	 * above of `helpers`; called after the shared helpers are printed. */
+	 * above of `helpers`; called after the shared helpers are printed.
+	 * Host-side helpers that the launchers call (the builders of
+	 * gpu_host_arg values) are pasted here too: the launchers come after. */
 	void (*emit_helpers)(tlc_buf *out, unsigned helpers);
 } gpu_vendor;
+
+/* A kernel argument that the launcher builds on the host before each
+ * launch, for an op that needs a value only the host can make (CUDA: the
+ * CUtensorMap of a TMA copy).  emit_op adds it with gpu_add_host_arg while
+ * it prints the op; the printer then
+ *   - appends `param` to the kernel's parameters, after the IR's, in the
+ *     order of the gpu_add_host_arg calls;
+ *   - prints `setup` in the launcher after the grid checks, before the
+ *     launch: host statements (each line starting with one tab) that
+ *     declare and build the variable `name`, and may `return` a nonzero
+ *     error code (nothing is launched then);
+ *   - passes `name` to the kernel by value;
+ *   - makes NAME_error_string(err), for err != 0, return the C string
+ *     expression `error_message` when it is not empty (the reason the
+ *     setup failed; "" when it did not), before the runtime's message;
+ *   - adds the line `doc` (when not NULL) to the launcher's comment in the
+ *     C header.
+ * Strings equal to an earlier argument's error_message or doc are printed
+ * once.  All strings live in the module's arena (tlc_strdup). */
+typedef struct gpu_host_arg {
+	const char *key;           /* what the value stands for: equal keys are one argument */
+	const char *name;          /* the C name in launcher and kernel: "tlc_tma_A_0" */
+	const char *param;         /* the kernel parameter: "const __grid_constant__ CUtensorMap tlc_tma_A_0" */
+	const char *setup;         /* host statements that declare and build `name` */
+	const char *error_message; /* C expression of type const char *, or NULL */
+	const char *doc;           /* one line for the C header, or NULL */
+} gpu_host_arg;
 
 /* One target: its registered description (name, device compiler and its
  * flags, machine), the chip those flags select and the vendor's spellings. */
@@ -101,6 +131,7 @@ struct gpu_emitter {
 	unsigned helpers;     /* GPU_HELPER_* used */
 	int64_t threads;      /* threads per block */
 	int64_t dyn_smem;     /* bytes of the dynamic shared arena */
+	int64_t static_smem;  /* bytes of static __shared__ arrays and mbarriers (tlc.smem_static) */
 	tlc_ranges ranges;    /* variables in scope with known ranges */
 	int64_t raster_panel; /* T.use_swizzle(panel, order): > 0 when block indices are rasterized */
 	bool raster_column;   /* ... in column panels */
@@ -110,6 +141,12 @@ struct gpu_emitter {
 	tlc_loc loc;          /* the statement being printed, for expression errors */
 	unsigned used_frame;  /* bits 0-2: block vars used, 3-5: thread vars used, 6: tlc_tid */
 	int errors_before;    /* tlc_error_count() when this kernel began */
+	/* > 0: the kernel's __launch_bounds__ names this minimum of resident
+	 * blocks per multiprocessor, which fixes the registers a thread has at
+	 * entry (CUDA's setmaxnreg is ignored without it); set by emit_op */
+	int min_blocks;
+	gpu_host_arg *host_args; /* the kernel's host-built arguments, gpu_add_host_arg */
+	int nhost_args, cap_host_args;
 };
 
 /* ---- gpu_module.c: the module, the kernel frame, the helpers ---- */
@@ -122,6 +159,13 @@ bool gpu_failed(const gpu_emitter *e);
 const char *gpu_target_name(const gpu_emitter *e);
 /* Append `ind` tabs to e->out. */
 void gpu_indent(gpu_emitter *e, int ind);
+/* The alignment in bytes of the base of e's dynamic shared arena, as the
+ * kernel declares it: storage-plan's tlc.smem_align, at least 128. */
+int64_t gpu_arena_align(const gpu_emitter *e);
+/* The index of e's host-built argument with this key; -1 when none. */
+int gpu_find_host_arg(const gpu_emitter *e, const char *key);
+/* Add a host-built argument to e's kernel (see gpu_host_arg); returns its index. */
+int gpu_add_host_arg(gpu_emitter *e, const gpu_host_arg *arg);
 
 /* ---- gpu_expr.c: expressions and types ---- */
 
@@ -134,6 +178,9 @@ void gpu_emit_expr(gpu_emitter *e, const tlc_expr *x);
 void gpu_emit_flat_index(gpu_emitter *e, const tlc_buffer *b, int n, const tlc_expr *const *idx);
 /* Print the element of buffer b at idx as an lvalue. */
 void gpu_emit_access(gpu_emitter *e, tlc_loc loc, const tlc_buffer *b, int n, const tlc_expr *const *idx);
+/* Print x as host code into out (a launch dimension, a tensor size in the
+ * launcher): only constants, runtime sizes and arithmetic on them. */
+void gpu_emit_host_expr(gpu_emitter *e, tlc_buf *out, const tlc_expr *x);
 /* C-safe spelling of an IR name (keywords and reserved prefixes get a prefix). */
 const char *gpu_name(gpu_emitter *e, const char *name);
 /* The printed name of a call's op ("gemm"). */
@@ -160,6 +207,13 @@ bool gpu_vector_operands(const tlc_stmt *s, const tlc_expr **dst, const tlc_expr
  * the struct's name, or NULL after reporting why it cannot. */
 const char *gpu_emit_layout_functor(gpu_emitter *e, const tlc_expr *call, const tlc_expr *layout_expr,
                                     const char *what);
+
+/* The operand `x` of op statement `call` that names a barrier
+ * (T.alloc_barrier): a whole barrier buffer (its barrier 0) or one element
+ * bar[i].  Prints its address, &NAME[i], and returns true; reports
+ * "T.<op>: barrier operands are T.alloc_barrier buffers (or their elements)
+ * in tlc" at `loc` (or an index out of range) and returns false otherwise. */
+bool gpu_emit_barrier_addr(gpu_emitter *e, tlc_loc loc, const tlc_expr *call, const tlc_expr *x);
 
 /* ---- gpu_launcher.c: extern "C" launchers and the C header ---- */
 

@@ -119,6 +119,17 @@ static void emit_alloc(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_SCOPE_LOCAL:
 		tlc_buf_printf(e->out, "%s %s[%lld];\n", ty, name, (long long)(numel ? numel : 1));
 		return;
+	case TLC_SCOPE_BARRIER:
+		/* mbarriers: 8-byte words of static shared memory, outside the
+		 * planned arena; the ops take their addresses (gpu_emit_barrier_addr) */
+		if (b->dtype != TLC_DT_UINT64 || b->ndim != 1 || numel < 1) {
+			tlc_buf_puts(e->out, "\n");
+			tlc_error(e->ctx, s->loc, "barrier buffer '%s' must be T.alloc_barrier([counts...]): uint64, one dimension",
+				  b->name);
+			return;
+		}
+		tlc_buf_printf(e->out, "__shared__ __align__(8) uint64_t %s[%lld];\n", name, (long long)numel);
+		return;
 	case TLC_SCOPE_VAR:
 		tlc_buf_printf(e->out, "%s %s", ty, name);
 		if (b->ninit > 0 && b->init && b->init[0]) {
@@ -212,6 +223,46 @@ static void emit_let(gpu_emitter *e, const tlc_stmt *s, int ind)
 		tlc_ranges_push(&e->ranges, s->u.let.var, lo, hi);
 }
 
+/* with T.ws(i, j, ...): the body runs on warpgroups i, j, ... (consecutive),
+ * the threads [lo, hi) of a one-dimensional block. */
+static void emit_ws(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_target_info *info = tlc_module_target_info(e->m);
+	int warpgroup = info ? info->warpgroup : e->target->desc->info->warpgroup;
+	int64_t lo = 0, n = 0, x = 1;
+	const char *why = NULL;
+	if (warpgroup <= 0) {
+		tlc_error(e->ctx, s->loc, "T.ws needs warpgroups (target %s has none)", gpu_target_name(e));
+		return;
+	}
+	if (!tlc_ws_range(s->u.scope.call, warpgroup, &lo, &n, &why)) {
+		tlc_error(e->ctx, s->loc, "%s", why);
+		return;
+	}
+	for (int d = 1; d < e->f->thread_ndim; d++)
+		if (!tlc_expr_as_int(e->f->threads[d], &x) || x != 1) {
+			tlc_error(e->ctx, s->loc, "T.ws needs a one-dimensional thread block (threads=N) on target %s",
+				  gpu_target_name(e));
+			return;
+		}
+	if (lo + n > e->threads) {
+		tlc_error(e->ctx, s->loc,
+			  "T.ws selects threads [%lld, %lld) (warpgroups of %d), but T.Kernel has %lld threads",
+			  (long long)lo, (long long)(lo + n), warpgroup, (long long)e->threads);
+		return;
+	}
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "if ((int)threadIdx.x >= %lld && (int)threadIdx.x < %lld) {\n", (long long)lo,
+		       (long long)(lo + n));
+	/* inside, the thread variable is known to lie in [lo, lo + n) */
+	int saved = e->ranges.n;
+	if (e->f->thread_vars[0])
+		tlc_ranges_push(&e->ranges, e->f->thread_vars[0], lo, lo + n - 1);
+	gpu_emit_stmt(e, s->u.scope.body, ind + 1);
+	e->ranges.n = saved;
+	line(e, ind, "}");
+}
+
 void gpu_emit_stmt(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	if (!s || gpu_failed(e))
@@ -252,6 +303,10 @@ void gpu_emit_stmt(gpu_emitter *e, const tlc_stmt *s, int ind)
 		emit_alloc(e, s, ind);
 		return;
 	case TLC_STMT_SCOPE:
+		if (s->u.scope.call->kind == TLC_EXPR_CALL && s->u.scope.call->u.call.op == TLC_OP_WS) {
+			emit_ws(e, s, ind);
+			return;
+		}
 		tlc_error(e->ctx, s->loc, "T.%s is not supported by target %s yet",
 			  gpu_op_name(e, s->u.scope.call), gpu_target_name(e));
 		return;

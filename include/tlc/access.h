@@ -14,7 +14,15 @@
 extern "C" {
 #endif
 
-enum { TLC_ACCESS_READ = 1, TLC_ACCESS_WRITE = 2, TLC_ACCESS_RW = 3 };
+enum {
+	TLC_ACCESS_READ = 1,
+	TLC_ACCESS_WRITE = 2,
+	TLC_ACCESS_RW = 3,
+	/* with WRITE: an asynchronous write ordered by an mbarrier (a TMA load
+	 * completes on its barrier's transaction count), which block barriers
+	 * neither order nor need to; liveness still counts it */
+	TLC_ACCESS_MBARRIER = 4,
+};
 
 /* Called once per buffer access with TLC_ACCESS_READ and/or _WRITE. */
 typedef void (*tlc_access_fn)(void *ctx, const tlc_buffer *b, unsigned mode);

@@ -74,6 +74,11 @@ typedef struct tlc_raster {
  * dimensions (0: not known yet); false and *why when it is malformed. */
 TLC_API bool tlc_raster_decode(const tlc_expr *call, int grid_ndim, tlc_raster *r, const char **why);
 
+/* The threads of a `with T.ws(i, j, ...)` scope: warpgroups i, j, ...
+ * (consecutive, constant) of `warpgroup` threads each, as [*lo, *lo + *n);
+ * false and *why otherwise. */
+TLC_API bool tlc_ws_range(const tlc_expr *call, int warpgroup, int64_t *lo, int64_t *n, const char **why);
+
 /* How a gemm runs on the module's target (tlc_module_target_info): the
  * matrix instruction for its operand types, the grid of the instruction's
  * thread groups over the accumulator, and the register fragments of the

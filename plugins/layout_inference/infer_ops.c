@@ -6,6 +6,8 @@
 
 #include <tlc/walk.h>
 
+#include <tlc/target.h>
+
 #include "layout_inference.h"
 
 const char *li_where(li_state *st, const char *what, tlc_loc loc)
@@ -35,8 +37,8 @@ static li_op *new_op(li_state *st, li_kind kind, tlc_stmt *s, const char *who)
 	op->kind = kind;
 	op->s = s;
 	op->who = li_where(st, who, s->loc);
-	op->thread_lo = 0;
-	op->threads = st->threads;
+	op->thread_lo = st->op_lo;
+	op->threads = st->op_threads;
 	return op;
 }
 
@@ -301,12 +303,43 @@ static tlc_walk_action collect_op(void *p, const tlc_stmt *cs)
 	}
 	if (s->kind == TLC_STMT_EVAL)
 		collect_tile_op(st, s);
+	if (s->kind == TLC_STMT_SCOPE && s->u.scope.call->u.call.op == TLC_OP_WS) {
+		/* the ops inside run on the scope's warpgroups: their fragments
+		 * are bound to those threads (T.ws scopes do not nest) */
+		const tlc_target_info *t = tlc_module_target_info(st->m);
+		int64_t lo, n;
+		const char *why = NULL;
+		if (!tlc_ws_range(s->u.scope.call, t ? t->warpgroup : 0, &lo, &n, &why)) {
+			tlc_error(st->ctx, s->loc, "%s", why);
+			st->errors++;
+			return TLC_WALK_SKIP;
+		}
+		if (lo + n > st->threads) {
+			tlc_error(st->ctx, s->loc, "T.ws selects threads [%lld, %lld) but the block has %lld", (long long)lo,
+			          (long long)(lo + n), (long long)st->threads);
+			st->errors++;
+			return TLC_WALK_SKIP;
+		}
+		st->op_lo = lo;
+		st->op_threads = n;
+	}
 	return TLC_WALK_CONTINUE;
+}
+
+static void collect_post(void *p, const tlc_stmt *s)
+{
+	li_state *st = p;
+	if (s->kind == TLC_STMT_SCOPE && s->u.scope.call->u.call.op == TLC_OP_WS) {
+		st->op_lo = 0;
+		st->op_threads = st->threads;
+	}
 }
 
 int li_collect(li_state *st, tlc_stmt *s)
 {
-	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = collect_op}, s);
+	st->op_lo = 0;
+	st->op_threads = st->threads;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = collect_op, .stmt_post = collect_post}, s);
 	return st->errors ? -1 : 0;
 }
 
@@ -400,10 +433,12 @@ bool li_common(li_state *st, li_op *op, li_proposals *out)
 	return changed;
 }
 
-/* The free partition of a shape: the target's vectors (tlc_target_partition). */
-static const tlc_layout *free_partition(li_state *st, int ndim, const int64_t *shape, int elem_bytes, int64_t threads)
+/* The free partition of a shape over the op's threads: the target's
+ * vectors (tlc_target_partition), bound to the op's first thread. */
+static const tlc_layout *free_partition(li_state *st, int ndim, const int64_t *shape, int elem_bytes, const li_op *op)
 {
-	return tlc_target_partition(st->m, ndim, shape, threads, elem_bytes, NULL);
+	const tlc_layout *l = tlc_target_partition(st->m, ndim, shape, op->threads, elem_bytes, NULL);
+	return l && op->thread_lo ? tlc_fragment_rebind(st->m, l, op->thread_lo) : l;
 }
 
 static bool awaits_reduction(const li_state *st, const li_buf *b)
@@ -422,7 +457,7 @@ bool li_free(li_state *st, li_op *op, li_proposals *out)
 		for (int d = 0; d < b->ndim && d < LI_MAX_DIMS; d++)
 			if (!tlc_expr_as_int(b->shape[d], &shape[d]))
 				return false;
-		li_propose(out, op->src, free_partition(st, b->ndim, shape, tlc_dtype_bits(b->dtype) / 8, op->threads), false,
+		li_propose(out, op->src, free_partition(st, b->ndim, shape, tlc_dtype_bits(b->dtype) / 8, op), false,
 		           op->who);
 		return false;
 	}
@@ -439,12 +474,12 @@ bool li_free(li_state *st, li_op *op, li_proposals *out)
 			/* depends on the fragment alone, so two nests propose the same */
 			const tlc_buffer *b = op->acc[i].b->buf;
 			li_propose(out, op->acc[i].b,
-			           free_partition(st, op->ndim, op->shape, tlc_dtype_bits(b->dtype) / 8, op->threads), false,
+			           free_partition(st, op->ndim, op->shape, tlc_dtype_bits(b->dtype) / 8, op), false,
 			           op->who);
 		}
 	if (whole)
 		return false;
-	op->loop = free_partition(st, op->ndim, op->shape, op->vec_bytes, op->threads);
+	op->loop = free_partition(st, op->ndim, op->shape, op->vec_bytes, op);
 	return op->loop != NULL;
 }
 

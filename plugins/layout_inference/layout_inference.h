@@ -71,6 +71,9 @@ typedef struct li_state {
 	tlc_context *ctx;
 	tlc_func *f;
 	int64_t threads; /* of the block */
+	/* the threads that run the ops being collected: the block, or the
+	 * warpgroups of the enclosing T.ws scope */
+	int64_t op_lo, op_threads;
 	int nbufs, cap_bufs;
 	li_buf **bufs;
 	int nops, cap_ops;

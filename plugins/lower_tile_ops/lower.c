@@ -111,6 +111,10 @@ static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
 		tlc_stmt *g = lw_lower_gemm(st, s);
 		return g ? g : s;
 	}
+	case TLC_OP_TMA_COPY: {
+		tlc_stmt *t = lw_lower_tma_copy(st, s);
+		return t ? t : s;
+	}
 	case TLC_OP_WAIT_WGMMA: {
 		tlc_stmt *w = lw_lower_wait_wgmma(st, s);
 		return w ? w : s;
@@ -162,6 +166,14 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 		st->async_copy = saved;
 		return body;
 	}
+	if (s->kind == TLC_STMT_SCOPE && s->u.scope.call->u.call.op == TLC_OP_WS) {
+		/* ops inside run on the scope's warpgroups (layout-inference bound
+		 * their fragments to them; single-thread work goes to the first) */
+		int64_t lo, n;
+		const char *why = NULL;
+		if (tlc_ws_range(s->u.scope.call, st->target->warpgroup, &lo, &n, &why))
+			st->op_lo = lo;
+	}
 	if (opens_scope(s)) {
 		w->saved = tlc_mem_grow(w->saved, w->depth, &w->cap, sizeof(*w->saved));
 		w->saved[w->depth++] = st->ranges.n;
@@ -200,9 +212,41 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 static tlc_stmt *lower_post(tlc_rewriter *rw, tlc_stmt *s)
 {
 	lower_walk *w = rw->ctx;
+	if (s->kind == TLC_STMT_SCOPE && s->u.scope.call->u.call.op == TLC_OP_WS)
+		w->st->op_lo = 0;
 	if (opens_scope(s))
 		w->st->ranges.n = w->saved[--w->depth];
 	return NULL;
+}
+
+/* The kernel's mbarriers (T.alloc_barrier at its top level) are
+ * initialised after its allocations, before anything uses them. */
+static void init_barriers(lw_state *st)
+{
+	tlc_stmt *body = st->f->body;
+	if (!body || body->kind != TLC_STMT_SEQ)
+		return;
+	tlc_buffer *bars[64];
+	int n = 0, after = -1;
+	for (int i = 0; i < body->u.seq.n; i++) {
+		tlc_stmt *s = body->u.seq.items[i];
+		if (s->kind != TLC_STMT_ALLOC)
+			continue;
+		after = i;
+		if (s->u.alloc.buf->scope == TLC_SCOPE_BARRIER && n < 64)
+			bars[n++] = s->u.alloc.buf;
+	}
+	if (!n)
+		return;
+	tlc_stmt *init = lw_barrier_init(st, n, bars);
+	tlc_stmt *out = tlc_seq_new(st->m, body->loc);
+	for (int i = 0; i < body->u.seq.n; i++) {
+		tlc_seq_append(st->m, out, body->u.seq.items[i]);
+		if (i == after)
+			for (int k = 0; k < init->u.seq.n; k++)
+				tlc_seq_append(st->m, out, init->u.seq.items[k]);
+	}
+	st->f->body = out;
 }
 
 /* The flat thread index: x + X * (y + Y * z). */
@@ -249,6 +293,8 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	rw.stmt_post = lower_post;
 	f->body = tlc_stmt_rewrite(&rw, f->body);
 	tlc_rewriter_free(&rw);
+	if (!st.errors)
+		init_barriers(&st);
 	tlc_mem_free(walk.saved);
 	if (!st.errors)
 		lw_lower_buffers(&st);

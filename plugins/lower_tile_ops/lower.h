@@ -51,6 +51,7 @@ typedef struct lw_state {
 	bool async_copy;     /* inside inject-pipeline's `with T.attr("async_copy", 1)` */
 	uint32_t last_error_hash; /* the last error reported (lw_error), not repeated */
 	tlc_loc last_error_loc;
+	int64_t op_lo;       /* the first thread of the enclosing T.ws scope (0: the block) */
 	int nwgmma_acc;      /* accumulators of the T.wgmma_gemm calls lowered so far */
 	tlc_buffer *wgmma_acc[LW_MAX_WGMMA_ACC];
 } lw_state;
@@ -69,6 +70,11 @@ tlc_stmt *lw_expand_atomic(lw_state *st, const tlc_stmt *s);
 /* lower_gemm.c: the T.mma_gemm call (with a clear of C first when
  * clear_accum), or NULL after an error. */
 tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s);
+/* lower_tma.c: T.tma_copy (expect_tx + T.tma_load boxes by one thread),
+ * and the initialisation of the kernel's n mbarrier buffers. */
+tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s);
+tlc_stmt *lw_barrier_init(lw_state *st, int n, tlc_buffer *const *bars);
+
 /* T.wait_wgmma(n): the wait, then a fence on every accumulator of the
  * T.wgmma_gemm calls before it. */
 tlc_stmt *lw_lower_wait_wgmma(lw_state *st, const tlc_stmt *s);

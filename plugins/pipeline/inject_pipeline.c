@@ -40,14 +40,6 @@
 
 #include "pipeline.h"
 
-#define PL_MAX_VERSIONED 32
-
-typedef struct versioned {
-	const tlc_buffer *from;
-	tlc_buffer *to;
-	int64_t versions;
-} versioned;
-
 typedef struct inject {
 	tlc_module *m;
 	tlc_context *ctx;
@@ -63,8 +55,7 @@ typedef struct inject {
 	int *by_order;          /* statement index at each position */
 	bool *async;            /* per statement */
 	int D;
-	int nver;
-	versioned ver[PL_MAX_VERSIONED];
+	pl_versions vers;       /* the loop's versioned buffers */
 	tlc_rewriter rw;        /* clones statements for one iteration */
 	const tlc_expr *iter;   /* the iteration being cloned */
 } inject;
@@ -83,49 +74,15 @@ tlc_stmt *pl_body_seq(tlc_module *m, tlc_stmt *loop)
 
 /* ---- which statements use which buffers ---- */
 
-typedef struct use_scan {
-	const tlc_buffer *buf;
-	unsigned mode;
-} use_scan;
-
-static void note_use(void *p, const tlc_buffer *b, unsigned mode)
-{
-	use_scan *u = p;
-	if (tlc_buffer_storage(b) == tlc_buffer_storage(u->buf))
-		u->mode |= mode;
-}
-
-static unsigned use_of(const tlc_stmt *s, const tlc_buffer *b)
-{
-	use_scan u = {b, 0};
-	tlc_stmt_accesses(s, note_use, &u);
-	return u.mode;
-}
 
 /* ---- versions ---- */
 
-static versioned *version_of(inject *in, const tlc_buffer *b)
-{
-	for (int i = 0; i < in->nver; i++)
-		if (in->ver[i].from == b)
-			return &in->ver[i];
-	return NULL;
-}
-
 static void add_version(inject *in, const tlc_buffer *b, int64_t versions)
 {
-	versioned *v = version_of(in, b);
-	if (v) {
-		if (versions > v->versions)
-			v->versions = versions;
-		return;
-	}
-	if (in->nver == PL_MAX_VERSIONED) {
+	if (!pl_add_version(&in->vers, b, versions)) {
 		tlc_error(in->ctx, in->loop->loc, "T.Pipelined: more than %d buffers need versions", PL_MAX_VERSIONED);
 		in->errors++;
-		return;
 	}
-	in->ver[in->nver++] = (versioned){b, NULL, versions};
 }
 
 typedef struct buf_list {
@@ -154,142 +111,30 @@ static void find_versions(inject *in)
 		for (int k = 0; k < written.n; k++)
 			for (int r = 0; r < in->n; r++)
 				if (in->stage[r] > in->stage[w] &&
-				    (use_of(in->body->u.seq.items[r], written.b[k]) & TLC_ACCESS_READ))
+				    (pl_use_of(in->body->u.seq.items[r], written.b[k]) & TLC_ACCESS_READ))
 					add_version(in, written.b[k], in->stage[r] - in->stage[w] + 1);
 	}
 }
 
-typedef struct outside_use {
-	const tlc_stmt *loop;
-	const tlc_buffer *buf;
-	bool found;
-} outside_use;
-
-static tlc_walk_action outside_stmt(void *p, const tlc_stmt *s)
-{
-	outside_use *u = p;
-	if (s == u->loop)
-		return TLC_WALK_SKIP;
-	if (s->kind != TLC_STMT_ALLOC && use_of(s, u->buf) && s->kind != TLC_STMT_SEQ && s->kind != TLC_STMT_FOR &&
-	    s->kind != TLC_STMT_IF && s->kind != TLC_STMT_ATTR && s->kind != TLC_STMT_SCOPE) {
-		u->found = true;
-		return TLC_WALK_STOP;
-	}
-	return TLC_WALK_CONTINUE;
-}
-
-typedef struct alloc_swap {
-	inject *in;
-} alloc_swap;
-
-static tlc_walk_action swap_alloc(void *p, const tlc_stmt *cs)
-{
-	inject *in = p;
-	if (cs->kind == TLC_STMT_ALLOC) {
-		versioned *v = version_of(in, cs->u.alloc.buf);
-		if (v)
-			((tlc_stmt *)cs)->u.alloc.buf = v->to; /* the pass owns the function */
-	}
-	return TLC_WALK_CONTINUE;
-}
-
-/* Make the versioned buffers and declare them in place of the originals. */
+/* Make the versioned buffers; a buffer also used outside the loop cannot
+ * have versions, and the loop then runs as written. */
 static void make_versions(inject *in)
 {
-	for (int i = 0; i < in->nver; i++) {
-		versioned *v = &in->ver[i];
-		outside_use u = {in->loop, v->from, false};
-		tlc_walk_stmt(&(tlc_visitor){.ctx = &u, .stmt_pre = outside_stmt}, in->f->body);
-		if (u.found || v->from->ndim + 1 > TLC_LAYOUT_MAX_DIMS) {
-			/* its versions would not be the buffer the rest of the kernel
-			 * sees: run the loop as written instead */
-			tlc_warning(in->ctx, in->loop->loc,
-			            "this T.Pipelined loop runs unpipelined: buffer '%s' would need %lld versions (it is "
-			            "written and read at different stages) but is also used outside the loop",
-			            v->from->name, (long long)v->versions);
-			in->unpipelined = true;
-			return;
-		}
-		const tlc_expr *shape[TLC_LAYOUT_MAX_DIMS];
-		shape[0] = tlc_i32(in->m, v->versions);
-		for (int d = 0; d < v->from->ndim; d++)
-			shape[d + 1] = v->from->shape[d];
-		v->to = tlc_buffer_new(in->m, v->from->name, v->from->dtype, v->from->scope, v->from->ndim + 1, shape,
-		                       v->from->loc);
-		if (v->from->layout) {
-			int64_t lead = v->versions;
-			v->to->layout = tlc_layout_expand(in->m, v->from->layout, 1, &lead);
-		}
-	}
-	tlc_walk_stmt(&(tlc_visitor){.ctx = in, .stmt_pre = swap_alloc}, in->f->body);
-}
-
-/* ---- cloning one statement for one iteration ---- */
-
-static const tlc_expr *version_index(inject *in, const versioned *v)
-{
-	return tlc_simplify_expr(in->m, tlc_binary(in->m, TLC_EXPR_FLOORMOD, in->iter, tlc_i32(in->m, v->versions)));
-}
-
-static const tlc_expr *versioned_access(tlc_rewriter *rw, const tlc_expr *e)
-{
-	inject *in = rw->ctx;
-	tlc_module *m = in->m;
-	tlc_buffer *b = e->kind == TLC_EXPR_LOAD     ? e->u.load.buf
-	                : e->kind == TLC_EXPR_REGION ? e->u.region.buf
-	                : e->kind == TLC_EXPR_BUF    ? e->u.buf
-	                                             : NULL;
-	versioned *v = b ? version_of(in, b) : NULL;
-	if (!v || !v->to)
-		return NULL;
-	const tlc_expr *ver = version_index(in, v);
-	if (e->kind == TLC_EXPR_LOAD) {
-		const tlc_expr *idx[TLC_LAYOUT_MAX_DIMS];
-		idx[0] = ver;
-		for (int d = 0; d < e->u.load.n; d++)
-			idx[d + 1] = tlc_expr_rewrite(rw, e->u.load.idx[d]);
-		return tlc_load(m, v->to, e->u.load.n + 1, idx);
-	}
-	tlc_range dims[TLC_LAYOUT_MAX_DIMS];
-	dims[0] = (tlc_range){ver, tlc_i32(m, 1), true};
-	int n;
-	if (e->kind == TLC_EXPR_REGION) {
-		n = e->u.region.n;
-		for (int d = 0; d < n; d++) {
-			tlc_range r = e->u.region.dims[d];
-			r.begin = tlc_expr_rewrite(rw, r.begin);
-			r.extent = tlc_expr_rewrite(rw, r.extent);
-			dims[d + 1] = r;
-		}
-	} else {
-		n = b->ndim;
-		for (int d = 0; d < n; d++)
-			dims[d + 1] = (tlc_range){tlc_i32(m, 0), b->shape[d], false};
-	}
-	return tlc_region(m, v->to, n + 1, dims);
-}
-
-static tlc_stmt *versioned_store(tlc_rewriter *rw, tlc_stmt *s)
-{
-	inject *in = rw->ctx;
-	if (s->kind != TLC_STMT_STORE)
-		return NULL;
-	versioned *v = version_of(in, s->u.store.buf);
-	if (!v || !v->to)
-		return NULL;
-	const tlc_expr **idx = tlc_alloc(in->m, (size_t)(s->u.store.n + 1) * sizeof(*idx));
-	idx[0] = version_index(in, v);
-	memcpy(idx + 1, s->u.store.idx, (size_t)s->u.store.n * sizeof(*idx));
-	s->u.store.buf = v->to;
-	s->u.store.idx = idx;
-	s->u.store.n++;
-	return s;
+	const tlc_buffer *outside = NULL;
+	if (pl_make_versions(&in->vers, in->f, in->loop, &outside))
+		return;
+	const pl_versioned *v = pl_version_of(&in->vers, outside);
+	tlc_warning(in->ctx, in->loop->loc,
+	            "this T.Pipelined loop runs unpipelined: buffer '%s' would need %lld versions (it is written and "
+	            "read at different stages) but is also used outside the loop",
+	            outside->name, (long long)(v ? v->versions : 0));
+	in->unpipelined = true;
 }
 
 static tlc_stmt *clone_for(inject *in, int j, const tlc_expr *i)
 {
 	tlc_module *m = in->m;
-	in->iter = tlc_simplify_expr(m, i);
+	in->iter = in->vers.iter = tlc_simplify_expr(m, i);
 	const tlc_expr *k = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_ADD, in->loop->u.loop.min, in->iter));
 	tlc_rewriter_map_var(&in->rw, in->loop->u.loop.var, k);
 	tlc_stmt *c = tlc_stmt_clone(&in->rw, in->body->u.seq.items[j]);
@@ -324,7 +169,7 @@ static int wait_count(inject *in, int p)
 		int w = in->by_order[q];
 		const tlc_buffer *src, *dst;
 		if (!in->async[w] || !pl_copy_sides(in->body->u.seq.items[w], &src, &dst) ||
-		    !(use_of(in->body->u.seq.items[j], dst) & TLC_ACCESS_READ))
+		    !(pl_use_of(in->body->u.seq.items[j], dst) & TLC_ACCESS_READ))
 			continue;
 		int c = in->stage[j] - in->stage[w] - (commit < p ? 0 : 1);
 		if (best < 0 || c < best)
@@ -443,7 +288,7 @@ static void mark_async(inject *in)
 			continue;
 		bool later = true, read = false;
 		for (int r = 0; r < in->n; r++)
-			if (r != w && (use_of(in->body->u.seq.items[r], dst) & TLC_ACCESS_READ)) {
+			if (r != w && (pl_use_of(in->body->u.seq.items[r], dst) & TLC_ACCESS_READ)) {
 				read = true;
 				later &= in->stage[r] > in->stage[w];
 			}
@@ -458,7 +303,7 @@ static tlc_stmt *inject_loop(inject *in, tlc_stmt *loop)
 	in->body = pl_body_seq(m, loop);
 	in->n = in->body->u.seq.n;
 	in->stage = loop->u.loop.pipe.stage;
-	in->nver = 0;
+	in->vers = (pl_versions){.m = m};
 	int by_order[in->n > 0 ? in->n : 1];
 	bool async[in->n > 0 ? in->n : 1];
 	for (int j = 0; j < in->n; j++)
@@ -489,9 +334,7 @@ static tlc_stmt *inject_loop(inject *in, tlc_stmt *loop)
 	}
 	mark_async(in);
 	tlc_rewriter_init(&in->rw, m);
-	in->rw.ctx = in;
-	in->rw.expr_pre = versioned_access;
-	in->rw.stmt_post = versioned_store;
+	pl_version_rewriter(&in->rw, &in->vers);
 	in->rw.fresh_binders = true;
 	tlc_stmt *out = schedule(in);
 	tlc_rewriter_free(&in->rw);

@@ -1,7 +1,8 @@
 /* pipeline.c - the software-pipelining plugin: pipeline-planning (a stage
  * and an order for each statement of a T.Pipelined loop) and inject-pipeline
  * (prologue, steady state, epilogue, versioned buffers, asynchronous
- * copies).  Both run before layout inference; see doc/pipeline.md. */
+ * copies), and warp-specialize (a TMA producer warpgroup and the user's
+ * threads as consumers, for sm_90a) between them.  Both run before layout inference; see doc/pipeline.md. */
 #include "config.h"
 
 #include <tlc/plugin.h>
@@ -14,6 +15,12 @@ static const tlc_pass_desc planning_pass = {
 	.run = pl_run_planning,
 };
 
+static const tlc_pass_desc ws_pass = {
+	.name = "warp-specialize",
+	.summary = "run a TMA-fed pipelined loop as a producer warpgroup and the user's threads as consumers, on mbarriers",
+	.run = pl_run_warp_specialize,
+};
+
 static const tlc_pass_desc inject_pass = {
 	.name = "inject-pipeline",
 	.summary = "software-pipeline T.Pipelined loops: prologue, steady state, epilogue, versioned shared buffers, cp.async",
@@ -23,6 +30,8 @@ static const tlc_pass_desc inject_pass = {
 static int pipeline_init(tlc_registry *reg)
 {
 	int rc = tlc_register_pass(reg, &planning_pass);
+	if (!rc)
+		rc = tlc_register_pass(reg, &ws_pass);
 	return rc ? rc : tlc_register_pass(reg, &inject_pass);
 }
 

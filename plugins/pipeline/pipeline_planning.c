@@ -44,25 +44,6 @@ static void inline_lets(tlc_module *m, tlc_stmt *body)
 	tlc_rewriter_free(&rw);
 }
 
-typedef struct use_scan {
-	const tlc_buffer *buf;
-	unsigned mode;
-} use_scan;
-
-static void note_use(void *p, const tlc_buffer *b, unsigned mode)
-{
-	use_scan *u = p;
-	if (tlc_buffer_storage(b) == tlc_buffer_storage(u->buf))
-		u->mode |= mode;
-}
-
-/* How statement s uses buffer b (TLC_ACCESS_* bits, 0 = not at all). */
-static unsigned use_of(const tlc_stmt *s, const tlc_buffer *b)
-{
-	use_scan u = {b, 0};
-	tlc_stmt_accesses(s, note_use, &u);
-	return u.mode;
-}
 
 bool pl_copy_sides(const tlc_stmt *s, const tlc_buffer **src, const tlc_buffer **dst)
 {
@@ -96,8 +77,8 @@ static bool is_producer(const tlc_stmt *body, int j)
 		if (i == j)
 			continue;
 		const tlc_stmt *s = body->u.seq.items[i];
-		unsigned d = use_of(s, dst);
-		if ((d & TLC_ACCESS_WRITE) || (use_of(s, src) & TLC_ACCESS_WRITE))
+		unsigned d = pl_use_of(s, dst);
+		if ((d & TLC_ACCESS_WRITE) || (pl_use_of(s, src) & TLC_ACCESS_WRITE))
 			return false;
 		read_later |= (d & TLC_ACCESS_READ) != 0;
 	}

@@ -10,17 +10,19 @@
  * Alignment (the layouts are flat by now, so the rule reads what is left in
  * the IR): the target's widest shared access (shared_vector_bytes, 16 on
  * CUDA) for every buffer, so any vector access of it is aligned;
- * a buffer that a T.mma_gemm reads through layout_A/layout_B =
+ * a buffer that a T.mma_gemm or T.wgmma_issue reads through layout_A/layout_B =
  * T.swizzled_layout(shape, dtype, W) is aligned to 8 * W bytes (256, 512,
  * 1024 for 32B, 64B, 128B swizzles): the XOR pattern repeats every 8 rows
- * of W bytes, and TMA / WGMMA descriptors need the base on that boundary.
+ * of W bytes, and TMA / WGMMA descriptors need the base on that boundary;
+ * the destination of a TMA load without a swizzle gets 128 bytes.
  *
  * Placement is greedy first-fit in order of decreasing size (then
  * declaration order): each buffer takes the lowest aligned offset that does
  * not overlap a placed buffer whose live range meets its own.  The result is
  * written into the IR: tlc_buffer.offset (printed `offset=N`), views take
  * their source's, and the arena size is the function attribute
- * "tlc.smem_bytes", and the alignment its base needs as "tlc.smem_align".  An arena (plus static __shared__ arrays) larger than
+ * "tlc.smem_bytes", the alignment its base needs as "tlc.smem_align", and
+ * the bytes of static arrays and mbarriers as "tlc.smem_static".  An arena (plus static __shared__ arrays) larger than
  * the option `max-bytes` is an error listing every buffer and the total.
  *
  * Barriers between the last use of one buffer and the first write of another
@@ -72,7 +74,9 @@ static sp_buf *find(sp_state *st, const tlc_buffer *b)
 static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 {
 	int64_t bytes;
-	if (b->scope == TLC_SCOPE_SHARED && !b->alias_of && tlc_buffer_bytes(b, &bytes)) {
+	if ((b->scope == TLC_SCOPE_SHARED || b->scope == TLC_SCOPE_BARRIER) && !b->alias_of &&
+	    tlc_buffer_bytes(b, &bytes)) {
+		/* static __shared__ arrays and mbarriers share the block's budget */
 		st->static_bytes += (bytes + st->base_align - 1) / st->base_align * st->base_align;
 		return;
 	}
@@ -163,12 +167,29 @@ static void touch_access(void *p, const tlc_buffer *b, unsigned mode)
 	touch(w->st, b, w->top);
 }
 
-/* A gemm asks for the alignment of its swizzled operands. */
+/* A TMA load's destination: 128 bytes, or 8 * W with a W-byte swizzle
+ * (the box lands at its start and the swizzle pattern repeats every 8 W). */
+static void tma_dst_align(sp_state *st, const tlc_expr *call)
+{
+	int64_t w = 0;
+	const tlc_expr *sw = tlc_call_kw(call, "swizzle");
+	if (call->u.call.nargs < 2 || call->u.call.args[1]->kind != TLC_EXPR_LOAD || (sw && !tlc_expr_as_int(sw, &w)))
+		return;
+	sp_buf *p = find(st, call->u.call.args[1]->u.load.buf);
+	int64_t al = 8 * w > 128 ? 8 * w : 128;
+	if (p && al > p->align)
+		p->align = al;
+}
+
+/* A gemm asks for the alignment of its swizzled operands, a TMA load for
+ * that of its destination. */
 static tlc_walk_action align_gemm_operands(void *p, const tlc_stmt *s)
 {
 	top_walk *w = p;
 	if (tlc_stmt_is_call(s, TLC_OP_MMA_GEMM) || tlc_stmt_is_call(s, TLC_OP_WGMMA_ISSUE))
 		gemm_operand_align(w->st, s->u.eval.call);
+	if (tlc_stmt_is_call(s, TLC_OP_TMA_LOAD))
+		tma_dst_align(w->st, s->u.eval.call);
 	return TLC_WALK_CONTINUE;
 }
 
@@ -326,6 +347,10 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 					align = st.bufs[i].align;
 			set_func_attr(m, f, "tlc.smem_align", tlc_i32(m, align));
 		}
+		/* what static arrays and mbarriers add to the block's shared memory:
+		 * the launcher opts in to more than the default when the sum needs it */
+		if (st.static_bytes)
+			set_func_attr(m, f, "tlc.smem_static", tlc_i32(m, st.static_bytes));
 		if (st.static_bytes > target->smem_default) {
 			/* static __shared__ arrays cannot opt in to more */
 			tlc_error(ctx, f->loc,

@@ -84,6 +84,8 @@ typedef struct access_ctx {
 static void add_access(void *p, const tlc_buffer *b, unsigned mode)
 {
 	access_ctx *c = p;
+	if (mode & TLC_ACCESS_MBARRIER)
+		return; /* a TMA load: its mbarrier orders it, not a block barrier */
 	if (mode & TLC_ACCESS_READ)
 		set_add(c->si, &c->acc->r, b);
 	if (mode & TLC_ACCESS_WRITE)

@@ -37,7 +37,10 @@ static char *slurp(const char *rel)
 
 int main(void)
 {
-	static const char *const names[] = {"tlc_gemm"};
+	/* each helper and an instruction its text must hold */
+	static const char *const names[] = {"tlc_gemm", "tlc_wgmma", "tlc_tma", "tlc_tma_host"};
+	static const char *const holds[] = {"mma.sync.aligned.m16n8k16", "wgmma.mma_async", "cp.async.bulk.tensor",
+	                                    "cuTensorMapEncodeTiled"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char rel[256];
 		snprintf(rel, sizeof rel, "backends/cuda/device/%s.cuh", names[i]);
@@ -47,7 +50,7 @@ int main(void)
 		ok(got != NULL, "cuda_device_text(\"%s\") is embedded", names[i]);
 		ok(want && got && strcmp(got, want) == 0, "%s: embedded text equals the file (%zu bytes)", names[i],
 		   want ? strlen(want) : (size_t)0);
-		ok(got && strstr(got, "mma.sync.aligned.m16n8k16") != NULL, "%s: the text holds the mma", names[i]);
+		ok(got && strstr(got, holds[i]) != NULL, "%s: the text holds %s", names[i], holds[i]);
 		free(want);
 	}
 	ok(cuda_device_text("no_such_helper") == NULL, "an unknown name gives NULL");

@@ -36,6 +36,7 @@ from run_elementwise import commit  # noqa: E402
 REPO = tlc_gpu.REPO
 GEMM = os.path.join(REPO, "examples", "gemm.tl")
 TRANS = os.path.join(REPO, "tests", "gpu", "kernels", "gemm_trans.tl")
+WSG = os.path.join(tlc_gpu.REPO, "examples", "ws_gemm.tl")
 TWO = os.path.join(REPO, "tests", "gpu", "kernels", "two_transposes.tl")
 
 # (label, file, entry, M, N, K, dtype, trans_A, trans_B)
@@ -76,6 +77,21 @@ CASES += [
     ("bf16 block_K 64, B^T", TRANS, 'gemm(384, 384, 640, 128, 128, 64, trans_B=True, dtype="bfloat16")', 384, 384,
      640, "bfloat16", False, True),
 ]
+# the same kernels on the cp.async pipeline (no warp specialization), and the
+# hand-written warp-specialized gemm (T.ws, T.tma_copy, mbarriers)
+NO_WS = ("--pass-arg=warp-specialize.enable=false",)
+CASES += [
+    ("example fp16 1024^3, cp.async (warp-specialize off)", GEMM, "matmul(1024, 1024, 1024)", 1024, 1024, 1024,
+     "float16", False, False, NO_WS),
+    ("fp16 AT B 512x384x256, cp.async (warp-specialize off)", TRANS, "gemm(512, 384, 256, trans_A=True)", 512, 384,
+     256, "float16", True, False, NO_WS),
+    ("example fp16 1000^3 partial tiles, 256 threads 128x256x64 (2 consumer warpgroups)", GEMM,
+     "matmul(1000, 1000, 1000, 128, 256, 64, num_stages=3, threads=256)", 1000, 1000, 1000, "float16", False, False),
+    ("bf16 4 stages 64x64x64 tiles", TRANS, 'gemm(320, 192, 448, 64, 64, 64, num_stages=4, dtype="bfloat16")', 320,
+     192, 448, "bfloat16", False, False),
+    ("hand-written T.ws gemm fp16 1024x768x512 (examples/ws_gemm.tl)", WSG,
+     "matmul_warp_specialize(1024, 768, 512)", 1024, 768, 512, "float16", False, False),
+]
 BENCH = [(4096, "float16"), (4096, "bfloat16"), (8192, "float16"), (8192, "bfloat16")]
 WARMUP, RUNS = 5, 30
 
@@ -93,9 +109,10 @@ def tolerance(K, out_dtype):
 
 
 def run_case(torch, args, case, workdir):
-    label, path, entry, M, N, K, dt, ta, tb = case
+    label, path, entry, M, N, K, dt, ta, tb = case[:9]
+    tlc_args = case[9] if len(case) > 9 else ()
     try:
-        kern = tlc_gpu.compile(path, entry=entry, tlc=args.tlc, nvcc=args.nvcc, cache_dir=workdir)
+        kern = tlc_gpu.compile(path, entry=entry, tlc=args.tlc, nvcc=args.nvcc, cache_dir=workdir, tlc_args=tlc_args)
     except (tlc_gpu.BuildError, OSError) as e:
         log(f"{label}: build failed: {e}")
         return dict(label=label, ok=False, note="build failed")
@@ -103,7 +120,7 @@ def run_case(torch, args, case, workdir):
     torch.manual_seed(1)
     a = torch.randn((K, M) if ta else (M, K), device="cuda").to(tdt)
     b = torch.randn((N, K) if tb else (K, N), device="cuda").to(tdt)
-    out_dt = "float16" if path == GEMM and dt == "float16" else ("bfloat16" if path == GEMM else "float32")
+    out_dt = dt if path in (GEMM, WSG) else "float32"
     c = torch.full((M, N), float("nan"), device="cuda", dtype=getattr(torch, out_dt))
     tlc_gpu.call(kern, a, b, c)
     torch.cuda.synchronize()

@@ -164,15 +164,16 @@ def _run(cmd, verbose):
 
 
 def compile(tl_path, entry=None, defines=None, target="cuda-sm90", tlc=None, nvcc=None, cache_dir=None,
-            nvcc_args=(), verbose=True):
+            nvcc_args=(), verbose=True, tlc_args=()):
     """Build tl_path with `tlc --emit=so` (cached) and load it: a Kernel.
 
     entry: the --entry call; defines: {NAME: value} for -D; nvcc: passed as
     --nvcc (default: tlc's own search); cache_dir: where libraries are kept
-    (default $TLC_GPU_CACHE, else ~/.cache/tlc-gpu). Raises BuildError."""
+    (default $TLC_GPU_CACHE, else ~/.cache/tlc-gpu); tlc_args: more tlc
+    options (e.g. --pass-arg=warp-specialize.enable=false). Raises BuildError."""
     tlc = tlc or default_tlc()
     setup_env(tlc)
-    common = [tlc, os.path.abspath(tl_path), f"--target={target}"]
+    common = [tlc, os.path.abspath(tl_path), f"--target={target}"] + list(tlc_args)
     if entry:
         common.append(f"--entry={entry}")
     for k, v in sorted((defines or {}).items()):

@@ -1,0 +1,353 @@
+/* warp_specialize.c - the `warp-specialize` pass: a software-pipelined
+ * loop whose tiles can come by TMA runs as a producer warpgroup that only
+ * issues the copies and the user's threads as consumers that only compute.
+ *
+ * Candidate: the kernel's top-level T.Pipelined loop, planned by
+ * pipeline-planning with its producers (global -> shared T.copy) at stage 0
+ * and everything else at stage S - 1 >= 1, every producer a 2-D tile that
+ * TMA can copy (rows of a multiple of 16 bytes, tiles whose rows fit TMA
+ * boxes), on a target with TMA, mbarriers with transaction counts and
+ * warpgroups, in a 1-D block of whole warpgroups that has room for one more,
+ * in a kernel without T.ws of its own.  Anything else is left to
+ * inject-pipeline (cp.async); option `enable = false` turns the pass off.
+ *
+ * The result, with T = the user's thread count and S stages:
+ *
+ *     threads = T + 128                  (the producer warpgroup is added)
+ *     buf = T.alloc_shared((S, ...))     (each producer's buffer, S versions)
+ *     full = T.alloc_barrier([128] * S)  (stage s holds data: producer threads arrive)
+ *     empty = T.alloc_barrier([T] * S)   (stage s is free again: consumers arrive)
+ *     <kernel-level statements: T.use_swizzle, T.annotate_layout>
+ *     with T.ws(0):                      (producer)
+ *         T.set_max_nreg(<low>, 0)
+ *         for k in T.serial(n):
+ *             T.barrier_wait(empty[k % S], (k // S + 1) % 2)
+ *             T.tma_copy(src, buf[k % S, ...], barrier=full[k % S])   (each producer)
+ *             T.barrier_arrive(full[k % S])
+ *     with T.ws(1, ..):                  (consumers: the user's threads)
+ *         T.set_max_nreg(<high>, 1)
+ *         <every other statement of the kernel, in order, with the loop as>
+ *         for k in T.serial(n):
+ *             T.barrier_wait(full[k % S], (k // S) % 2)
+ *             <the loop's other statements, on buf[k % S, ...]>
+ *             T.barrier_arrive(empty[k % S])
+ *
+ * The first wait on `empty` asks for parity 1, which a fresh barrier has
+ * already completed: the producer fills all S stages before it waits for
+ * the consumers.  Every statement outside the loop (accumulator clears, the
+ * epilogue) runs in the consumer branch: it was written for the user's
+ * threads, and the producer warpgroup must not run it (seed 002: consumer-
+ * only initialisation belongs to the consumers).  Layout inference binds
+ * the consumers' fragments to threads [128, 128 + T) through T.ws.
+ *
+ * Register budget (setmaxnreg): the producer needs few registers; the
+ * consumers take what it gives back, within the register file:
+ * producer 24, consumers the largest multiple of 8 (at most 240) with
+ * 128 * 24 + T * c <= registers per block. */
+#include "config.h"
+
+#include <string.h>
+
+#include <tlc/access.h>
+#include <tlc/layout.h>
+#include <tlc/target.h>
+#include <tlc/tileops.h>
+#include <tlc/walk.h>
+
+#include "pipeline.h"
+
+#define WS_PRODUCER_REGS 24
+#define WS_MAX_REGS 240
+
+typedef struct ws_state {
+	tlc_module *m;
+	tlc_context *ctx;
+	tlc_func *f;
+	const tlc_target_info *t;
+	int64_t threads; /* the user's */
+} ws_state;
+
+/* ---- is the kernel a candidate? ---- */
+
+typedef struct scan {
+	const tlc_func *f;
+	bool found;
+} scan;
+
+static tlc_walk_action find_ws_or_tid(void *p, const tlc_stmt *s)
+{
+	scan *c = p;
+	if (s->kind == TLC_STMT_SCOPE && s->u.scope.call->u.call.op == TLC_OP_WS) {
+		c->found = true;
+		return TLC_WALK_STOP;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+static tlc_walk_action find_thread_var(void *p, const tlc_expr *e)
+{
+	scan *c = p;
+	if (e->kind == TLC_EXPR_VAR)
+		for (int d = 0; d < 3; d++)
+			if (c->f->thread_vars[d] && e->u.var == c->f->thread_vars[d]) {
+				c->found = true;
+				return TLC_WALK_STOP;
+			}
+	return TLC_WALK_CONTINUE;
+}
+
+/* A producer TMA can copy: a 2-D shared tile of a global tensor whose rows
+ * are a multiple of 16 bytes, at most 256 rows per box and the tile's
+ * width in boxes of the swizzle layout-inference will give it. */
+static bool tma_producer(ws_state *w, const tlc_stmt *s)
+{
+	const tlc_buffer *src, *dst;
+	if (!pl_copy_sides(s, &src, &dst) || src->scope != TLC_SCOPE_GLOBAL || !tlc_buffer_in_shared(dst) ||
+	    dst->ndim != 2 || src->ndim < 2 || src->dtype != dst->dtype || dst->alias_of)
+		return false;
+	int esize = tlc_dtype_bits(dst->dtype) / 8;
+	int64_t rows, cols, row_elems;
+	if (esize < 1 || !tlc_expr_as_int(dst->shape[0], &rows) || !tlc_expr_as_int(dst->shape[1], &cols))
+		return false;
+	if (tlc_expr_as_int(src->shape[src->ndim - 1], &row_elems) && (row_elems * esize) % 16)
+		return false;
+	if (dst->layout && dst->layout->kind != TLC_LAYOUT_SWIZZLED)
+		return false;
+	tlc_swizzle sw = dst->layout ? dst->layout->swizzle : tlc_swizzle_widest(cols, dst->dtype);
+	int64_t box_cols = sw == TLC_SWIZZLE_NONE ? cols : tlc_swizzle_get(sw)->bytes / esize;
+	return box_cols <= 256 && (box_cols * esize) % 16 == 0 && cols % box_cols == 0 && (rows <= 256 || rows % 256 == 0);
+}
+
+/* The loop to specialize, or NULL (and why, for the remark). */
+static tlc_stmt *candidate(ws_state *w, tlc_stmt *body, const char **why)
+{
+	scan c = {w->f, false};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = find_ws_or_tid}, body);
+	if (c.found) {
+		*why = "the kernel has T.ws scopes of its own";
+		return NULL;
+	}
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .expr_pre = find_thread_var}, body);
+	if (c.found) {
+		*why = "the kernel uses its thread index";
+		return NULL;
+	}
+	tlc_stmt *loop = NULL;
+	for (int i = 0; i < body->u.seq.n; i++) {
+		tlc_stmt *s = body->u.seq.items[i];
+		if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PIPELINED) {
+			if (loop) {
+				*why = "the kernel has more than one pipelined loop";
+				return NULL;
+			}
+			loop = s;
+		}
+	}
+	if (!loop) {
+		*why = "no pipelined loop at the kernel's top level";
+		return NULL;
+	}
+	const tlc_pipeline_info *pi = &loop->u.loop.pipe;
+	tlc_stmt *lb = loop->u.loop.body;
+	if (!lb || lb->kind != TLC_STMT_SEQ || pi->n_stage != lb->u.seq.n || pi->num_stages < 2) {
+		*why = "the loop is not planned with two or more stages";
+		return NULL;
+	}
+	int nprod = 0;
+	for (int j = 0; j < lb->u.seq.n; j++) {
+		if (pi->stage[j] == 0) {
+			if (!tma_producer(w, lb->u.seq.items[j])) {
+				*why = "a copy at stage 0 cannot go by TMA";
+				return NULL;
+			}
+			nprod++;
+		} else if (pi->stage[j] != pi->num_stages - 1) {
+			*why = "the loop's stages are not the prefetch schedule";
+			return NULL;
+		}
+	}
+	if (!nprod) {
+		*why = "the loop has no copies to prefetch";
+		return NULL;
+	}
+	return loop;
+}
+
+/* ---- the rewrite ---- */
+
+static tlc_stmt *eval(ws_state *w, tlc_loc loc, tlc_op_id op, int n, const tlc_expr *const *args, int nkw,
+                      const char **kwn, const tlc_expr *const *kwv)
+{
+	return tlc_eval_new(w->m, loc, tlc_call(w->m, op, TLC_DT_VOID, n, args, nkw, kwn, kwv));
+}
+
+static const tlc_expr *bar_at(ws_state *w, tlc_buffer *bar, const tlc_expr *s)
+{
+	return tlc_load(w->m, bar, 1, &s);
+}
+
+static tlc_buffer *new_barriers(ws_state *w, tlc_loc loc, const char *name, int stages, int64_t count)
+{
+	const tlc_expr *ext = tlc_i32(w->m, stages);
+	tlc_buffer *b = tlc_buffer_new(w->m, name, TLC_DT_UINT64, TLC_SCOPE_BARRIER, 1, &ext, loc);
+	b->init = tlc_alloc(w->m, (size_t)stages * sizeof(*b->init));
+	b->ninit = stages;
+	for (int i = 0; i < stages; i++)
+		b->init[i] = tlc_i32(w->m, count);
+	return b;
+}
+
+static tlc_stmt *ws_scope(ws_state *w, tlc_loc loc, int first, int count, tlc_stmt *body)
+{
+	const tlc_expr *args[8];
+	for (int i = 0; i < count && i < 8; i++)
+		args[i] = tlc_i32(w->m, first + i);
+	return tlc_scope_new(w->m, loc, tlc_call(w->m, TLC_OP_WS, TLC_DT_VOID, count, args, 0, NULL, NULL), body);
+}
+
+static tlc_stmt *set_max_nreg(ws_state *w, tlc_loc loc, int64_t regs, bool inc)
+{
+	const tlc_expr *args[2] = {tlc_i32(w->m, regs), tlc_i32(w->m, inc)};
+	return eval(w, loc, TLC_OP_SET_MAX_NREG, 2, args, 0, NULL, NULL);
+}
+
+/* A statement that belongs to the whole kernel, not to a role. */
+static bool kernel_level(const tlc_stmt *s)
+{
+	return s->kind == TLC_STMT_ALLOC || tlc_stmt_is_call(s, TLC_OP_USE_SWIZZLE) ||
+	       tlc_stmt_is_call(s, TLC_OP_ANNOTATE_LAYOUT);
+}
+
+static int specialize(ws_state *w, tlc_stmt *body, tlc_stmt *loop)
+{
+	tlc_module *m = w->m;
+	tlc_loc loc = loop->loc;
+	tlc_stmt *lb = loop->u.loop.body;
+	const tlc_pipeline_info *pi = &loop->u.loop.pipe;
+	int S = pi->num_stages, n = lb->u.seq.n;
+
+	pl_versions vers = {.m = m};
+	for (int j = 0; j < n; j++) {
+		const tlc_buffer *src, *dst;
+		if (pi->stage[j] == 0 && pl_copy_sides(lb->u.seq.items[j], &src, &dst))
+			pl_add_version(&vers, dst, S);
+	}
+	const tlc_buffer *outside = NULL;
+	if (!pl_make_versions(&vers, w->f, loop, &outside))
+		return 0; /* not a candidate after all: inject-pipeline will say why */
+
+	tlc_buffer *full = new_barriers(w, loc, "full", S, w->t->warpgroup);
+	tlc_buffer *empty = new_barriers(w, loc, "empty", S, w->threads);
+	tlc_var *k = loop->u.loop.var;
+	const tlc_expr *it = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_SUB, tlc_var_ref(m, k), loop->u.loop.min));
+	const tlc_expr *stage = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_FLOORMOD, it, tlc_i32(m, S)));
+	const tlc_expr *round = tlc_binary(m, TLC_EXPR_FLOORDIV, it, tlc_i32(m, S));
+	const tlc_expr *parity = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_FLOORMOD, round, tlc_i32(m, 2)));
+	const tlc_expr *parity_free = tlc_simplify_expr(
+	    m, tlc_binary(m, TLC_EXPR_FLOORMOD, tlc_binary(m, TLC_EXPR_ADD, round, tlc_i32(m, 1)), tlc_i32(m, 2)));
+	vers.iter = it;
+
+	/* the producer: wait for a free stage, copy into it, mark it full */
+	tlc_rewriter rw;
+	tlc_rewriter_init(&rw, m);
+	pl_version_rewriter(&rw, &vers);
+	tlc_stmt *prod_body = tlc_seq_new(m, loc);
+	const tlc_expr *wait_free[2] = {bar_at(w, empty, stage), parity_free};
+	tlc_seq_append(m, prod_body, eval(w, loc, TLC_OP_BARRIER_WAIT, 2, wait_free, 0, NULL, NULL));
+	const char *kw_bar = tlc_intern(m, "barrier");
+	const tlc_expr *full_s = bar_at(w, full, stage);
+	for (int j = 0; j < n; j++) {
+		if (pi->stage[j] != 0)
+			continue;
+		tlc_stmt *c = tlc_stmt_clone(&rw, lb->u.seq.items[j]);
+		const tlc_expr *call = c->u.eval.call;
+		c = eval(w, c->loc, TLC_OP_TMA_COPY, 2, call->u.call.args, 1, &kw_bar, &full_s);
+		tlc_seq_append(m, prod_body, c);
+	}
+	tlc_seq_append(m, prod_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &full_s, 0, NULL, NULL));
+
+	/* the consumer: wait for a full stage, compute, free it */
+	tlc_stmt *cons_body = tlc_seq_new(m, loc);
+	const tlc_expr *wait_full[2] = {full_s, parity};
+	tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_WAIT, 2, wait_full, 0, NULL, NULL));
+	for (int j = 0; j < n; j++)
+		if (pi->stage[j] != 0)
+			tlc_seq_append(m, cons_body, tlc_stmt_clone(&rw, lb->u.seq.items[j]));
+	const tlc_expr *empty_s = bar_at(w, empty, stage);
+	tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_s, 0, NULL, NULL));
+	tlc_rewriter_free(&rw);
+
+	tlc_var *kp = tlc_var_new(m, k->name, k->dtype);
+	tlc_stmt *prod_loop = tlc_for_new(m, loc, k, loop->u.loop.min, loop->u.loop.extent, TLC_FOR_SERIAL, prod_body);
+	tlc_stmt *cons_loop = tlc_for_new(m, loc, kp, loop->u.loop.min, loop->u.loop.extent, TLC_FOR_SERIAL, cons_body);
+	/* the two loops bind their own variables */
+	tlc_rewriter rk;
+	tlc_rewriter_init(&rk, m);
+	tlc_rewriter_map_var(&rk, k, tlc_var_ref(m, kp));
+	cons_loop->u.loop.body = tlc_stmt_rewrite(&rk, cons_loop->u.loop.body);
+	tlc_rewriter_free(&rk);
+
+	int64_t regs = (w->t->regs_per_block - (int64_t)w->t->warpgroup * WS_PRODUCER_REGS) / w->threads / 8 * 8;
+	if (regs > WS_MAX_REGS)
+		regs = WS_MAX_REGS;
+	tlc_stmt *producer = tlc_seq_new(m, loc);
+	tlc_seq_append(m, producer, set_max_nreg(w, loc, WS_PRODUCER_REGS, false));
+	tlc_seq_append(m, producer, prod_loop);
+	tlc_stmt *consumer = tlc_seq_new(m, loc);
+	tlc_seq_append(m, consumer, set_max_nreg(w, loc, regs, true));
+
+	tlc_stmt *out = tlc_seq_new(m, body->loc);
+	for (int i = 0; i < body->u.seq.n; i++) {
+		tlc_stmt *s = body->u.seq.items[i];
+		if (s == loop)
+			tlc_seq_append(m, consumer, cons_loop);
+		else if (kernel_level(s))
+			tlc_seq_append(m, out, s);
+		else
+			tlc_seq_append(m, consumer, s);
+	}
+	/* barriers after the allocations, then the two roles */
+	tlc_stmt *fin = tlc_seq_new(m, body->loc);
+	int after = 0;
+	for (int i = 0; i < out->u.seq.n; i++)
+		if (out->u.seq.items[i]->kind == TLC_STMT_ALLOC)
+			after = i + 1;
+	for (int i = 0; i < out->u.seq.n; i++) {
+		if (i == after) {
+			tlc_seq_append(m, fin, tlc_alloc_new(m, loc, full));
+			tlc_seq_append(m, fin, tlc_alloc_new(m, loc, empty));
+		}
+		tlc_seq_append(m, fin, out->u.seq.items[i]);
+	}
+	if (after == out->u.seq.n) {
+		tlc_seq_append(m, fin, tlc_alloc_new(m, loc, full));
+		tlc_seq_append(m, fin, tlc_alloc_new(m, loc, empty));
+	}
+	int wg = w->t->warpgroup;
+	tlc_seq_append(m, fin, ws_scope(w, loc, 0, 1, producer));
+	tlc_seq_append(m, fin, ws_scope(w, loc, 1, (int)(w->threads / wg), consumer));
+	*body = *fin;
+	w->f->threads[0] = tlc_i32(m, w->threads + wg);
+	return 1;
+}
+
+int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
+{
+	const tlc_target_info *t = tlc_module_target_info(m);
+	if (!tlc_opt_bool(opts, "enable", true) || !t || !(t->async_copy & TLC_ASYNC_TMA) ||
+	    !(t->barriers & TLC_BARRIER_MBARRIER_TX) || !t->warpgroup || !f->body || f->body->kind != TLC_STMT_SEQ)
+		return 0;
+	ws_state w = {m, tlc_module_context(m), f, t, 0};
+	if (f->thread_ndim != 1 || !tlc_expr_as_int(f->threads[0], &w.threads) || w.threads % t->warpgroup ||
+	    w.threads + t->warpgroup > t->max_threads || w.threads / t->warpgroup > 8)
+		return 0;
+	const char *why = NULL;
+	tlc_stmt *loop = candidate(&w, f->body, &why);
+	if (!loop) {
+		if (tlc_opt_bool(opts, "remarks", false))
+			tlc_note(w.ctx, f->loc, "warp-specialize: kernel '%s' is not specialized: %s", f->name, why);
+		return 0;
+	}
+	specialize(&w, f->body, loop);
+	return 0;
+}
