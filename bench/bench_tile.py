@@ -63,6 +63,39 @@ def gemm_rows(torch, args, workdir):
     return rows
 
 
+TRANS = os.path.join(REPO, "tests", "gpu", "kernels", "gemm_trans.tl")
+
+
+def fp8_rows(torch, args, workdir):
+    """float8 e4m3 8192^3 (A [M][K], B [N][K], float32 out) against torch._scaled_mm."""
+    rows = []
+    n = 8192
+    kern = tlc_gpu.compile(TRANS, entry=f'gemm({n}, {n}, {n}, 128, 256, 128, trans_B=True, dtype="float8_e4m3fn", '
+                                        'threads=256, num_stages=3)', tlc=args.tlc, nvcc=args.nvcc,
+                           cache_dir=workdir, verbose=False)
+    torch.manual_seed(0)
+    a = torch.randn(n, n, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(n, n, device="cuda").to(torch.float8_e4m3fn)
+    c = torch.empty(n, n, device="cuda", dtype=torch.float32)
+    one = torch.ones((), device="cuda")
+    out_dtype = torch.float32
+    try:
+        ref = torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=out_dtype)
+    except RuntimeError:
+        out_dtype = torch.bfloat16
+        ref = torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=out_dtype)
+    fn = tlc_gpu.bind(kern, a, b, c)
+    fn()
+    torch.cuda.synchronize()
+    ok, _, _ = tlc_gpu.check(c, ref.float(), atol=1.0, rtol=2e-2)
+    t = tlc_gpu.median_ms(fn, WARMUP, RUNS)
+    tt = tlc_gpu.median_ms(lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=out_dtype),
+                           WARMUP, RUNS)
+    rows.append((f"GEMM {n}^3 float8_e4m3 128x256x128 s3 t256 (torch: _scaled_mm, {str(out_dtype)[6:]} out)", ok,
+                 t, tt, 2 * n ** 3))
+    return rows
+
+
 def fa_rows(torch, args, workdir):
     import torch.nn.functional as F
     rows = []
@@ -97,7 +130,7 @@ def main():
         return 77
     tlc_gpu.setup_env(args.tlc)
     workdir = tempfile.mkdtemp(prefix="tlc-bench-")
-    rows = gemm_rows(torch, args, workdir) + fa_rows(torch, args, workdir)
+    rows = gemm_rows(torch, args, workdir) + fp8_rows(torch, args, workdir) + fa_rows(torch, args, workdir)
     today = datetime.date.today().isoformat()
     lines = ["# tlc vs cuBLAS / torch SDPA", "", f"- date: {today}", f"- device: {torch.cuda.get_device_name()}",
              f"- commit: {commit()}", f"- torch {torch.__version__}; tlc target cuda-sm90 (mma.sync path)",

@@ -79,9 +79,11 @@ static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 
 const gpu_vendor cuda_vendor = {
 	.language = "CUDA",
-	.includes = "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n",
+	.includes = "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n",
 	.float16_type = "half",
 	.bfloat16_type = "__nv_bfloat16",
+	.float8_e4m3_type = "__nv_fp8_e4m3",
+	.float8_e5m2_type = "__nv_fp8_e5m2",
 	.float16_to_float = "__half2float",
 	.float_to_float16 = "__float2half_rn",
 	.bfloat16_to_float = "__bfloat162float",

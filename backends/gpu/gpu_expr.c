@@ -28,7 +28,9 @@ const char *gpu_ctype(const gpu_emitter *e, tlc_dtype t)
 	case TLC_DT_BFLOAT16: return e->target->vendor->bfloat16_type;
 	case TLC_DT_FLOAT32: return "float";
 	case TLC_DT_FLOAT64: return "double";
-	default: return NULL; /* float8: needs the vendor's fp8 types and conversions, later */
+	case TLC_DT_FLOAT8_E4M3: return e->target->vendor->float8_e4m3_type;
+	case TLC_DT_FLOAT8_E5M2: return e->target->vendor->float8_e5m2_type;
+	default: return NULL;
 	}
 }
 
@@ -144,11 +146,12 @@ static void emit_float(gpu_emitter *e, tlc_dtype t, double v)
 		tlc_buf_printf(e->out, strpbrk(s, ".en") ? "%s" : "%s.0", s);
 		return;
 	}
-	/* float32, or a 16-bit float rounded from it */
-	if (is_f16ish(t))
+	/* float32, or a 16- or 8-bit float rounded from it */
+	bool narrow = t != TLC_DT_FLOAT32;
+	if (narrow)
 		open_from_float(e, t);
 	emit_f32_literal(e, v);
-	if (is_f16ish(t))
+	if (narrow)
 		close_from_float(e, t);
 }
 

@@ -43,6 +43,10 @@ typedef struct gpu_vendor {
 	 * conversions to 16 bits round to nearest even, as the IR's casts do */
 	const char *float16_type;      /* "half" */
 	const char *bfloat16_type;     /* "__nv_bfloat16" */
+	/* float8 storage types (NULL: the vendor has none); converted to and
+	 * from float with C++ casts */
+	const char *float8_e4m3_type;  /* "__nv_fp8_e4m3" */
+	const char *float8_e5m2_type;  /* "__nv_fp8_e5m2" */
 	const char *float16_to_float;  /* "__half2float" */
 	const char *float_to_float16;  /* "__float2half_rn" */
 	const char *bfloat16_to_float; /* "__bfloat162float" */

@@ -190,6 +190,13 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 		return lower_wgmma(st, s, &g, &plan);
 	/* what the T.mma_gemm lowering implements today, whatever the target's
 	 * table offers (8-bit operands need other loads) */
+	if ((g.A->dtype == TLC_DT_FLOAT8_E4M3 || g.A->dtype == TLC_DT_FLOAT8_E5M2) && g.C->dtype == TLC_DT_FLOAT32) {
+		lw_error(st, s->loc,
+		         "T.gemm on %s runs on WGMMA only, which reads K-major shared operands: store A as [M][K] and B "
+		         "as [N][K] (transpose_B=True), run it on warpgroups of %d threads (target %s)",
+		         tlc_dtype_name(g.A->dtype), st->target->warpgroup, tlc_module_target_name(st->m));
+		return NULL;
+	}
 	if ((g.A->dtype != TLC_DT_FLOAT16 && g.A->dtype != TLC_DT_BFLOAT16) || g.B->dtype != g.A->dtype ||
 	    g.C->dtype != TLC_DT_FLOAT32) {
 		lw_error(st, s->loc,

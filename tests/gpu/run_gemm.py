@@ -92,6 +92,18 @@ CASES += [
     ("hand-written T.ws gemm fp16 1024x768x512 (examples/ws_gemm.tl)", WSG,
      "matmul_warp_specialize(1024, 768, 512)", 1024, 768, 512, "float16", False, False),
 ]
+# float8 on WGMMA: K-major A [M][K] and B [N][K], float32 out; the reference
+# is the float64 product of the same float8 values
+CASES += [
+    ("fp8 e4m3 A B^T 512x384x256", TRANS, 'gemm(512, 384, 256, trans_B=True, dtype="float8_e4m3fn")', 512, 384,
+     256, "float8_e4m3fn", False, True),
+    ("fp8 e5m2 A B^T 256x256x512, 128x128x128 tiles, 3 stages", TRANS,
+     'gemm(256, 256, 512, 128, 128, 128, trans_B=True, dtype="float8_e5m2", num_stages=3)', 256, 256, 512,
+     "float8_e5m2", False, True),
+    ("fp8 e4m3 A B^T 1000x1000x1000 (partial tiles), 128x256x128, 256 threads", TRANS,
+     'gemm(1000, 1000, 1000, 128, 256, 128, trans_B=True, dtype="float8_e4m3fn", threads=256, num_stages=3)', 1000,
+     1000, 1000, "float8_e4m3fn", False, True),
+]
 BENCH = [(4096, "float16"), (4096, "bfloat16"), (8192, "float16"), (8192, "bfloat16")]
 WARMUP, RUNS = 5, 30
 
@@ -120,12 +132,16 @@ def run_case(torch, args, case, workdir):
     torch.manual_seed(1)
     a = torch.randn((K, M) if ta else (M, K), device="cuda").to(tdt)
     b = torch.randn((N, K) if tb else (K, N), device="cuda").to(tdt)
+    if dt.startswith("float8"):
+        atol_f8 = 0.05 * math.sqrt(K) / 16  # WGMMA's float8 accumulation is narrower than float32
     out_dt = dt if path in (GEMM, WSG) else "float32"
     c = torch.full((M, N), float("nan"), device="cuda", dtype=getattr(torch, out_dt))
     tlc_gpu.call(kern, a, b, c)
     torch.cuda.synchronize()
     ref = (a.double().t() if ta else a.double()) @ (b.double().t() if tb else b.double())
     atol, rtol = tolerance(K, out_dt)
+    if dt.startswith("float8"):
+        atol, rtol = atol_f8, 1e-2
     ok, err, rel = tlc_gpu.check(c, ref, atol=atol, rtol=rtol)
     nonzero = bool((c.double().abs() > 0).any().item())
     return dict(label=label, ok=ok and nonzero, err=err, rel=rel, tol=f"atol={atol:.3g} rtol={rtol:g}", note="")
