@@ -155,6 +155,11 @@ static tlc_stmt *candidate(ws_state *w, tlc_stmt *body, const char **why)
 	}
 	int nprod = 0;
 	for (int j = 0; j < lb->u.seq.n; j++) {
+		const tlc_buffer *src, *dst;
+		if (pi->stage[j] == 0 && !pl_copy_sides(lb->u.seq.items[j], &src, &dst)) {
+			*why = "the loop has no copies to prefetch (its body is conditional, or copies nothing at stage 0)";
+			return NULL;
+		}
 		if (pi->stage[j] == 0) {
 			if (!tma_producer(w, lb->u.seq.items[j])) {
 				*why = "a copy at stage 0 cannot go by TMA";
