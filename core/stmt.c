@@ -225,3 +225,23 @@ tlc_stmt *tlc_attr_new(tlc_module *m, tlc_loc loc, const char *key, const tlc_ex
 	s->u.attr.body = body ? body : tlc_seq_new(m, loc);
 	return s;
 }
+
+void tlc_func_set_attr(tlc_module *m, tlc_func *f, const char *key, const tlc_expr *value)
+{
+	for (int i = 0; i < f->nattrs; i++)
+		if (f->attr_keys[i] && strcmp(f->attr_keys[i], key) == 0) {
+			f->attr_values[i] = value;
+			return;
+		}
+	const char **keys = tlc_alloc(m, sizeof(*keys) * (size_t)(f->nattrs + 1));
+	const tlc_expr **values = tlc_alloc(m, sizeof(*values) * (size_t)(f->nattrs + 1));
+	if (f->nattrs) {
+		memcpy(keys, f->attr_keys, sizeof(*keys) * (size_t)f->nattrs);
+		memcpy(values, f->attr_values, sizeof(*values) * (size_t)f->nattrs);
+	}
+	keys[f->nattrs] = tlc_intern(m, key);
+	values[f->nattrs] = value;
+	f->attr_keys = keys;
+	f->attr_values = values;
+	f->nattrs++;
+}

@@ -383,8 +383,10 @@ void cuda_emit_set_max_nreg(gpu_emitter *e, const tlc_stmt *s, int ind)
 		return;
 	}
 	/* ptxas applies setmaxnreg only when the registers at entry are fixed:
-	 * __launch_bounds__(threads, 1) fixes them */
-	e->min_blocks = 1;
+	 * __launch_bounds__(threads, blocks) fixes them (1 unless the kernel
+	 * says how many blocks it was sized for) */
+	if (e->min_blocks < 1)
+		e->min_blocks = 1;
 	gpu_indent(e, ind);
 	tlc_buf_printf(e->out, "asm volatile(\"setmaxnreg.%s.sync.aligned.u32 %%0;\\n\" ::\"n\"(%lld));\n",
 	               inc ? "inc" : "dec", (long long)n);

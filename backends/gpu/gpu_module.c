@@ -281,6 +281,8 @@ static int emit_func(tlc_module *m, const gpu_target *t, tlc_func *f, tlc_buf *k
 		return tlc_error_count(e.ctx) - e.errors_before;
 	e.dyn_smem = arena_bytes(f);
 	e.static_smem = int_attr(f, "tlc.smem_static");
+	/* the blocks per SM a pass sized the kernel's registers for */
+	e.min_blocks = (int)int_attr(f, "tlc.min_blocks");
 	tlc_buf_init(&decls);
 	tlc_buf_init(&kernel);
 	e.decls = &decls;

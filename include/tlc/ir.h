@@ -408,6 +408,8 @@ TLC_API tlc_module *tlc_module_new(tlc_context *ctx);
 TLC_API void tlc_module_free(tlc_module *m);
 TLC_API tlc_func *tlc_func_new(tlc_module *m, const char *name, tlc_loc loc);
 TLC_API void tlc_module_add_func(tlc_module *m, tlc_func *f);
+/* Set f's attribute `key` (T.func_attr) to value, replacing an older one. */
+TLC_API void tlc_func_set_attr(tlc_module *m, tlc_func *f, const char *key, const tlc_expr *value);
 TLC_API tlc_var *tlc_var_new(tlc_module *m, const char *name, tlc_dtype t);
 TLC_API tlc_buffer *tlc_buffer_new(tlc_module *m, const char *name, tlc_dtype t, tlc_scope s, int ndim,
                                    const tlc_expr *const *shape, tlc_loc loc);

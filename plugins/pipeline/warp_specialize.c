@@ -41,9 +41,12 @@
  * the consumers' fragments to threads [128, 128 + T) through T.ws.
  *
  * Register budget (setmaxnreg): the producer needs few registers; the
- * consumers take what it gives back, within the register file:
- * producer 24, consumers the largest multiple of 8 (at most 240) with
- * 128 * 24 + T * c <= registers per block. */
+ * consumers take what it gives back, within the block's share of the
+ * register file (all of it, or half when two blocks share an SM:
+ * blocks_per_sm): producer 24, consumers the largest multiple of 8 (at most
+ * 240) with 128 * 24 + T * c <= that share.  The kernel says how many
+ * blocks it is launched for ("tlc.min_blocks"), which caps the registers a
+ * thread starts with. */
 #include "config.h"
 
 #include <string.h>
@@ -58,6 +61,9 @@
 
 #define WS_PRODUCER_REGS 24
 #define WS_MAX_REGS 240
+#define WS_TWO_BLOCK_ACC 128 /* accumulator registers a consumer may hold at two blocks per SM */
+#define WS_REG_HEADROOM 64   /* registers beside the accumulator (ptxas refused a 128-register
+                              * accumulator in 112) */
 
 typedef struct ws_state {
 	tlc_module *m;
@@ -223,6 +229,43 @@ static bool kernel_level(const tlc_stmt *s)
 	       tlc_stmt_is_call(s, TLC_OP_ANNOTATE_LAYOUT);
 }
 
+/* Blocks per SM the specialized kernel is launched for.  Two when the loop
+ * is a plain GEMM (one T.gemm) whose accumulator takes at most
+ * WS_TWO_BLOCK_ACC registers a consumer thread and two blocks' threads and
+ * stage buffers fit an SM: a block then launches with half the register
+ * file, the producer gives most of its share to the consumers
+ * (setmaxnreg), and one block's epilogue and prologue overlap the other's
+ * main loop.  Otherwise one. */
+static int blocks_per_sm(ws_state *w, const tlc_stmt *lb, const tlc_pipeline_info *pi, const pl_versions *vers)
+{
+	const tlc_stmt *gemm = NULL;
+	for (int j = 0; j < lb->u.seq.n; j++) {
+		if (pi->stage[j] == 0)
+			continue;
+		if (gemm || !tlc_stmt_is_call(lb->u.seq.items[j], TLC_OP_GEMM))
+			return 1;
+		gemm = lb->u.seq.items[j];
+	}
+	tlc_gemm_info g;
+	const char *why = NULL;
+	if (!gemm || !tlc_gemm_decode(gemm->u.eval.call, &g, &why))
+		return 1;
+	int64_t acc = g.M * g.N * (tlc_dtype_bits(g.C->dtype) / 8) / 4 / w->threads;
+	int64_t smem = 0;
+	for (int i = 0; i < vers->n; i++) {
+		int64_t bytes;
+		if (!vers->ver[i].to || !tlc_buffer_bytes(vers->ver[i].to, &bytes))
+			return 1;
+		smem += bytes;
+	}
+	/* the consumers' share at two blocks must hold the accumulator and
+	 * the addresses and indices around it */
+	int64_t share = (w->t->regs_per_block / 2 - (int64_t)w->t->warpgroup * WS_PRODUCER_REGS) / w->threads / 8 * 8;
+	if (acc > WS_TWO_BLOCK_ACC || share < acc + WS_REG_HEADROOM || 2 * (smem + 1024) > w->t->smem_max)
+		return 1;
+	return 2;
+}
+
 static int specialize(ws_state *w, tlc_stmt *body, tlc_stmt *loop)
 {
 	tlc_module *m = w->m;
@@ -292,9 +335,13 @@ static int specialize(ws_state *w, tlc_stmt *body, tlc_stmt *loop)
 	cons_loop->u.loop.body = tlc_stmt_rewrite(&rk, cons_loop->u.loop.body);
 	tlc_rewriter_free(&rk);
 
-	int64_t regs = (w->t->regs_per_block - (int64_t)w->t->warpgroup * WS_PRODUCER_REGS) / w->threads / 8 * 8;
+	int blocks = blocks_per_sm(w, lb, pi, &vers);
+	int64_t per_block = w->t->regs_per_block / blocks;
+	int64_t regs = (per_block - (int64_t)w->t->warpgroup * WS_PRODUCER_REGS) / w->threads / 8 * 8;
 	if (regs > WS_MAX_REGS)
 		regs = WS_MAX_REGS;
+	/* the register cap at launch that setmaxnreg redistributes */
+	tlc_func_set_attr(m, w->f, "tlc.min_blocks", tlc_i32(m, blocks));
 	tlc_stmt *producer = tlc_seq_new(m, loc);
 	tlc_seq_append(m, producer, set_max_nreg(w, loc, WS_PRODUCER_REGS, false));
 	tlc_seq_append(m, producer, prod_loop);

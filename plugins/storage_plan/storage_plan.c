@@ -265,26 +265,6 @@ static int64_t place_all(sp_state *st)
 
 /* ---- results ---- */
 
-static void set_func_attr(tlc_module *m, tlc_func *f, const char *key, const tlc_expr *value)
-{
-	for (int i = 0; i < f->nattrs; i++)
-		if (f->attr_keys[i] && strcmp(f->attr_keys[i], key) == 0) {
-			f->attr_values[i] = value;
-			return;
-		}
-	const char **keys = tlc_alloc(m, sizeof(*keys) * (size_t)(f->nattrs + 1));
-	const tlc_expr **values = tlc_alloc(m, sizeof(*values) * (size_t)(f->nattrs + 1));
-	if (f->nattrs) {
-		memcpy(keys, f->attr_keys, sizeof(*keys) * (size_t)f->nattrs);
-		memcpy(values, f->attr_values, sizeof(*values) * (size_t)f->nattrs);
-	}
-	keys[f->nattrs] = tlc_intern(m, key);
-	values[f->nattrs] = value;
-	f->attr_keys = keys;
-	f->attr_values = values;
-	f->nattrs++;
-}
-
 static void report_over_limit(sp_state *st, int64_t arena, int64_t limit)
 {
 	tlc_buf list;
@@ -338,19 +318,19 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 		for (int i = 0; i < st.nviews; i++)
 			st.views[i]->offset = tlc_buffer_storage(st.views[i])->offset;
 		if (st.n) { /* kernels without a dynamic arena keep their attributes as they are */
-			set_func_attr(m, f, "tlc.smem_bytes", tlc_i32(m, arena));
+			tlc_func_set_attr(m, f, "tlc.smem_bytes", tlc_i32(m, arena));
 			/* the arena's base must be as aligned as its most aligned
 			 * buffer (a 128-byte swizzle: 1024) */
 			int64_t align = st.base_align;
 			for (int i = 0; i < st.n; i++)
 				if (st.bufs[i].align > align)
 					align = st.bufs[i].align;
-			set_func_attr(m, f, "tlc.smem_align", tlc_i32(m, align));
+			tlc_func_set_attr(m, f, "tlc.smem_align", tlc_i32(m, align));
 		}
 		/* what static arrays and mbarriers add to the block's shared memory:
 		 * the launcher opts in to more than the default when the sum needs it */
 		if (st.static_bytes)
-			set_func_attr(m, f, "tlc.smem_static", tlc_i32(m, st.static_bytes));
+			tlc_func_set_attr(m, f, "tlc.smem_static", tlc_i32(m, st.static_bytes));
 		if (st.static_bytes > target->smem_default) {
 			/* static __shared__ arrays cannot opt in to more */
 			tlc_error(ctx, f->loc,
