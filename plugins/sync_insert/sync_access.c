@@ -7,6 +7,7 @@
  * other.  libtlc's tlc_verify_barriers checks the result with the same
  * rules. */
 #include <tlc/access.h>
+#include <tlc/walk.h>
 #include <string.h>
 
 #include "sync_insert.h"
@@ -132,4 +133,37 @@ void si_async_writes(si_state *si, const tlc_stmt *s, si_set *set)
 {
 	async_ctx a = {si, set};
 	tlc_stmt_async_writes(s, add_async, &a);
+}
+
+typedef struct wgmma_ctx {
+	si_state *si;
+	si_set *set;
+} wgmma_ctx;
+
+static tlc_walk_action wgmma_operands(void *p, const tlc_expr *x)
+{
+	wgmma_ctx *c = p;
+	if (x->kind != TLC_EXPR_CALL || x->u.call.op != TLC_OP_WGMMA_ISSUE)
+		return TLC_WALK_CONTINUE;
+	for (int i = 0; i < 2 && i < x->u.call.nargs; i++) {
+		const tlc_expr *a = x->u.call.args[i];
+		const tlc_buffer *b = a->kind == TLC_EXPR_BUF ? a->u.buf : a->kind == TLC_EXPR_LOAD ? a->u.load.buf : NULL;
+		if (b && tlc_buffer_in_shared(b))
+			set_add(c->si, c->set, b);
+	}
+	return TLC_WALK_SKIP;
+}
+
+void si_wgmma_reads(si_state *si, const tlc_stmt *s, si_set *set)
+{
+	wgmma_ctx c = {si, set};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .expr_pre = wgmma_operands}, s);
+}
+
+const tlc_buffer *si_common(const si_state *si, const si_set *a, const si_set *b)
+{
+	for (int i = 0; i < si->nbufs; i++)
+		if ((a->w[i / 64] >> (i % 64) & 1) && (b->w[i / 64] >> (i % 64) & 1))
+			return si->bufs[i];
+	return NULL;
 }

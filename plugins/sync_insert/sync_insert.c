@@ -21,6 +21,10 @@
  * descriptors (the async proxy) comes after a T.fence_proxy_async(): the
  * writers' ordinary stores and cp.async bytes become visible to that proxy.
  *
+ * A write to a shared buffer that a T.wgmma_gemm issued before still reads
+ * (no T.wait_wgmma in between) is an error: the tensor cores read it
+ * asynchronously, and no barrier orders that.
+ *
  * Asynchronous copies (T.cp_async) count as writes where they are issued
  * (a write after others' reads still needs its barrier first) and again at
  * every T.cp_async_wait that follows, where their bytes may land: a reader
@@ -282,6 +286,13 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			tlc_seq_append(si->m, out, item);
 			continue;
 		}
+		if (tlc_stmt_is_call(item, TLC_OP_WAIT_WGMMA)) {
+			/* the groups it waits for no longer read their operands (a
+			 * wait(n > 0) counts too: which groups remain is not tracked) */
+			si->wgmma_reads = (si_set){{0}};
+			tlc_seq_append(si->m, out, item);
+			continue;
+		}
 		int64_t wait = tlc_stmt_async_wait_count(item);
 		if (wait >= 0) {
 			/* the copies in flight land here: their readers need a barrier
@@ -294,6 +305,16 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 		}
 		si_access acc = {0};
 		si_stmt_access(si, item, &acc);
+		const tlc_buffer *busy = si_common(si, &acc.w, &si->wgmma_reads);
+		if (busy) {
+			/* a barrier cannot help: the tensor cores read it asynchronously */
+			tlc_error(tlc_module_context(si->m), item->loc,
+			          "shared buffer '%s' is written while a T.wgmma_gemm issued before still reads it: put "
+			          "T.wait_wgmma(n) between the gemm and this write",
+			          busy->name);
+			si->errors++;
+			si->wgmma_reads = (si_set){{0}};
+		}
 		const tlc_buffer *b = si_hazard(si, &si->pending, &acc);
 		if (b && rg.where == SI_ANYWHERE) {
 			if (reads_async_proxy(item))
@@ -305,6 +326,10 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			report(si, rg.where, rg.stmt, item, b);
 			si->pending = (si_access){0}; /* one error, not a cascade */
 		}
+		/* an issue statement itself; compound statements are walked item
+		 * by item inside, where their waits end what they issued */
+		if (item->kind == TLC_STMT_EVAL)
+			si_wgmma_reads(si, item, &si->wgmma_reads);
 		visit_inner(si, item, rg);
 		si_set_union(&si->pending.r, &acc.r);
 		si_set_union(&si->pending.w, &acc.w);

@@ -41,6 +41,9 @@ typedef struct si_state {
 	 * completed: each wait lands them again (as writes pending a barrier),
 	 * since it may be the one that completes the group a reader needs */
 	si_set in_flight;
+	/* shared buffers that an issued WGMMA group (T.wgmma_issue) still reads:
+	 * no T.wait_wgmma since it was issued */
+	si_set wgmma_reads;
 	const tlc_stmt *reported; /* the last region an error was reported for */
 	int nthread_vars, cap_thread_vars;
 	const tlc_var **thread_vars; /* let-bound variables whose value depends on the thread */
@@ -56,6 +59,10 @@ const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const 
 void si_set_union(si_set *s, const si_set *t);
 /* Add the buffers s writes with T.cp_async to *set. */
 void si_async_writes(si_state *si, const tlc_stmt *s, si_set *set);
+/* Add the shared operands that s's T.wgmma_issue calls read to *set. */
+void si_wgmma_reads(si_state *si, const tlc_stmt *s, si_set *set);
+/* A buffer in both sets, or NULL. */
+const tlc_buffer *si_common(const si_state *si, const si_set *a, const si_set *b);
 /* True for a T.sync_threads() statement. */
 bool si_is_barrier(const tlc_stmt *s);
 
