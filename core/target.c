@@ -109,6 +109,8 @@ const char *tlc_target_info_check(tlc_context *ctx, const tlc_target_info *info)
 	if (!pow2(info->global_vector_bytes) || !pow2(info->shared_vector_bytes) || !pow2(info->atomic_add_f32_vector) ||
 	    info->max_regs <= 0 || info->regs_per_block <= 0 || info->local_bytes_max <= 0 || info->max_cluster < 1)
 		return "a machine description with bad register, vector or cluster sizes";
+	if ((info->async_copy & TLC_ASYNC_TMA) && info->tma_box_max < 1)
+		return "a machine description with TMA but no TMA box size (tma_box_max)";
 	if (info->nmatrix < 0 || (info->nmatrix && !info->matrix))
 		return "a machine description with a bad matrix-instruction table";
 	const char *bad = NULL;
@@ -342,6 +344,7 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 	put_flags(out, "barriers", i->barriers, barriers, 3);
 	tlc_buf_printf(out, "setmaxnreg = %s\n", i->setmaxnreg ? "yes" : "no");
 	tlc_buf_printf(out, "max_cluster = %d\n", i->max_cluster);
+	tlc_buf_printf(out, "tma_box_max = %d\n", i->tma_box_max);
 	tlc_module *m = tlc_module_new(ctx);
 	for (int k = 0; k < i->nmatrix; k++) {
 		const tlc_matrix_inst *x = &i->matrix[k];

@@ -166,4 +166,5 @@ const tlc_target_info cuda_sm90_info = {
 	.max_cluster = 8, /* the portable cluster size */
 	.nmatrix = (int)(sizeof(sm90_matrix) / sizeof(sm90_matrix[0])),
 	.matrix = sm90_matrix,
+	.tma_box_max = 256, /* cuTensorMapEncodeTiled: boxDim[i] <= 256 */
 };

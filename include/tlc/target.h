@@ -105,6 +105,7 @@ typedef struct tlc_target_info {
 	int max_cluster;            /* blocks per cluster; 1 when there are no clusters */
 	int nmatrix;
 	const tlc_matrix_inst *matrix;
+	int tma_box_max;            /* elements per dimension of a TMA box; 0 without TMA */
 } tlc_target_info;
 
 /* The description of the target m is compiled for (set by the pass manager

@@ -7,10 +7,10 @@
  * (T.mbarrier_expect_tx) and issues the copies; the threads that read the
  * tile wait on the barrier.  The tile is one box per column block of dst's
  * swizzle (a box's rows are at most the swizzle's width, which is how
- * tlc_layout_swizzled stores them: tlc/layout.h) and per 256 rows (a box's
- * extents are at most 256): each box lands row-major at its block's start.
- * A dst without a layout gets one box per 256 rows, as wide as the tile
- * (at most 256 elements).  Out-of-range elements of the box read as zero,
+ * tlc_layout_swizzled stores them: tlc/layout.h) and per tma_box_max rows
+ * (the target's largest box extent): each box lands row-major at its block's start.
+ * A dst without a layout gets one box per tma_box_max rows, as wide as the
+ * tile (at most tma_box_max elements).  Out-of-range elements of the box read as zero,
  * so partial tiles need no predicates.
  *
  * Barriers (T.alloc_barrier) are initialised once at kernel entry by thread
@@ -23,7 +23,6 @@
 
 #include "lower.h"
 
-#define TMA_BOX_MAX 256 /* elements per box dimension (cuTensorMapEncodeTiled) */
 
 static const tlc_expr *call_stmt_expr(tlc_module *m, tlc_op_id op, int n, const tlc_expr *const *args)
 {
@@ -156,17 +155,17 @@ tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s)
 		         dst.buf->name);
 		return NULL;
 	}
-	if (box_cols > TMA_BOX_MAX || (box_cols * esize) % 16 || cols % box_cols) {
+	if (box_cols > st->target->tma_box_max || (box_cols * esize) % 16 || cols % box_cols) {
 		lw_error(st, s->loc,
 		         "T.tma_copy: rows of %lld bytes in '%s' do not make TMA boxes (at most %d elements and a multiple "
 		         "of 16 bytes wide)",
-		         (long long)(cols * esize), dst.buf->name, TMA_BOX_MAX);
+		         (long long)(cols * esize), dst.buf->name, st->target->tma_box_max);
 		return NULL;
 	}
-	int64_t box_rows = rows < TMA_BOX_MAX ? rows : TMA_BOX_MAX;
+	int64_t box_rows = rows < st->target->tma_box_max ? rows : st->target->tma_box_max;
 	if (rows % box_rows) {
 		lw_error(st, s->loc, "T.tma_copy: %lld rows are not a whole number of %d-row boxes", (long long)rows,
-		         TMA_BOX_MAX);
+		         st->target->tma_box_max);
 		return NULL;
 	}
 

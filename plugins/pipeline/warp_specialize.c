@@ -103,7 +103,7 @@ static tlc_walk_action find_thread_var(void *p, const tlc_expr *e)
 }
 
 /* A producer TMA can copy: a 2-D shared tile of a global tensor whose rows
- * are a multiple of 16 bytes, at most 256 rows per box and the tile's
+ * are a multiple of 16 bytes, at most tma_box_max rows per box and the tile's
  * width in boxes of the swizzle layout-inference will give it. */
 static bool tma_producer(ws_state *w, const tlc_stmt *s)
 {
@@ -121,7 +121,9 @@ static bool tma_producer(ws_state *w, const tlc_stmt *s)
 		return false;
 	tlc_swizzle sw = dst->layout ? dst->layout->swizzle : tlc_swizzle_widest(cols, dst->dtype);
 	int64_t box_cols = sw == TLC_SWIZZLE_NONE ? cols : tlc_swizzle_get(sw)->bytes / esize;
-	return box_cols <= 256 && (box_cols * esize) % 16 == 0 && cols % box_cols == 0 && (rows <= 256 || rows % 256 == 0);
+	int64_t box_max = w->t->tma_box_max;
+	return box_cols <= box_max && (box_cols * esize) % 16 == 0 && cols % box_cols == 0 &&
+	       (rows <= box_max || rows % box_max == 0);
 }
 
 /* The loop to specialize, or NULL (and why, for the remark). */
