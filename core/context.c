@@ -36,6 +36,9 @@ void tlc_context_free(tlc_context *ctx)
 		free(ctx->sources[i].text);
 	}
 	free(ctx->sources);
+	for (int i = 0; i < ctx->nseen; i++)
+		free(ctx->seen[i]);
+	free(ctx->seen);
 	/* names of plugin-registered ops are owned by the context */
 	for (int i = TLC_OP_BUILTIN_COUNT; i < ctx->nops; i++)
 		free((char *)ctx->ops[i].name);

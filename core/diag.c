@@ -111,6 +111,28 @@ static void emit(tlc_context *ctx, const tlc_buf *msg)
 	}
 }
 
+/* True the first time this exact located diagnostic is reported (it is
+ * remembered); a repeat still counts as an error or warning, it is only
+ * not printed again. */
+static bool first_report(tlc_context *ctx, const char *text)
+{
+	for (int i = 0; i < ctx->nseen; i++)
+		if (strcmp(ctx->seen[i], text) == 0)
+			return false;
+	if (ctx->nseen == ctx->cap_seen) {
+		int cap = ctx->cap_seen ? 2 * ctx->cap_seen : 16;
+		char **n = realloc(ctx->seen, sizeof *n * (size_t)cap);
+		if (!n)
+			return true;
+		ctx->seen = n;
+		ctx->cap_seen = cap;
+	}
+	char *copy = strdup(text);
+	if (copy)
+		ctx->seen[ctx->nseen++] = copy;
+	return true;
+}
+
 /* The source line holding `line` (1-based) of src, or NULL. */
 static const char *find_line(const tlc_source *src, uint32_t line, size_t *len)
 {
@@ -166,7 +188,8 @@ void tlc_vdiag(tlc_context *ctx, tlc_severity sev, tlc_loc loc, const char *fmt,
 	tlc_buf_putc(&msg, '\n');
 	if (src && loc.line > 0 && ctx->caret)
 		put_caret(&msg, src, loc);
-	emit(ctx, &msg);
+	if (!(src && loc.line > 0) || first_report(ctx, tlc_buf_str(&msg)))
+		emit(ctx, &msg);
 	tlc_buf_free(&msg);
 	if (sev == TLC_ERROR)
 		ctx->nerrors++;

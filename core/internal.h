@@ -58,6 +58,11 @@ struct tlc_context {
 	bool caret;
 	bool internal_error;
 	tlc_buf *diag_sink; /* NULL: stderr */
+	/* the located diagnostics already reported (whole text), so that a
+	 * statement that passes copied (pipelining's prologue, loop and
+	 * epilogue) is reported once, not once per copy */
+	int nseen, cap_seen;
+	char **seen;
 	/* op table: builtins first */
 	int nops, cap_ops;
 	tlc_op_info *ops;

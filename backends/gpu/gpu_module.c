@@ -216,6 +216,9 @@ static const struct {
 	 "static __device__ __forceinline__ void tlc_copy_vec(void *dst, const void *src)\n"
 	 "{\n\ttypedef typename tlc_vec_type<BYTES>::type V;\n"
 	 "\t*reinterpret_cast<V *>(dst) = *reinterpret_cast<const V *>(src);\n}\n\n"},
+	{GPU_HELPER_LANES,
+	 "/* N elements of T as one aligned access (a converting T.copy_vec) */\n"
+	 "template <typename T, int N> struct alignas(sizeof(T) * N) tlc_lanes { T v[N]; };\n\n"},
 	{GPU_HELPER_RASTER,
 	 "namespace tlc {\n"
 	 "/* T.use_swizzle: a permutation of the blocks of a 2-D grid for L2 locality.  Row: panels of\n"

@@ -48,14 +48,39 @@ bool gpu_vector_operands(const tlc_stmt *s, const tlc_expr **dst, const tlc_expr
 	       tlc_expr_as_int(c->u.call.args[2], lanes);
 }
 
+/* copy_vec between dtypes: one wide store of the lanes, each converted as
+ * T.cast converts it (lane u is the source element whose last index is u
+ * further on: lower-tile-ops proved those are consecutive in memory). */
+static void emit_convert_vec(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *dst, const tlc_expr *src,
+			     int64_t lanes, int ind)
+{
+	const tlc_buffer *sb = src->u.load.buf;
+	int n = src->u.load.n;
+	const char *ty = gpu_ctype(e, dst->u.load.buf->dtype);
+	e->helpers |= GPU_HELPER_LANES;
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "*reinterpret_cast<tlc_lanes<%s, %lld> *>(&", ty, (long long)lanes);
+	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
+	tlc_buf_printf(e->out, ") = tlc_lanes<%s, %lld>{{", ty, (long long)lanes);
+	const tlc_expr **idx = tlc_alloc(e->m, sizeof *idx * (size_t)n);
+	for (int64_t u = 0; u < lanes; u++) {
+		for (int d = 0; d < n; d++)
+			idx[d] = src->u.load.idx[d];
+		const tlc_expr *last = idx[n - 1];
+		idx[n - 1] = tlc_simplify_expr(e->m, tlc_binary(e->m, TLC_EXPR_ADD, last, tlc_int(e->m, last->dtype, u)));
+		if (u)
+			tlc_buf_puts(e->out, ", ");
+		gpu_emit_expr(e, tlc_cast(e->m, dst->u.load.buf->dtype, tlc_load(e->m, (tlc_buffer *)sb, n, idx)));
+	}
+	tlc_buf_puts(e->out, "}};\n");
+}
+
 void gpu_emit_copy_vec(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	int64_t lanes;
 	const tlc_expr *dst, *src;
-	if (!gpu_vector_operands(s, &dst, &src, &lanes) ||
-	    dst->u.load.buf->dtype != src->u.load.buf->dtype) {
-		tlc_error(e->ctx, s->loc,
-			  "T.copy_vec needs two elements of one dtype and a constant lane count");
+	if (!gpu_vector_operands(s, &dst, &src, &lanes)) {
+		tlc_error(e->ctx, s->loc, "T.copy_vec needs two elements and a constant lane count");
 		return;
 	}
 	int64_t bytes = lanes * tlc_dtype_bits(dst->u.load.buf->dtype) / 8;
@@ -63,6 +88,10 @@ void gpu_emit_copy_vec(gpu_emitter *e, const tlc_stmt *s, int ind)
 		tlc_error(e->ctx, s->loc,
 			  "T.copy_vec of %lld bytes: only 2, 4, 8 and 16 are supported",
 			  (long long)bytes);
+		return;
+	}
+	if (dst->u.load.buf->dtype != src->u.load.buf->dtype) {
+		emit_convert_vec(e, s, dst, src, lanes, ind);
 		return;
 	}
 	e->helpers |= GPU_HELPER_COPY_VEC;

@@ -122,6 +122,7 @@ enum {
 	GPU_HELPER_FLOORMOD_I64 = 1 << 3,
 	GPU_HELPER_COPY_VEC = 1 << 4, /* tlc_copy_vec<bytes> */
 	GPU_HELPER_RASTER = 1 << 5,   /* tlc::rasterization2DRow / Column */
+	GPU_HELPER_LANES = 1 << 6,    /* tlc_lanes<T, N>: N elements stored at once */
 	GPU_HELPER_VENDOR = 1 << 16,  /* this bit and above belong to the vendor (emit_helpers) */
 };
 

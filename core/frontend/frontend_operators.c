@@ -251,6 +251,14 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 			          op_text(op));
 			return NULL;
 		}
+		bool bitwise = k == TLC_EXPR_SHL || k == TLC_EXPR_SHR || k == TLC_EXPR_BITAND || k == TLC_EXPR_BITOR ||
+		               k == TLC_EXPR_BITXOR;
+		if (bitwise && (tlc_dtype_is_float(x->dtype) || tlc_dtype_is_float(y->dtype))) {
+			/* Python refuses them on floats too; C++ has no such operators */
+			tlc_error(F->ctx, loc, "operator '%s' needs integer operands, not %s", op_text(op),
+			          tlc_dtype_name(tlc_dtype_is_float(x->dtype) ? x->dtype : y->dtype));
+			return NULL;
+		}
 		/* Python raises ZeroDivisionError; C would divide by zero at run time */
 		int64_t zero;
 		if ((k == TLC_EXPR_DIV || k == TLC_EXPR_FLOORDIV || k == TLC_EXPR_FLOORMOD) &&
@@ -313,8 +321,13 @@ fe_val *fe_unaryop(fe *F, py_op op, fe_val *a, tlc_loc loc)
 			return NULL;
 		if (op == PY_OP_POS)
 			return a;
-		if (op == PY_OP_INVERT)
+		if (op == PY_OP_INVERT) {
+			if (tlc_dtype_is_float(x->dtype)) {
+				tlc_error(F->ctx, loc, "operator '~' needs an integer operand, not %s", tlc_dtype_name(x->dtype));
+				return NULL;
+			}
 			return fe_expr(F, tlc_binary(F->m, TLC_EXPR_BITXOR, x, tlc_int(F->m, x->dtype, -1)));
+		}
 		/* fold negated constants: -T.infinity(...) is the constant -inf */
 		if (x->kind == TLC_EXPR_FLOAT)
 			return fe_expr(F, tlc_float(F->m, x->dtype, -x->u.fval));

@@ -14,23 +14,11 @@
 
 int lw_error(lw_state *st, tlc_loc loc, const char *fmt, ...)
 {
-	/* a statement that software pipelining copied (prologue, loop,
-	 * epilogue) is reported once, not once per copy */
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	tlc_vdiag(st->ctx, TLC_ERROR, loc, fmt, ap);
 	va_end(ap);
 	st->errors++;
-	uint32_t h = 2166136261u;
-	for (const char *p = msg; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	if (st->last_error_hash == h && st->last_error_loc.line == loc.line && st->last_error_loc.col == loc.col &&
-	    st->last_error_loc.file == loc.file)
-		return -1;
-	st->last_error_hash = h;
-	st->last_error_loc = loc;
-	tlc_diag(st->ctx, TLC_ERROR, loc, "%s", msg);
 	return -1;
 }
 

@@ -49,8 +49,6 @@ typedef struct lw_state {
 	lw_run_result runs[LW_RUNS_CACHE];
 	int errors;
 	bool async_copy;     /* inside inject-pipeline's `with T.attr("async_copy", 1)` */
-	uint32_t last_error_hash; /* the last error reported (lw_error), not repeated */
-	tlc_loc last_error_loc;
 	int64_t op_lo;       /* the first thread of the enclosing T.ws scope (0: the block) */
 	int nwgmma_acc;      /* accumulators of the T.wgmma_gemm calls lowered so far */
 	tlc_buffer *wgmma_acc[LW_MAX_WGMMA_ACC];

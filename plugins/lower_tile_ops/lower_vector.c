@@ -2,9 +2,10 @@
  *
  * When the loop layout gives each thread `v` consecutive elements along the
  * last dimension in consecutive registers (its lowest register digit), a body
- * that only moves one element (dst[..] = src[..], possibly under a boundary
- * predicate) can move the v elements with one access of v * size bytes
- * (T.copy_vec), provided that on BOTH sides the v elements are contiguous and
+ * that only moves one element (dst[..] = src[..] or dst[..] = T.cast(src[..]),
+ * possibly under a boundary predicate) can move the v elements with one access
+ * of v * size bytes on each side (T.copy_vec; with a cast it converts lane by
+ * lane, as an fp32 accumulator stored to float16 does), provided that on BOTH sides the v elements are contiguous and
  * aligned to v in *physical* memory:
  *   - a fragment: its register indices for the v elements are consecutive and
  *     start at a multiple of v (checked for every register group);
@@ -320,18 +321,21 @@ tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j
 		zero_pred = val->u.op.a;
 		val = val->u.op.b;
 	}
-	if (val->kind != TLC_EXPR_LOAD || val->u.load.buf->dtype != body->u.store.buf->dtype)
+	/* a conversion (an accumulator stored as float16) converts lane by lane */
+	bool convert = val->kind == TLC_EXPR_CAST && val->dtype == body->u.store.buf->dtype && !zero_pred;
+	if (convert)
+		val = val->u.op.a;
+	if (val->kind != TLC_EXPR_LOAD || (!convert && val->u.load.buf->dtype != body->u.store.buf->dtype))
 		return NULL;
-	int64_t bytes = v * tlc_dtype_bits(val->dtype) / 8;
-	int64_t widest = access_bytes(st, body->u.store.buf);
-	if (access_bytes(st, val->u.load.buf) < widest)
-		widest = access_bytes(st, val->u.load.buf);
-	while (bytes > widest) {
+	int64_t bytes = v * tlc_dtype_bits(body->u.store.buf->dtype) / 8;
+	int64_t src_bytes = v * tlc_dtype_bits(val->dtype) / 8;
+	while (bytes > access_bytes(st, body->u.store.buf) || src_bytes > access_bytes(st, val->u.load.buf)) {
 		v /= 2;
 		bytes /= 2;
+		src_bytes /= 2;
 	}
 	/* 4 bytes and up: narrower vectors gain nothing over scalar accesses */
-	if (bytes < 4 || (bytes & (bytes - 1)))
+	if (bytes < 4 || (bytes & (bytes - 1)) || (src_bytes & (src_bytes - 1)))
 		return NULL;
 	vec_ctx c = {st, r, j, v, nregs};
 	if (!side_ok(&c, body->u.store.buf, body->u.store.n, body->u.store.idx) ||
@@ -349,7 +353,7 @@ tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j
 	const tlc_expr *src = tlc_load(m, val->u.load.buf, val->u.load.n, subst_list(st, val->u.load.n, val->u.load.idx, r, r0));
 	const tlc_expr *args[4] = {dst, src, tlc_i32(m, v), NULL};
 	tlc_stmt *copy;
-	if (st->async_copy && val->u.load.buf->scope == TLC_SCOPE_GLOBAL && tlc_buffer_in_shared(body->u.store.buf) &&
+	if (st->async_copy && !convert && val->u.load.buf->scope == TLC_SCOPE_GLOBAL && tlc_buffer_in_shared(body->u.store.buf) &&
 	    (bytes == 4 || bytes == 8 || bytes == 16)) {
 		/* asynchronous: out of bounds, the engine writes the zeros itself */
 		int nargs = 3;

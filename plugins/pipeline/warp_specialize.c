@@ -30,7 +30,7 @@
  *         for k in T.serial(n):
  *             T.barrier_wait(full[k % S], (k // S) % 2)
  *             <the loop's other statements, on buf[k % S, ...]>
- *             T.barrier_arrive(empty[k % S])
+ *             T.barrier_arrive(empty[k % S])   (after the last one that reads buf)
  *
  * The first wait on `empty` asks for parity 1, which a fresh barrier has
  * already completed: the producer fills all S stages before it waits for
@@ -268,6 +268,33 @@ static int blocks_per_sm(ws_state *w, const tlc_stmt *lb, const tlc_pipeline_inf
 	return 2;
 }
 
+static tlc_walk_action find_async_gemm(void *p, const tlc_expr *e)
+{
+	(void)p;
+	return e->kind == TLC_EXPR_CALL && e->u.call.op == TLC_OP_WGMMA_GEMM ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
+/* The consumers free a stage (arrive on `empty`) right after the last
+ * statement of the loop body that reads one of its buffers, so that the
+ * producer refills it while the rest of the body (a softmax, a float32
+ * promotion of the accumulator) runs.  A tile-level T.gemm has waited for
+ * its reads when it ends; an asynchronous T.wgmma_gemm reads until some
+ * later T.wait_wgmma, so a body with one frees the stage at its end. */
+static int last_stage_reader(const pl_versions *vers, const tlc_stmt *lb, const tlc_pipeline_info *pi)
+{
+	int n = lb->u.seq.n, last = n - 1;
+	if (!tlc_walk_stmt(&(tlc_visitor){.expr_pre = find_async_gemm}, lb))
+		return last;
+	for (last = n - 1; last > 0; last--) {
+		bool reads = false;
+		for (int i = 0; i < vers->n && !reads; i++)
+			reads = pi->stage[last] != 0 && pl_use_of(lb->u.seq.items[last], vers->ver[i].from) != 0;
+		if (reads)
+			break;
+	}
+	return last;
+}
+
 static int specialize(ws_state *w, tlc_stmt *body, tlc_stmt *loop)
 {
 	tlc_module *m = w->m;
@@ -320,11 +347,14 @@ static int specialize(ws_state *w, tlc_stmt *body, tlc_stmt *loop)
 	tlc_stmt *cons_body = tlc_seq_new(m, loc);
 	const tlc_expr *wait_full[2] = {full_s, parity};
 	tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_WAIT, 2, wait_full, 0, NULL, NULL));
-	for (int j = 0; j < n; j++)
+	int last_read = last_stage_reader(&vers, lb, pi);
+	const tlc_expr *empty_s = bar_at(w, empty, stage);
+	for (int j = 0; j < n; j++) {
 		if (pi->stage[j] != 0)
 			tlc_seq_append(m, cons_body, tlc_stmt_clone(&rw, lb->u.seq.items[j]));
-	const tlc_expr *empty_s = bar_at(w, empty, stage);
-	tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_s, 0, NULL, NULL));
+		if (j == last_read)
+			tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_s, 0, NULL, NULL));
+	}
 	tlc_rewriter_free(&rw);
 
 	tlc_var *kp = tlc_var_new(m, k->name, k->dtype);
