@@ -37,6 +37,8 @@ WARMUP, RUNS = 5, 30
 # threads) and the tuned one of the Hopper GEMM issue (128x256x64, 3 stages,
 # 256 threads)
 GEMM_CONFIGS = [("defaults", "", ()), ("128x256x64 s3 t256", ", 128, 256, 64, num_stages=3, threads=256", ()),
+                ("128x256x64 s3 t256, C staged through shared", ", 128, 256, 64, num_stages=3, threads=256, stage_c=True",
+                 ()),
                 ("128x256x64 s3 t256, cp.async (no warp specialization)",
                  ", 128, 256, 64, num_stages=3, threads=256", ("--pass-arg=warp-specialize.enable=false",))]
 

@@ -16,6 +16,8 @@
  *  - a loop body runs again: what one iteration leaves pending must not meet
  *    what the next does before its first barrier;
  *  - both branches of an `if` count, one after the other (conservative);
+ *  - a barrier inside T.ws is a barrier of its warpgroups only: it orders
+ *    the block's own accesses, not those other threads made before it;
  *  - a TMA load (T.tma_load) writes shared memory in the async proxy and
  *    completes on an mbarrier that its readers wait on: block barriers do
  *    not order it, and it is not checked here;
@@ -194,9 +196,25 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 		report(c, s->loc, earlier, with, false);
 	/* its parts, for the barriers and loops inside */
 	switch (s->kind) {
+	case TLC_STMT_SCOPE: {
+		/* T.ws: a barrier inside is one of its warpgroups only (a named
+		 * barrier), so it clears nothing that other threads did before */
+		int outer = c->n;
+		pending *saved = tlc_mem_alloc(sizeof(*saved) * (size_t)(outer ? outer : 1));
+		if (outer)
+			memcpy(saved, c->items, sizeof(*saved) * (size_t)outer);
+		c->n = 0;
+		check_body(c, s->u.scope.body, in_nest);
+		c->n = 0;
+		for (int i = 0; i < outer; i++) {
+			c->items = tlc_mem_grow(c->items, c->n, &c->cap, sizeof(*c->items));
+			c->items[c->n++] = saved[i];
+		}
+		tlc_mem_free(saved);
+		break;
+	}
 	case TLC_STMT_SEQ:
 	case TLC_STMT_IF:
-	case TLC_STMT_SCOPE:
 	case TLC_STMT_ATTR:
 		for (int i = 0; i < tlc_stmt_num_children(s); i++)
 			check_body(c, tlc_stmt_child(s, i), in_nest || is_nest(s));

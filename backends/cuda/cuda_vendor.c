@@ -92,6 +92,10 @@ const gpu_vendor cuda_vendor = {
 	 * only, so every lane of the warp takes part */
 	.shfl_xor = "__shfl_xor_sync(0xffffffffu, ",
 	.sync_warp = "__syncwarp()",
+	/* PTX bar.sync a, b: the warps of b threads meet at barrier a (16 per
+	 * block; 0 is __syncthreads's) */
+	.named_barrier = "asm volatile(\"bar.sync %d, %lld;\\n\" ::: \"memory\")",
+	.named_barriers = 16,
 	.runtime = "cuda",
 	.kernel_handle_cast = "",
 	/* the CUDA programming guide's maximum grid dimensions (compute

@@ -55,6 +55,12 @@ typedef struct gpu_vendor {
 	 * value argument.  CUDA: "__shfl_xor_sync(0xffffffffu, "; HIP: "__shfl_xor(" */
 	const char *shfl_xor;
 	const char *sync_warp; /* the statement of T.sync_warp, without ';': "__syncwarp()" */
+	/* A barrier of part of the block (T.sync_threads() inside T.ws): a
+	 * printf format of the statement without ';', taking the barrier id (%d,
+	 * 1 .. named_barriers - 1; 0 is the whole block's) and the thread count
+	 * (%lld); NULL when the vendor has none. */
+	const char *named_barrier;
+	int named_barriers;
 	/* The prefix of every runtime name the launcher uses: PREFIXStream_t,
 	 * PREFIXError_t, PREFIXSuccess, PREFIXErrorInvalidValue, PREFIXGetDevice,
 	 * PREFIXFuncSetAttribute, PREFIXFuncAttributeMaxDynamicSharedMemorySize,
@@ -150,6 +156,11 @@ struct gpu_emitter {
 	 * blocks per multiprocessor, which fixes the registers a thread has at
 	 * entry (CUDA's setmaxnreg is ignored without it); set by emit_op */
 	int min_blocks;
+	/* inside T.ws: its threads are [ws_lo, ws_lo + ws_n) (ws_n 0 outside),
+	 * and T.sync_threads() there is a named barrier of those threads */
+	int64_t ws_lo, ws_n;
+	int64_t named_bar[16][2]; /* (first thread, count) of named barrier 1 + i */
+	int nnamed_bars;
 	gpu_host_arg *host_args; /* the kernel's host-built arguments, gpu_add_host_arg */
 	int nhost_args, cap_host_args;
 };

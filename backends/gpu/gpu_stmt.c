@@ -147,6 +147,34 @@ static void emit_alloc(gpu_emitter *e, const tlc_stmt *s, int ind)
 	}
 }
 
+/* T.sync_threads() inside T.ws: only the block's warpgroups run this code,
+ * so they meet at a named barrier of their own (one id per thread range of
+ * the kernel; T.ws blocks over the same threads share it). */
+static void emit_ws_barrier(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const gpu_vendor *v = e->target->vendor;
+	int id = 0;
+	while (id < e->nnamed_bars && (e->named_bar[id][0] != e->ws_lo || e->named_bar[id][1] != e->ws_n))
+		id++;
+	if (!v->named_barrier || id + 1 >= v->named_barriers || id >= 16) {
+		tlc_error(e->ctx, s->loc,
+			  v->named_barrier ? "a barrier inside T.ws needs a barrier of its own per thread range, and "
+					     "target %s has %d: use fewer distinct T.ws ranges with barriers"
+					   : "target %s has no barriers for part of a block (%d): T.ws blocks cannot "
+					     "synchronize shared memory",
+			  gpu_target_name(e), v->named_barriers - 1);
+		return;
+	}
+	if (id == e->nnamed_bars) {
+		e->named_bar[id][0] = e->ws_lo;
+		e->named_bar[id][1] = e->ws_n;
+		e->nnamed_bars++;
+	}
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, v->named_barrier, id + 1, (long long)e->ws_n);
+	tlc_buf_puts(e->out, ";\n");
+}
+
 static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	const tlc_expr *c = s->u.eval.call;
@@ -156,6 +184,10 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 	}
 	switch (c->u.call.op) {
 	case TLC_OP_SYNC_THREADS:
+		if (e->ws_n > 0 && e->ws_n < e->threads) {
+			emit_ws_barrier(e, s, ind);
+			return;
+		}
 		line(e, ind, "__syncthreads();");
 		return;
 	case TLC_OP_SYNC_WARP:
@@ -256,10 +288,15 @@ static void emit_ws(gpu_emitter *e, const tlc_stmt *s, int ind)
 		       (long long)(lo + n));
 	/* inside, the thread variable is known to lie in [lo, lo + n) */
 	int saved = e->ranges.n;
+	int64_t saved_lo = e->ws_lo, saved_n = e->ws_n;
 	if (e->f->thread_vars[0])
 		tlc_ranges_push(&e->ranges, e->f->thread_vars[0], lo, lo + n - 1);
+	e->ws_lo = lo;
+	e->ws_n = n;
 	gpu_emit_stmt(e, s->u.scope.body, ind + 1);
 	e->ranges.n = saved;
+	e->ws_lo = saved_lo;
+	e->ws_n = saved_n;
 	line(e, ind, "}");
 }
 

@@ -159,8 +159,10 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 		 * their fragments to them; single-thread work goes to the first) */
 		int64_t lo, n;
 		const char *why = NULL;
-		if (tlc_ws_range(s->u.scope.call, st->target->warpgroup, &lo, &n, &why))
+		if (tlc_ws_range(s->u.scope.call, st->target->warpgroup, &lo, &n, &why)) {
 			st->op_lo = lo;
+			st->op_threads = n;
+		}
 	}
 	if (opens_scope(s)) {
 		w->saved = tlc_mem_grow(w->saved, w->depth, &w->cap, sizeof(*w->saved));
@@ -200,8 +202,10 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 static tlc_stmt *lower_post(tlc_rewriter *rw, tlc_stmt *s)
 {
 	lower_walk *w = rw->ctx;
-	if (s->kind == TLC_STMT_SCOPE && s->u.scope.call->u.call.op == TLC_OP_WS)
+	if (s->kind == TLC_STMT_SCOPE && s->u.scope.call->u.call.op == TLC_OP_WS) {
 		w->st->op_lo = 0;
+		w->st->op_threads = 0;
+	}
 	if (opens_scope(s))
 		w->st->ranges.n = w->saved[--w->depth];
 	return NULL;

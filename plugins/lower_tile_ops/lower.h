@@ -50,6 +50,7 @@ typedef struct lw_state {
 	int errors;
 	bool async_copy;     /* inside inject-pipeline's `with T.attr("async_copy", 1)` */
 	int64_t op_lo;       /* the first thread of the enclosing T.ws scope (0: the block) */
+	int64_t op_threads;  /* its thread count (0: outside T.ws, the block's) */
 	int nwgmma_acc;      /* accumulators of the T.wgmma_gemm calls lowered so far */
 	tlc_buffer *wgmma_acc[LW_MAX_WGMMA_ACC];
 } lw_state;

@@ -283,12 +283,18 @@ static bool read_nest(lw_state *st, tlc_stmt *s, nest *n)
 
 /* A partition for a nest layout-inference left alone (no fragments): the
  * target's vectors of its widest element (tlc_target_partition). */
+/* A loop that layout inference left free (a copy without fragments) is
+ * spread over the threads that run it: the block's, or inside T.ws those
+ * of its warpgroups (the others never get there). */
 static const tlc_layout *own_partition(lw_state *st, const nest *n)
 {
 	const char *why = NULL;
-	const tlc_layout *l = tlc_target_partition(st->m, n->ndim, n->shape, st->threads, n->max_bytes, &why);
+	int64_t threads = st->op_threads ? st->op_threads : st->threads;
+	const tlc_layout *l = tlc_target_partition(st->m, n->ndim, n->shape, threads, n->max_bytes, &why);
 	if (!l)
 		lw_error(st, n->body ? n->body->loc : st->f->loc, "no thread partition for this T.Parallel loop: %s", why);
+	else if (st->op_lo)
+		l = tlc_fragment_rebind(st->m, l, st->op_lo);
 	return l;
 }
 

@@ -13,8 +13,10 @@
  * iteration does before its first barrier (the loop-carried hazard).
  *
  * A barrier never goes where threads diverge: inside a lowered T.Parallel
- * nest (`with T.attr("parallel_nest", 1)`), inside T.ws, or inside an `if`
- * whose condition depends on the thread index.  A hazard there is an error
+ * nest (`with T.attr("parallel_nest", 1)`) or inside an `if` whose
+ * condition depends on the thread index.  Inside T.ws it may: all threads
+ * of the block's warpgroups run its body together, and the target makes
+ * a barrier there one of those threads only (a named barrier).  A hazard there is an error
  * at that region, asking to split it.  Buffers that storage-plan placed on
  * overlapping bytes count as the same memory, so run this pass after it.
  * A barrier before a statement that reads shared memory through WGMMA
@@ -155,12 +157,6 @@ static void report(si_state *si, si_where where, const tlc_stmt *region, const t
 		          "between them",
 		          b->name);
 		return;
-	case SI_WS:
-		tlc_error(tlc_module_context(si->m), loc,
-		          "shared buffer '%s' needs a barrier inside this T.ws block, where warp groups run different "
-		          "code: move the conflicting accesses out of it",
-		          b->name);
-		return;
 	case SI_THREAD_IF:
 	case SI_ANYWHERE:
 		tlc_error(tlc_module_context(si->m), loc,
@@ -254,10 +250,15 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		return;
 	}
 	case TLC_STMT_SCOPE: {
-		si_region inner = rg;
-		if (rg.where == SI_ANYWHERE)
-			inner = (si_region){SI_WS, s};
-		visit_body(si, &s->u.scope.body, inner);
+		/* T.ws: all threads of its warpgroups run the body together, and a
+		 * barrier there is theirs alone (the target prints a named barrier
+		 * of those threads).  So it orders nothing that other threads did
+		 * before: that stays pending after the block (the caller checked the
+		 * block as a whole against it, and adds the block's accesses). */
+		si_access outer = si->pending;
+		si->pending = (si_access){0};
+		visit_body(si, &s->u.scope.body, rg);
+		si->pending = outer;
 		return;
 	}
 	default: return;

@@ -25,7 +25,6 @@ typedef struct si_access {
 typedef enum si_where {
 	SI_ANYWHERE,   /* all threads of the block get here together */
 	SI_NEST,       /* inside a lowered T.Parallel nest: threads diverge */
-	SI_WS,         /* inside T.ws(...): warp groups run different code */
 	SI_THREAD_IF,  /* inside an `if` whose condition depends on the thread */
 } si_where;
 

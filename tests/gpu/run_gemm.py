@@ -91,6 +91,14 @@ CASES += [
      192, 448, "bfloat16", False, False),
     ("hand-written T.ws gemm fp16 1024x768x512 (examples/ws_gemm.tl)", WSG,
      "matmul_warp_specialize(1024, 768, 512)", 1024, 768, 512, "float16", False, False),
+    # C staged through shared memory in the consumers' branch: a named
+    # barrier of the 256 consumer threads between the two copies, the
+    # second copy spread over those threads
+    ("example fp16 1024^3 128x256x64 t256, C staged through shared", GEMM,
+     "matmul(1024, 1024, 1024, 128, 256, 64, num_stages=3, threads=256, stage_c=True)", 1024, 1024, 1024,
+     "float16", False, False),
+    ("example bf16 1000^3 partial tiles, defaults, C staged through shared", GEMM,
+     'matmul(1000, 1000, 1000, dtype="bfloat16", stage_c=True)', 1000, 1000, 1000, "bfloat16", False, False),
 ]
 # float8 on WGMMA: K-major A [M][K] and B [N][K], float32 out; the reference
 # is the float64 product of the same float8 values
