@@ -45,6 +45,7 @@ typedef struct checker {
 	int errors;
 	int n, cap;
 	pending *items;
+	int base; /* inside T.ws: items[0, base) were made by other threads before it */
 	int nflight, cap_flight;
 	pending *flight; /* T.cp_async writes no T.cp_async_wait(0) completed */
 } checker;
@@ -182,7 +183,7 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 	if (!s)
 		return;
 	if (is_barrier(s)) {
-		c->n = 0;
+		c->n = c->base;
 		return;
 	}
 	int64_t wait = tlc_stmt_async_wait_count(s);
@@ -198,19 +199,14 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 	switch (s->kind) {
 	case TLC_STMT_SCOPE: {
 		/* T.ws: a barrier inside is one of its warpgroups only (a named
-		 * barrier), so it clears nothing that other threads did before */
-		int outer = c->n;
-		pending *saved = tlc_mem_alloc(sizeof(*saved) * (size_t)(outer ? outer : 1));
-		if (outer)
-			memcpy(saved, c->items, sizeof(*saved) * (size_t)outer);
-		c->n = 0;
+		 * barrier), so it clears nothing that other threads did before:
+		 * those stay below `base`, and the scope's own accesses join them
+		 * after it (remember, below) */
+		int saved_base = c->base;
+		c->base = c->n;
 		check_body(c, s->u.scope.body, in_nest);
-		c->n = 0;
-		for (int i = 0; i < outer; i++) {
-			c->items = tlc_mem_grow(c->items, c->n, &c->cap, sizeof(*c->items));
-			c->items[c->n++] = saved[i];
-		}
-		tlc_mem_free(saved);
+		c->n = c->n < c->base ? c->n : c->base;
+		c->base = saved_base;
 		break;
 	}
 	case TLC_STMT_SEQ:

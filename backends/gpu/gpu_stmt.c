@@ -156,13 +156,14 @@ static void emit_ws_barrier(gpu_emitter *e, const tlc_stmt *s, int ind)
 	int id = 0;
 	while (id < e->nnamed_bars && (e->named_bar[id][0] != e->ws_lo || e->named_bar[id][1] != e->ws_n))
 		id++;
-	if (!v->named_barrier || id + 1 >= v->named_barriers || id >= 16) {
-		tlc_error(e->ctx, s->loc,
-			  v->named_barrier ? "a barrier inside T.ws needs a barrier of its own per thread range, and "
-					     "target %s has %d: use fewer distinct T.ws ranges with barriers"
-					   : "target %s has no barriers for part of a block (%d): T.ws blocks cannot "
-					     "synchronize shared memory",
-			  gpu_target_name(e), v->named_barriers - 1);
+	if (!v->named_barrier) {
+		tlc_error(e->ctx, s->loc, "target %s has no barriers for part of a block: T.ws blocks cannot "
+			  "synchronize shared memory", gpu_target_name(e));
+		return;
+	}
+	if (id + 1 >= v->named_barriers || id >= (int)(sizeof e->named_bar / sizeof e->named_bar[0])) {
+		tlc_error(e->ctx, s->loc, "barriers inside T.ws need one named barrier per thread range, and target %s "
+			  "has %d: use fewer distinct T.ws ranges with barriers", gpu_target_name(e), v->named_barriers - 1);
 		return;
 	}
 	if (id == e->nnamed_bars) {
