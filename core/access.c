@@ -1,4 +1,6 @@
 /* access.c - the buffer accesses of statements (tlc/access.h). */
+#include <string.h>
+
 #include <tlc/access.h>
 #include <tlc/walk.h>
 
@@ -74,9 +76,27 @@ typedef struct access_walk {
 	void *ctx;
 } access_walk;
 
+bool tlc_stmt_completes_on_mbarrier(const tlc_stmt *s)
+{
+	return s && s->kind == TLC_STMT_ATTR && s->u.attr.key && !strcmp(s->u.attr.key, "completes_on");
+}
+
+/* Inside `with T.attr("completes_on", bar)`: writes are published by bar. */
+static void mbarrier_write(void *p, const tlc_buffer *b, unsigned mode)
+{
+	access_walk *w = p;
+	w->fn(w->ctx, b, mode & TLC_ACCESS_WRITE ? mode | TLC_ACCESS_MBARRIER : mode);
+}
+
 static tlc_walk_action stmt_access(void *p, const tlc_stmt *s)
 {
 	access_walk *w = p;
+	if (tlc_stmt_completes_on_mbarrier(s)) {
+		access_walk inner = {mbarrier_write, w};
+		tlc_stmt_accesses(s->u.attr.body, inner.fn, &inner);
+		tlc_expr_accesses(s->u.attr.value, TLC_ACCESS_READ, w->fn, w->ctx);
+		return TLC_WALK_SKIP;
+	}
 	if (s->kind == TLC_STMT_STORE)
 		w->fn(w->ctx, s->u.store.buf, TLC_ACCESS_WRITE);
 	/* a declaration's shape and init are not accesses of memory */
@@ -140,11 +160,18 @@ static tlc_walk_action async_expr(void *p, const tlc_expr *x)
 	return TLC_WALK_CONTINUE;
 }
 
+/* Copies published by an mbarrier are not waited for with T.cp_async_wait. */
+static tlc_walk_action async_stmt(void *p, const tlc_stmt *s)
+{
+	(void)p;
+	return tlc_stmt_completes_on_mbarrier(s) ? TLC_WALK_SKIP : TLC_WALK_CONTINUE;
+}
+
 void tlc_stmt_async_writes(const tlc_stmt *s, tlc_access_fn fn, void *ctx)
 {
 	async_scan a = {fn, ctx};
 	if (s)
-		tlc_walk_stmt(&(tlc_visitor){.ctx = &a, .expr_pre = async_expr}, s);
+		tlc_walk_stmt(&(tlc_visitor){.ctx = &a, .stmt_pre = async_stmt, .expr_pre = async_expr}, s);
 }
 
 int64_t tlc_stmt_async_wait_count(const tlc_stmt *s)

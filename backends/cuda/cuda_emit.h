@@ -22,7 +22,7 @@ extern const gpu_vendor cuda_vendor;
 /* CUDA's device helpers, after the shared ones (gpu_printer.h). */
 enum {
 	CUDA_HELPER_GEMM = GPU_HELPER_VENDOR << 0,     /* device/tlc_gemm.cuh */
-	CUDA_HELPER_CP_ASYNC = GPU_HELPER_VENDOR << 1, /* tlc_cp_async*, cuda_ops.c */
+	CUDA_HELPER_CP_ASYNC = GPU_HELPER_VENDOR << 1, /* device/tlc_cp_async.cuh */
 	CUDA_HELPER_WGMMA = GPU_HELPER_VENDOR << 2,    /* device/tlc_wgmma.cuh */
 	CUDA_HELPER_TMA = GPU_HELPER_VENDOR << 3,      /* device/tlc_tma.cuh: mbarriers, TMA */
 	CUDA_HELPER_TMA_HOST = GPU_HELPER_VENDOR << 4, /* device/tlc_tma_host.cuh: tensor maps (launcher) */
@@ -39,8 +39,6 @@ void cuda_emit_atomic_add_vec(gpu_emitter *e, const tlc_stmt *s, int ind);
 void cuda_emit_wgmma(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.cp_async, T.cp_async_commit, T.cp_async_wait (sm_80 and up). */
 void cuda_emit_cp_async(gpu_emitter *e, const tlc_stmt *s, int ind);
-/* The text of the cp.async helpers. */
-extern const char cuda_cp_async_text[];
 
 /* ---- cuda_ops.c, continued: Hopper synchronization and TMA (sm_90a) ---- */
 

@@ -121,35 +121,13 @@ void cuda_emit_atomic_add_vec(gpu_emitter *e, const tlc_stmt *s, int ind)
 	tlc_buf_puts(e->out, "));\n");
 }
 
-const char cuda_cp_async_text[] =
-	"/* cp.async (sm_80 and up): BYTES (4, 8 or 16) from global to shared memory, in the\n"
-	" * background; with in_bounds false nothing is read and the BYTES are zeros.  A thread's\n"
-	" * copies are complete once a cp.async.wait_group lets none of their groups pending. */\n"
-	"template <int BYTES>\n"
-	"static __device__ __forceinline__ void tlc_cp_async(void *dst, const void *src, bool in_bounds = true)\n"
-	"{\n"
-	"\tunsigned d = (unsigned)__cvta_generic_to_shared(dst);\n"
-	"\tsize_t g = __cvta_generic_to_global(src);\n"
-	"\tint n = in_bounds ? BYTES : 0;\n"
-	"\tif (BYTES == 16)\n"
-	"\t\tasm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(d), \"l\"(g), \"r\"(n) : \"memory\");\n"
-	"\telse\n"
-	"\t\tasm volatile(\"cp.async.ca.shared.global [%0], [%1], %2, %3;\\n\" ::\"r\"(d), \"l\"(g), \"n\"(BYTES), \"r\"(n)\n"
-	"\t\t             : \"memory\");\n"
-	"}\n"
-	"static __device__ __forceinline__ void tlc_cp_async_commit()\n"
-	"{\n\tasm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");\n}\n"
-	"template <int N>\n"
-	"static __device__ __forceinline__ void tlc_cp_async_wait()\n"
-	"{\n\tasm volatile(\"cp.async.wait_group %0;\\n\" ::\"n\"(N) : \"memory\");\n}\n\n";
-
 void cuda_emit_cp_async(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	const tlc_expr *c = s->u.eval.call;
 	e->helpers |= CUDA_HELPER_CP_ASYNC;
 	if (c->u.call.op == TLC_OP_CP_ASYNC_COMMIT) {
 		gpu_indent(e, ind);
-		tlc_buf_puts(e->out, "tlc_cp_async_commit();\n");
+		tlc_buf_puts(e->out, "tlc::cp_async_commit();\n");
 		return;
 	}
 	if (c->u.call.op == TLC_OP_CP_ASYNC_WAIT) {
@@ -159,7 +137,7 @@ void cuda_emit_cp_async(gpu_emitter *e, const tlc_stmt *s, int ind)
 			return;
 		}
 		gpu_indent(e, ind);
-		tlc_buf_printf(e->out, "tlc_cp_async_wait<%lld>();\n", (long long)n);
+		tlc_buf_printf(e->out, "tlc::cp_async_wait<%lld>();\n", (long long)n);
 		return;
 	}
 	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
@@ -173,7 +151,7 @@ void cuda_emit_cp_async(gpu_emitter *e, const tlc_stmt *s, int ind)
 		return;
 	}
 	gpu_indent(e, ind);
-	tlc_buf_printf(e->out, "tlc_cp_async<%lld>(&", (long long)bytes);
+	tlc_buf_printf(e->out, "tlc::cp_async<%lld>(&", (long long)bytes);
 	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
 	tlc_buf_puts(e->out, ", &");
 	gpu_emit_access(e, s->loc, src->u.load.buf, src->u.load.n, src->u.load.idx);
@@ -330,6 +308,7 @@ void cuda_emit_mbarrier(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_MBARRIER_INIT: fn = "mbar_init", what = "the arrive count", lo = 1, hi = (1 << 20) - 1; break;
 	case TLC_OP_MBARRIER_ARRIVE:
 	case TLC_OP_BARRIER_ARRIVE: fn = "mbar_arrive", want = 1; break;
+	case TLC_OP_CP_ASYNC_ARRIVE: fn = "cp_async_mbar_arrive", want = 1; break;
 	case TLC_OP_MBARRIER_WAIT_PARITY:
 	case TLC_OP_BARRIER_WAIT: fn = "mbar_wait", what = "the parity", lo = INT64_MIN, hi = INT64_MAX; break;
 	case TLC_OP_MBARRIER_EXPECT_TX: fn = "mbar_expect_tx", what = "the byte count", hi = (1 << 20) - 1; break;

@@ -34,6 +34,7 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_MBARRIER_FENCE_INIT:
 	case TLC_OP_MBARRIER_ARRIVE:
 	case TLC_OP_BARRIER_ARRIVE:
+	case TLC_OP_CP_ASYNC_ARRIVE:
 	case TLC_OP_MBARRIER_WAIT_PARITY:
 	case TLC_OP_BARRIER_WAIT:
 	case TLC_OP_MBARRIER_EXPECT_TX:
@@ -70,7 +71,7 @@ static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 	if (helpers & CUDA_HELPER_WGMMA)
 		paste_device_text(out, "tlc_wgmma");
 	if (helpers & CUDA_HELPER_CP_ASYNC)
-		tlc_buf_puts(out, cuda_cp_async_text);
+		paste_device_text(out, "tlc_cp_async");
 	if (helpers & CUDA_HELPER_TMA)
 		paste_device_text(out, "tlc_tma");
 	if (helpers & CUDA_HELPER_TMA_HOST)

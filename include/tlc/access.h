@@ -18,9 +18,11 @@ enum {
 	TLC_ACCESS_READ = 1,
 	TLC_ACCESS_WRITE = 2,
 	TLC_ACCESS_RW = 3,
-	/* with WRITE: an asynchronous write ordered by an mbarrier (a TMA load
-	 * completes on its barrier's transaction count), which block barriers
-	 * neither order nor need to; liveness still counts it */
+	/* with WRITE: a write ordered by an mbarrier (a TMA load completes on
+	 * its barrier's transaction count; the writes inside
+	 * `with T.attr("completes_on", bar)` are published by bar, whose
+	 * waiters read them), which block barriers neither order nor need to;
+	 * liveness still counts it */
 	TLC_ACCESS_MBARRIER = 4,
 };
 
@@ -38,6 +40,13 @@ TLC_API void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
  * T.cp_async_wait, so other threads may read them only after that wait and
  * a barrier.  fn gets TLC_ACCESS_WRITE. */
 TLC_API void tlc_stmt_async_writes(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
+/* True for `with T.attr("completes_on", bar): body`: the shared memory the
+ * body writes (plain stores, and T.cp_async copies followed by a
+ * T.cp_async_arrive(bar)) is published to other threads by the mbarrier
+ * `bar` (they wait on it), not by block barriers or T.cp_async_wait: its
+ * writes count as TLC_ACCESS_WRITE | TLC_ACCESS_MBARRIER and it has no
+ * asynchronous writes in the sense of tlc_stmt_async_writes. */
+TLC_API bool tlc_stmt_completes_on_mbarrier(const tlc_stmt *s);
 /* The group count of a T.cp_async_wait(n) statement; -1 for any other statement. */
 TLC_API int64_t tlc_stmt_async_wait_count(const tlc_stmt *s);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include <tlc/plugin.h>
+#include <tlc/access.h>
 #include <tlc/walk.h>
 
 #include <string.h>
@@ -153,6 +154,16 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 		tlc_stmt *body = tlc_stmt_rewrite(rw, s->u.attr.body);
 		st->async_copy = saved;
 		return body;
+	}
+	if (tlc_stmt_completes_on_mbarrier(s)) {
+		/* warp-specialize's producer copies that TMA cannot do: cp.async
+		 * where the element copies allow, published by the mbarrier the
+		 * attribute names (which the sync checks read: it stays) */
+		bool saved = st->async_copy;
+		st->async_copy = true;
+		tlc_stmt *body = tlc_stmt_rewrite(rw, s->u.attr.body);
+		st->async_copy = saved;
+		return tlc_attr_new(st->m, s->loc, s->u.attr.key, s->u.attr.value, body);
 	}
 	if (s->kind == TLC_STMT_SCOPE && s->u.scope.call->u.call.op == TLC_OP_WS) {
 		/* ops inside run on the scope's warpgroups (layout-inference bound

@@ -334,14 +334,19 @@ tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j
 		bytes /= 2;
 		src_bytes /= 2;
 	}
-	/* 4 bytes and up: narrower vectors gain nothing over scalar accesses */
-	if (bytes < 4 || (bytes & (bytes - 1)) || (src_bytes & (src_bytes - 1)))
-		return NULL;
-	vec_ctx c = {st, r, j, v, nregs};
-	if (!side_ok(&c, body->u.store.buf, body->u.store.n, body->u.store.idx) ||
-	    !side_ok(&c, val->u.load.buf, val->u.load.n, val->u.load.idx) || (pred && !predicate_ok(&c, pred)) ||
-	    (zero_pred && !predicate_ok(&c, zero_pred)))
-		return NULL;
+	/* the widest vector both sides allow (rows of 200 bytes take 8-byte
+	 * vectors); 4 bytes and up: narrower ones gain nothing over scalar
+	 * accesses */
+	vec_ctx c;
+	for (;; v /= 2, bytes /= 2, src_bytes /= 2) {
+		if (bytes < 4 || (bytes & (bytes - 1)) || (src_bytes & (src_bytes - 1)))
+			return NULL;
+		c = (vec_ctx){st, r, j, v, nregs};
+		if (side_ok(&c, body->u.store.buf, body->u.store.n, body->u.store.idx) &&
+		    side_ok(&c, val->u.load.buf, val->u.load.n, val->u.load.idx) && (!pred || predicate_ok(&c, pred)) &&
+		    (!zero_pred || predicate_ok(&c, zero_pred)))
+			break;
+	}
 
 	/* for q: the lets at r = q*v (u = 0), then one wide copy */
 	tlc_var *q = lw_fresh(st, "q");

@@ -126,19 +126,244 @@ static bool tma_producer(ws_state *w, const tlc_stmt *s)
 	       (rows <= box_max || rows % box_max == 0);
 }
 
-/* The loop to specialize, or NULL (and why, for the remark). */
-static tlc_stmt *candidate(ws_state *w, tlc_stmt *body, const char **why)
+/* What each statement of one iteration does once the loop is specialized. */
+typedef enum ws_role {
+	WS_CONSUMER, /* runs in the consumer branch */
+	WS_TMA,      /* a producer copy issued as TMA */
+	WS_CP_ASYNC, /* a producer copy TMA cannot do: cp.async by the producer's threads */
+	WS_BOTH,     /* a LET of the iteration both roles use */
+} ws_role;
+
+#define WS_MAX_ITEMS 64
+
+/* The loop to specialize and the statements of one iteration. */
+typedef struct ws_plan {
+	tlc_stmt *loop;
+	const tlc_expr *guard; /* the body is `if guard: <items>` (a block-sparse mask), or NULL */
+	tlc_stmt **items;
+	int n;
+	ws_role role[WS_MAX_ITEMS];
+	int ntma, nasync;
+	bool *hoist; /* per statement of the kernel: a LET bound before the roles split */
+	tlc_var **consumer_vars; /* the variables only the consumers bind */
+	int nconsumer_vars;
+} ws_plan;
+
+typedef struct buf_scan {
+	bool other; /* reads or writes memory that is not a global tensor */
+	bool any;   /* touches any buffer */
+} buf_scan;
+
+static void note_buffer(void *p, const tlc_buffer *b, unsigned mode)
+{
+	(void)mode;
+	buf_scan *c = p;
+	c->any = true;
+	if (b->scope != TLC_SCOPE_GLOBAL)
+		c->other = true;
+}
+
+static buf_scan expr_buffers(const tlc_expr *e)
+{
+	buf_scan c = {false, false};
+	tlc_expr_accesses(e, TLC_ACCESS_READ, note_buffer, &c);
+	return c;
+}
+
+typedef struct var_scan {
+	tlc_var *const *vars;
+	int n;
+	const tlc_var *found;
+} var_scan;
+
+static tlc_walk_action find_var(void *p, const tlc_expr *e)
+{
+	var_scan *c = p;
+	if (e->kind == TLC_EXPR_VAR)
+		for (int i = 0; i < c->n; i++)
+			if (e->u.var == c->vars[i]) {
+				c->found = c->vars[i];
+				return TLC_WALK_STOP;
+			}
+	return TLC_WALK_CONTINUE;
+}
+
+typedef struct read_only_scan {
+	const tlc_stmt *body;
+	bool ok;
+} read_only_scan;
+
+static void note_read_only(void *p, const tlc_buffer *b, unsigned mode)
+{
+	(void)mode;
+	read_only_scan *c = p;
+	if (b->scope != TLC_SCOPE_GLOBAL || (pl_use_of(c->body, b) & TLC_ACCESS_WRITE))
+		c->ok = false;
+}
+
+static bool uses_var(const tlc_expr *e, tlc_var *const *vars, int n)
+{
+	var_scan c = {vars, n, NULL};
+	tlc_walk_expr(&(tlc_visitor){.ctx = &c, .expr_pre = find_var}, e);
+	return c.found != NULL;
+}
+
+/* The kernel's LETs before the loop that both roles may see: a value that
+ * reads nothing but global tensors the kernel never writes, and no variable
+ * only the consumers bind, can be bound before the roles split (the
+ * producer's copies may use it).  The others, and every LET after the loop,
+ * stay in the consumer branch with the rest of the kernel's statements. */
+static void plan_kernel_lets(ws_state *w, tlc_stmt *body, ws_plan *p)
+{
+	int n = body->u.seq.n;
+	p->hoist = tlc_alloc(w->m, sizeof(*p->hoist) * (size_t)(n + 1));
+	p->consumer_vars = tlc_alloc(w->m, sizeof(*p->consumer_vars) * (size_t)(n + WS_MAX_ITEMS + 1));
+	p->nconsumer_vars = 0;
+	bool after_loop = false;
+	for (int i = 0; i < n; i++) {
+		tlc_stmt *s = body->u.seq.items[i];
+		p->hoist[i] = false;
+		if (s == p->loop)
+			after_loop = true;
+		if (s->kind != TLC_STMT_LET)
+			continue;
+		read_only_scan c = {body, true};
+		tlc_expr_accesses(s->u.let.value, TLC_ACCESS_READ, note_read_only, &c);
+		if (!after_loop && c.ok && !uses_var(s->u.let.value, p->consumer_vars, p->nconsumer_vars))
+			p->hoist[i] = true;
+		else
+			p->consumer_vars[p->nconsumer_vars++] = s->u.let.var;
+	}
+}
+
+/* Every item: a global -> shared copy that TMA can do, one it cannot (then
+ * cp.async), or the consumers' work. */
+static bool producer_role(ws_state *w, ws_plan *p, int j, const char **why)
+{
+	const tlc_buffer *src, *dst;
+	if (!pl_copy_sides(p->items[j], &src, &dst) || src->scope != TLC_SCOPE_GLOBAL || !tlc_buffer_in_shared(dst)) {
+		*why = "a statement at stage 0 is not a copy from a global tensor into shared memory";
+		return false;
+	}
+	if (tma_producer(w, p->items[j])) {
+		p->role[j] = WS_TMA;
+		p->ntma++;
+	} else if (w->t->async_copy & TLC_ASYNC_CP_ASYNC) {
+		p->role[j] = WS_CP_ASYNC;
+		p->nasync++;
+	} else {
+		*why = "a copy at stage 0 cannot go by TMA";
+		return false;
+	}
+	return true;
+}
+
+/* A conditional body, `if guard: <items>`, has no plan of stages: a copy
+ * from a global tensor into a shared buffer that no other item writes and
+ * no earlier item reads is a producer; a LET whose value reads only global
+ * tensors is bound by both roles; the rest is the consumers'. */
+static bool classify_guarded(ws_state *w, ws_plan *p, const char **why)
+{
+	for (int j = 0; j < p->n; j++) {
+		tlc_stmt *s = p->items[j];
+		const tlc_buffer *src, *dst;
+		p->role[j] = WS_CONSUMER;
+		if (s->kind == TLC_STMT_LET && !expr_buffers(s->u.let.value).other) {
+			p->role[j] = WS_BOTH;
+			continue;
+		}
+		if (!pl_copy_sides(s, &src, &dst) || src->scope != TLC_SCOPE_GLOBAL || !tlc_buffer_in_shared(dst))
+			continue;
+		bool alone = true;
+		for (int i = 0; i < p->n && alone; i++) {
+			unsigned use = i == j ? 0 : pl_use_of(p->items[i], dst);
+			alone = !(use & TLC_ACCESS_WRITE) && !(i < j && use);
+		}
+		if (alone && !producer_role(w, p, j, why))
+			return false;
+	}
+	return true;
+}
+
+/* The producers and the guard may use no variable that only the consumers
+ * bind: a LET of the kernel that stays in the consumer branch
+ * (plan_kernel_lets) or a LET of the iteration that is the consumers' alone. */
+static bool producer_vars_ok(ws_plan *p, const char **why)
+{
+	for (int j = 0; j < p->n; j++)
+		if (p->items[j]->kind == TLC_STMT_LET && p->role[j] == WS_CONSUMER)
+			p->consumer_vars[p->nconsumer_vars++] = p->items[j]->u.let.var;
+	var_scan c = {p->consumer_vars, p->nconsumer_vars, NULL};
+	tlc_visitor v = {.ctx = &c, .expr_pre = find_var};
+	if (p->guard)
+		tlc_walk_expr(&v, p->guard);
+	for (int j = 0; j < p->n && !c.found; j++)
+		if (p->role[j] != WS_CONSUMER)
+			tlc_walk_stmt(&v, p->items[j]);
+	if (c.found)
+		*why = "a producer copy uses a variable that only the consumers compute";
+	return !c.found;
+}
+
+typedef struct smem_sum {
+	const ws_plan *p;
+	int S;
+	int64_t bytes;
+	bool unknown;
+} smem_sum;
+
+static tlc_walk_action add_shared(void *q, const tlc_stmt *s)
+{
+	smem_sum *c = q;
+	if (s->kind != TLC_STMT_ALLOC || !tlc_buffer_in_shared(s->u.alloc.buf) || s->u.alloc.buf->alias_of)
+		return TLC_WALK_CONTINUE;
+	const tlc_buffer *b = s->u.alloc.buf;
+	int64_t bytes;
+	if (!tlc_buffer_bytes(b, &bytes)) {
+		c->unknown = true;
+		return TLC_WALK_CONTINUE;
+	}
+	for (int j = 0; j < c->p->n; j++) {
+		const tlc_buffer *src, *dst;
+		if ((c->p->role[j] == WS_TMA || c->p->role[j] == WS_CP_ASYNC) && pl_copy_sides(c->p->items[j], &src, &dst) &&
+		    dst == b) {
+			bytes *= c->S;
+			break;
+		}
+	}
+	c->bytes += bytes;
+	return TLC_WALK_CONTINUE;
+}
+
+/* The producer's and the consumers' buffers are live at once, so
+ * storage-plan cannot overlap them as it may in one thread of control: the
+ * specialized kernel needs every shared buffer (the stage buffers S times)
+ * in shared memory together.  False when that does not fit the target. */
+static bool fits_shared_memory(ws_state *w, tlc_stmt *body, const ws_plan *p, const char **why)
+{
+	smem_sum c = {p, p->loop->u.loop.pipe.num_stages, 0, false};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = add_shared}, body);
+	if (c.unknown || c.bytes > w->t->smem_max) {
+		*why = "its buffers would not fit in shared memory together (the producer's and the consumers' "
+		       "are live at once)";
+		return false;
+	}
+	return true;
+}
+
+/* The loop to specialize (false, and why for the remark, when there is none). */
+static bool candidate(ws_state *w, tlc_stmt *body, ws_plan *p, const char **why)
 {
 	scan c = {w->f, false};
 	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = find_ws_or_tid}, body);
 	if (c.found) {
 		*why = "the kernel has T.ws scopes of its own";
-		return NULL;
+		return false;
 	}
 	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .expr_pre = find_thread_var}, body);
 	if (c.found) {
 		*why = "the kernel uses its thread index";
-		return NULL;
+		return false;
 	}
 	tlc_stmt *loop = NULL;
 	for (int i = 0; i < body->u.seq.n; i++) {
@@ -146,44 +371,66 @@ static tlc_stmt *candidate(ws_state *w, tlc_stmt *body, const char **why)
 		if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PIPELINED) {
 			if (loop) {
 				*why = "the kernel has more than one pipelined loop";
-				return NULL;
+				return false;
 			}
 			loop = s;
 		}
 	}
 	if (!loop) {
 		*why = "no pipelined loop at the kernel's top level";
-		return NULL;
+		return false;
 	}
 	const tlc_pipeline_info *pi = &loop->u.loop.pipe;
 	tlc_stmt *lb = loop->u.loop.body;
 	if (!lb || lb->kind != TLC_STMT_SEQ || pi->n_stage != lb->u.seq.n || pi->num_stages < 2) {
 		*why = "the loop is not planned with two or more stages";
-		return NULL;
+		return false;
 	}
-	int nprod = 0;
-	for (int j = 0; j < lb->u.seq.n; j++) {
-		const tlc_buffer *src, *dst;
-		if (pi->stage[j] == 0 && !pl_copy_sides(lb->u.seq.items[j], &src, &dst)) {
-			*why = "the loop has no copies to prefetch (its body is conditional, or copies nothing at stage 0)";
-			return NULL;
+	p->loop = loop;
+	p->items = lb->u.seq.items;
+	p->n = lb->u.seq.n;
+	tlc_stmt *only = p->n == 1 ? p->items[0] : NULL;
+	if (only && only->kind == TLC_STMT_IF && !only->u.if_.else_s) {
+		/* a conditional body: both roles test the condition, each counting
+		 * the iterations it ran */
+		p->guard = only->u.if_.cond;
+		if (expr_buffers(p->guard).other) {
+			*why = "the loop body's condition reads memory other than global tensors";
+			return false;
 		}
-		if (pi->stage[j] == 0) {
-			if (!tma_producer(w, lb->u.seq.items[j])) {
-				*why = "a copy at stage 0 cannot go by TMA";
-				return NULL;
+		tlc_stmt *then = only->u.if_.then_s;
+		p->items = then->kind == TLC_STMT_SEQ ? then->u.seq.items : &only->u.if_.then_s;
+		p->n = then->kind == TLC_STMT_SEQ ? then->u.seq.n : 1;
+		if (p->n > WS_MAX_ITEMS) {
+			*why = "the loop body has too many statements";
+			return false;
+		}
+		if (!classify_guarded(w, p, why))
+			return false;
+	} else {
+		if (p->n > WS_MAX_ITEMS) {
+			*why = "the loop body has too many statements";
+			return false;
+		}
+		for (int j = 0; j < p->n; j++) {
+			p->role[j] = WS_CONSUMER;
+			tlc_stmt *s = p->items[j];
+			if (pi->stage[j] == 0 && s->kind == TLC_STMT_LET && !expr_buffers(s->u.let.value).other)
+				p->role[j] = WS_BOTH;
+			else if (pi->stage[j] == 0 && !producer_role(w, p, j, why))
+				return false;
+			if (pi->stage[j] != 0 && pi->stage[j] != pi->num_stages - 1) {
+				*why = "the loop's stages are not the prefetch schedule";
+				return false;
 			}
-			nprod++;
-		} else if (pi->stage[j] != pi->num_stages - 1) {
-			*why = "the loop's stages are not the prefetch schedule";
-			return NULL;
 		}
 	}
-	if (!nprod) {
-		*why = "the loop has no copies to prefetch";
-		return NULL;
+	if (!p->ntma) {
+		*why = p->nasync ? "no copy of the loop can go by TMA" : "the loop has no copies to prefetch";
+		return false;
 	}
-	return loop;
+	plan_kernel_lets(w, body, p);
+	return producer_vars_ok(p, why) && fits_shared_memory(w, body, p, why);
 }
 
 /* ---- the rewrite ---- */
@@ -238,15 +485,15 @@ static bool kernel_level(const tlc_stmt *s)
  * file, the producer gives most of its share to the consumers
  * (setmaxnreg), and one block's epilogue and prologue overlap the other's
  * main loop.  Otherwise one. */
-static int blocks_per_sm(ws_state *w, const tlc_stmt *lb, const tlc_pipeline_info *pi, const pl_versions *vers)
+static int blocks_per_sm(ws_state *w, const ws_plan *p, const pl_versions *vers)
 {
 	const tlc_stmt *gemm = NULL;
-	for (int j = 0; j < lb->u.seq.n; j++) {
-		if (pi->stage[j] == 0)
+	for (int j = 0; j < p->n; j++) {
+		if (p->role[j] != WS_CONSUMER)
 			continue;
-		if (gemm || !tlc_stmt_is_call(lb->u.seq.items[j], TLC_OP_GEMM))
+		if (gemm || !tlc_stmt_is_call(p->items[j], TLC_OP_GEMM))
 			return 1;
-		gemm = lb->u.seq.items[j];
+		gemm = p->items[j];
 	}
 	tlc_gemm_info g;
 	const char *why = NULL;
@@ -280,83 +527,164 @@ static tlc_walk_action find_async_gemm(void *p, const tlc_expr *e)
  * promotion of the accumulator) runs.  A tile-level T.gemm has waited for
  * its reads when it ends; an asynchronous T.wgmma_gemm reads until some
  * later T.wait_wgmma, so a body with one frees the stage at its end. */
-static int last_stage_reader(const pl_versions *vers, const tlc_stmt *lb, const tlc_pipeline_info *pi)
+static int last_stage_reader(const pl_versions *vers, const ws_plan *p)
 {
-	int n = lb->u.seq.n, last = n - 1;
-	if (!tlc_walk_stmt(&(tlc_visitor){.expr_pre = find_async_gemm}, lb))
-		return last;
-	for (last = n - 1; last > 0; last--) {
+	int last = p->n - 1;
+	for (int j = 0; j < p->n; j++)
+		if (!tlc_walk_stmt(&(tlc_visitor){.expr_pre = find_async_gemm}, p->items[j]))
+			return last; /* the walk stopped at one */
+	for (; last > 0; last--) {
 		bool reads = false;
 		for (int i = 0; i < vers->n && !reads; i++)
-			reads = pi->stage[last] != 0 && pl_use_of(lb->u.seq.items[last], vers->ver[i].from) != 0;
+			reads = p->role[last] == WS_CONSUMER && pl_use_of(p->items[last], vers->ver[i].from) != 0;
 		if (reads)
 			break;
 	}
 	return last;
 }
 
-static int specialize(ws_state *w, tlc_stmt *body, tlc_stmt *loop)
+/* Where one role is in the loop: iteration `it` (from 0) of those it ran
+ * uses stage it % S, whose phase parity is (it / S) % 2. */
+typedef struct ws_position {
+	const tlc_expr *stage, *parity, *parity_free;
+} ws_position;
+
+static ws_position position(tlc_module *m, const tlc_expr *it, int S)
+{
+	const tlc_expr *round = tlc_binary(m, TLC_EXPR_FLOORDIV, it, tlc_i32(m, S));
+	ws_position p;
+	p.stage = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_FLOORMOD, it, tlc_i32(m, S)));
+	p.parity = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_FLOORMOD, round, tlc_i32(m, 2)));
+	/* the first wait for a free stage asks for parity 1, which a fresh
+	 * barrier has completed: the producer fills all stages first */
+	p.parity_free = tlc_simplify_expr(
+	    m, tlc_binary(m, TLC_EXPR_FLOORMOD, tlc_binary(m, TLC_EXPR_ADD, round, tlc_i32(m, 1)), tlc_i32(m, 2)));
+	return p;
+}
+
+/* A role's count of the iterations it ran (a conditional body skips some,
+ * so the loop variable does not say where the role is: seed 002). */
+static tlc_buffer *iteration_counter(ws_state *w, tlc_loc loc, const char *name, tlc_stmt *role_body)
+{
+	const tlc_expr *one = tlc_i32(w->m, 1);
+	tlc_buffer *b = tlc_buffer_new(w->m, name, TLC_DT_INT32, TLC_SCOPE_VAR, 1, &one, loc);
+	b->init = tlc_alloc(w->m, sizeof(*b->init));
+	b->init[0] = tlc_i32(w->m, 0);
+	b->ninit = 1;
+	tlc_seq_append(w->m, role_body, tlc_alloc_new(w->m, loc, b));
+	return b;
+}
+
+static tlc_stmt *count_iteration(ws_state *w, tlc_loc loc, tlc_buffer *counter)
+{
+	const tlc_expr *zero = tlc_i32(w->m, 0);
+	const tlc_expr *next = tlc_binary(w->m, TLC_EXPR_ADD, tlc_load(w->m, counter, 1, &zero), tlc_i32(w->m, 1));
+	return tlc_store_new(w->m, loc, counter, 1, &zero, next);
+}
+
+static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 {
 	tlc_module *m = w->m;
+	tlc_stmt *loop = p->loop;
 	tlc_loc loc = loop->loc;
-	tlc_stmt *lb = loop->u.loop.body;
-	const tlc_pipeline_info *pi = &loop->u.loop.pipe;
-	int S = pi->num_stages, n = lb->u.seq.n;
+	int S = loop->u.loop.pipe.num_stages;
 
 	pl_versions vers = {.m = m};
-	for (int j = 0; j < n; j++) {
+	for (int j = 0; j < p->n; j++) {
 		const tlc_buffer *src, *dst;
-		if (pi->stage[j] == 0 && pl_copy_sides(lb->u.seq.items[j], &src, &dst))
+		if ((p->role[j] == WS_TMA || p->role[j] == WS_CP_ASYNC) && pl_copy_sides(p->items[j], &src, &dst))
 			pl_add_version(&vers, dst, S);
 	}
 	const tlc_buffer *outside = NULL;
 	if (!pl_make_versions(&vers, w->f, loop, &outside))
-		return 0; /* not a candidate after all: inject-pipeline will say why */
+		return; /* not a candidate after all: inject-pipeline will say why */
+
+	int blocks = blocks_per_sm(w, p, &vers);
+	int64_t per_block = w->t->regs_per_block / blocks;
+	int64_t regs = (per_block - (int64_t)w->t->warpgroup * WS_PRODUCER_REGS) / w->threads / 8 * 8;
+	if (regs > WS_MAX_REGS)
+		regs = WS_MAX_REGS;
+	/* the register cap at launch that setmaxnreg redistributes */
+	tlc_func_set_attr(m, w->f, "tlc.min_blocks", tlc_i32(m, blocks));
 
 	tlc_buffer *full = new_barriers(w, loc, "full", S, w->t->warpgroup);
 	tlc_buffer *empty = new_barriers(w, loc, "empty", S, w->threads);
+	tlc_stmt *producer = tlc_seq_new(m, loc);
+	tlc_seq_append(m, producer, set_max_nreg(w, loc, WS_PRODUCER_REGS, false));
+	tlc_stmt *consumer = tlc_seq_new(m, loc);
+	tlc_seq_append(m, consumer, set_max_nreg(w, loc, regs, true));
+
+	/* where each role is: the loop's iteration, or its own count of the
+	 * iterations whose condition held */
 	tlc_var *k = loop->u.loop.var;
-	const tlc_expr *it = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_SUB, tlc_var_ref(m, k), loop->u.loop.min));
-	const tlc_expr *stage = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_FLOORMOD, it, tlc_i32(m, S)));
-	const tlc_expr *round = tlc_binary(m, TLC_EXPR_FLOORDIV, it, tlc_i32(m, S));
-	const tlc_expr *parity = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_FLOORMOD, round, tlc_i32(m, 2)));
-	const tlc_expr *parity_free = tlc_simplify_expr(
-	    m, tlc_binary(m, TLC_EXPR_FLOORMOD, tlc_binary(m, TLC_EXPR_ADD, round, tlc_i32(m, 1)), tlc_i32(m, 2)));
-	vers.iter = it;
+	const tlc_expr *zero = tlc_i32(m, 0);
+	tlc_buffer *produced = NULL, *consumed = NULL;
+	const tlc_expr *prod_it, *cons_it;
+	if (p->guard) {
+		produced = iteration_counter(w, loc, "produced", producer);
+		consumed = iteration_counter(w, loc, "consumed", consumer);
+		prod_it = tlc_load(m, produced, 1, &zero);
+		cons_it = tlc_load(m, consumed, 1, &zero);
+	} else {
+		prod_it = cons_it =
+		    tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_SUB, tlc_var_ref(m, k), loop->u.loop.min));
+	}
+	ws_position pp = position(m, prod_it, S), cp = position(m, cons_it, S);
 
 	/* the producer: wait for a free stage, copy into it, mark it full */
 	tlc_rewriter rw;
 	tlc_rewriter_init(&rw, m);
 	pl_version_rewriter(&rw, &vers);
+	vers.iter = prod_it;
 	tlc_stmt *prod_body = tlc_seq_new(m, loc);
-	const tlc_expr *wait_free[2] = {bar_at(w, empty, stage), parity_free};
+	const tlc_expr *wait_free[2] = {bar_at(w, empty, pp.stage), pp.parity_free};
 	tlc_seq_append(m, prod_body, eval(w, loc, TLC_OP_BARRIER_WAIT, 2, wait_free, 0, NULL, NULL));
 	const char *kw_bar = tlc_intern(m, "barrier");
-	const tlc_expr *full_s = bar_at(w, full, stage);
-	for (int j = 0; j < n; j++) {
-		if (pi->stage[j] != 0)
+	const tlc_expr *full_p = bar_at(w, full, pp.stage);
+	for (int j = 0; j < p->n; j++) {
+		if (p->role[j] == WS_CONSUMER)
 			continue;
-		tlc_stmt *c = tlc_stmt_clone(&rw, lb->u.seq.items[j]);
-		const tlc_expr *call = c->u.eval.call;
-		c = eval(w, c->loc, TLC_OP_TMA_COPY, 2, call->u.call.args, 1, &kw_bar, &full_s);
+		tlc_stmt *c = tlc_stmt_clone(&rw, p->items[j]);
+		if (p->role[j] == WS_TMA)
+			c = eval(w, c->loc, TLC_OP_TMA_COPY, 2, c->u.eval.call->u.call.args, 1, &kw_bar, &full_p);
+		else if (p->role[j] == WS_CP_ASYNC)
+			/* the producer's threads copy; the full barrier publishes it */
+			c = tlc_attr_new(m, c->loc, "completes_on", full_p, c);
 		tlc_seq_append(m, prod_body, c);
 	}
-	tlc_seq_append(m, prod_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &full_s, 0, NULL, NULL));
+	if (p->nasync)
+		/* the stage is full once this thread's cp.async copies have landed too */
+		tlc_seq_append(m, prod_body, eval(w, loc, TLC_OP_CP_ASYNC_ARRIVE, 1, &full_p, 0, NULL, NULL));
+	tlc_seq_append(m, prod_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &full_p, 0, NULL, NULL));
+	if (produced)
+		tlc_seq_append(m, prod_body, count_iteration(w, loc, produced));
 
 	/* the consumer: wait for a full stage, compute, free it */
+	vers.iter = cons_it;
 	tlc_stmt *cons_body = tlc_seq_new(m, loc);
-	const tlc_expr *wait_full[2] = {full_s, parity};
+	const tlc_expr *full_c = bar_at(w, full, cp.stage);
+	const tlc_expr *wait_full[2] = {full_c, cp.parity};
 	tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_WAIT, 2, wait_full, 0, NULL, NULL));
-	int last_read = last_stage_reader(&vers, lb, pi);
-	const tlc_expr *empty_s = bar_at(w, empty, stage);
-	for (int j = 0; j < n; j++) {
-		if (pi->stage[j] != 0)
-			tlc_seq_append(m, cons_body, tlc_stmt_clone(&rw, lb->u.seq.items[j]));
+	if (p->nasync)
+		/* the producer's threads wrote part of the stage through the
+		 * generic proxy; WGMMA reads it through the async proxy */
+		tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_FENCE_PROXY_ASYNC, 0, NULL, 0, NULL, NULL));
+	int last_read = last_stage_reader(&vers, p);
+	const tlc_expr *empty_c = bar_at(w, empty, cp.stage);
+	for (int j = 0; j < p->n; j++) {
+		if (p->role[j] == WS_CONSUMER || p->role[j] == WS_BOTH)
+			tlc_seq_append(m, cons_body, tlc_stmt_clone(&rw, p->items[j]));
 		if (j == last_read)
-			tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_s, 0, NULL, NULL));
+			tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_c, 0, NULL, NULL));
 	}
+	if (consumed)
+		tlc_seq_append(m, cons_body, count_iteration(w, loc, consumed));
 	tlc_rewriter_free(&rw);
 
+	if (p->guard) {
+		prod_body = tlc_if_new(m, loc, p->guard, prod_body, NULL);
+		cons_body = tlc_if_new(m, loc, p->guard, cons_body, NULL);
+	}
 	tlc_var *kp = tlc_var_new(m, k->name, k->dtype);
 	tlc_stmt *prod_loop = tlc_for_new(m, loc, k, loop->u.loop.min, loop->u.loop.extent, TLC_FOR_SERIAL, prod_body);
 	tlc_stmt *cons_loop = tlc_for_new(m, loc, kp, loop->u.loop.min, loop->u.loop.extent, TLC_FOR_SERIAL, cons_body);
@@ -367,25 +695,14 @@ static int specialize(ws_state *w, tlc_stmt *body, tlc_stmt *loop)
 	cons_loop->u.loop.body = tlc_stmt_rewrite(&rk, cons_loop->u.loop.body);
 	tlc_rewriter_free(&rk);
 
-	int blocks = blocks_per_sm(w, lb, pi, &vers);
-	int64_t per_block = w->t->regs_per_block / blocks;
-	int64_t regs = (per_block - (int64_t)w->t->warpgroup * WS_PRODUCER_REGS) / w->threads / 8 * 8;
-	if (regs > WS_MAX_REGS)
-		regs = WS_MAX_REGS;
-	/* the register cap at launch that setmaxnreg redistributes */
-	tlc_func_set_attr(m, w->f, "tlc.min_blocks", tlc_i32(m, blocks));
-	tlc_stmt *producer = tlc_seq_new(m, loc);
-	tlc_seq_append(m, producer, set_max_nreg(w, loc, WS_PRODUCER_REGS, false));
 	tlc_seq_append(m, producer, prod_loop);
-	tlc_stmt *consumer = tlc_seq_new(m, loc);
-	tlc_seq_append(m, consumer, set_max_nreg(w, loc, regs, true));
 
 	tlc_stmt *out = tlc_seq_new(m, body->loc);
 	for (int i = 0; i < body->u.seq.n; i++) {
 		tlc_stmt *s = body->u.seq.items[i];
 		if (s == loop)
 			tlc_seq_append(m, consumer, cons_loop);
-		else if (kernel_level(s))
+		else if (kernel_level(s) || p->hoist[i])
 			tlc_seq_append(m, out, s);
 		else
 			tlc_seq_append(m, consumer, s);
@@ -412,7 +729,6 @@ static int specialize(ws_state *w, tlc_stmt *body, tlc_stmt *loop)
 	tlc_seq_append(m, fin, ws_scope(w, loc, 1, (int)(w->threads / wg), consumer));
 	*body = *fin;
 	w->f->threads[0] = tlc_i32(m, w->threads + wg);
-	return 1;
 }
 
 int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
@@ -426,12 +742,12 @@ int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	    w.threads + t->warpgroup > t->max_threads || w.threads / t->warpgroup > 8)
 		return 0;
 	const char *why = NULL;
-	tlc_stmt *loop = candidate(&w, f->body, &why);
-	if (!loop) {
+	ws_plan plan = {0};
+	if (!candidate(&w, f->body, &plan, &why)) {
 		if (tlc_opt_bool(opts, "remarks", false))
 			tlc_note(w.ctx, f->loc, "warp-specialize: kernel '%s' is not specialized: %s", f->name, why);
 		return 0;
 	}
-	specialize(&w, f->body, loop);
+	specialize(&w, f->body, &plan);
 	return 0;
 }

@@ -38,9 +38,9 @@ static char *slurp(const char *rel)
 int main(void)
 {
 	/* each helper and an instruction its text must hold */
-	static const char *const names[] = {"tlc_gemm", "tlc_wgmma", "tlc_tma", "tlc_tma_host"};
+	static const char *const names[] = {"tlc_gemm", "tlc_wgmma", "tlc_tma", "tlc_tma_host", "tlc_cp_async"};
 	static const char *const holds[] = {"mma.sync.aligned.m16n8k16", "wgmma.mma_async", "cp.async.bulk.tensor",
-	                                    "cuTensorMapEncodeTiled"};
+	                                    "cuTensorMapEncodeTiled", "cp.async.wait_group"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char rel[256];
 		snprintf(rel, sizeof rel, "backends/cuda/device/%s.cuh", names[i]);

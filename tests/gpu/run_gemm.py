@@ -5,7 +5,8 @@ Cases: examples/gemm.tl (fp16 out) and tests/gpu/kernels/gemm_trans.tl (fp32
 out) in fp16 and bf16, at tile multiples and at sizes that are not (partial
 tiles), with every transpose combination, warp policies and thread counts; and
 tests/gpu/kernels/two_transposes.tl (one shared buffer read plainly by one
-gemm and transposed by another). Inputs torch.randn (never zeros); outputs
+gemm and transposed by another); tests/gpu/kernels/gemm_masked.tl (block-sparse:
+a conditional pipelined loop body). Inputs torch.randn (never zeros); outputs
 start as NaN so an element never written fails; the reference is the float64
 product of the same (rounded) inputs.
 
@@ -122,6 +123,16 @@ CASES += [
      'matmul_fp8(1000, 1000, 1000, dtype="float8_e5m2", num_stages=3)', 1000, 1000, 1000, "float8_e5m2", False,
      True),
 ]
+# warp-specialized producers that mix TMA and cp.async (seed 002, rule 2):
+# A's rows of 200 bytes cannot be TMA boxes, B's can; both complete on the
+# stage's one barrier
+CASES += [
+    ("fp16 mixed producer: A by cp.async (rows of 200 bytes), B by TMA, K=100", TRANS,
+     "gemm(256, 256, 100, num_stages=3)", 256, 256, 100, "float16", False, False),
+    ("bf16 mixed producer: A^T by cp.async (rows of 200 bytes, M=100), 4 stages", TRANS,
+     'gemm(100, 256, 512, trans_A=True, num_stages=4, dtype="bfloat16")', 100, 256, 512, "bfloat16", True, False),
+]
+MASKED = os.path.join(REPO, "tests", "gpu", "kernels", "gemm_masked.tl")
 BENCH = [(4096, "float16"), (4096, "bfloat16"), (8192, "float16"), (8192, "bfloat16")]
 WARMUP, RUNS = 5, 30
 
@@ -187,6 +198,40 @@ def run_two_transposes(torch, args, workdir):
     ok2, e2, _ = tlc_gpu.check(c2, ref2, atol=atol, rtol=rtol)
     return dict(label=label, ok=ok1 and ok2, err=max(e1, e2), rel=0.0, tol=f"atol={atol:.3g} rtol={rtol:g}",
                 note="" if ok1 and ok2 else f"plain ok={ok1} transposed ok={ok2}")
+
+
+def run_masked(torch, args, workdir, M, N, K, stages, threads):
+    """Block-sparse GEMM (seed 002, rule 1): each output block skips its own K
+    steps, some blocks all of them, some none."""
+    label = f"block-sparse fp16 {M}x{N}x{K}, {stages} stages, {threads} threads (tests/gpu/kernels/gemm_masked.tl)"
+    bm, bn, bk = 128, 128, 32
+    try:
+        kern = tlc_gpu.compile(MASKED, entry=f"gemm_masked({M}, {N}, {K}, num_stages={stages}, threads={threads})",
+                               tlc=args.tlc, nvcc=args.nvcc, cache_dir=workdir)
+    except (tlc_gpu.BuildError, OSError) as e:
+        log(f"{label}: build failed: {e}")
+        return dict(label=label, ok=False, note="build failed")
+    torch.manual_seed(3)
+    gm, gn, gk = -(-M // bm), -(-N // bn), -(-K // bk)
+    a = torch.randn(M, K, device="cuda").half()
+    b = torch.randn(K, N, device="cuda").half()
+    mask = (torch.rand(gm, gn, gk, device="cuda") < 0.5).int()
+    mask[0, 0, :] = 0  # a block with no K step at all: zeros
+    mask[gm - 1, gn - 1, :] = 1  # and one with every step
+    c = torch.full((M, N), float("nan"), device="cuda")
+    tlc_gpu.call(kern, a, b, mask, c)
+    torch.cuda.synchronize()
+    ref = torch.zeros(M, N, dtype=torch.float64, device="cuda")
+    cols = mask.repeat_interleave(bk, dim=2)[:, :, :K].double()  # (gm, gn, K): 1 where the step counts
+    for i in range(gm):
+        for j in range(gn):
+            rs, cs = slice(i * bm, min(M, (i + 1) * bm)), slice(j * bn, min(N, (j + 1) * bn))
+            ref[rs, cs] = (a[rs].double() * cols[i, j]) @ b[:, cs].double()
+    atol, rtol = tolerance(K, "float32")
+    ok, err, rel = tlc_gpu.check(c, ref, atol=atol, rtol=rtol)
+    zero_block = bool((c[:bm, :bn] == 0).all().item())
+    return dict(label=label, ok=ok and zero_block, err=err, rel=rel, tol=f"atol={atol:.3g} rtol={rtol:g}",
+                note="" if zero_block else "the block with no K step is not zero")
 
 
 def bench(torch, args, workdir):
@@ -274,6 +319,10 @@ def main():
     r = run_two_transposes(torch, args, workdir)
     log(f"{r['label']}: {'pass' if r['ok'] else 'FAIL'} {r}")
     rows.append(r)
+    for M, N, K, stages, threads in ((512, 384, 1024, 3, 128), (1000, 1000, 1000, 2, 256), (256, 256, 4096, 4, 128)):
+        r = run_masked(torch, args, workdir, M, N, K, stages, threads)
+        log(f"{r['label']}: {'pass' if r['ok'] else 'FAIL'} {r}")
+        rows.append(r)
     brows = bench(torch, args, workdir) if args.bench else []
     path = write_report(args, torch, rows, brows)
     print(open(path).read())

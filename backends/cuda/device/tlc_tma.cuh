@@ -311,6 +311,16 @@ __device__ __forceinline__ void cp_async_mbar_arrive_noinc(uint64_t *bar)
 	             : "memory");
 }
 
+/* Make the barrier's current phase also wait for this thread's cp.async
+ * copies issued so far: its pending arrivals go up by one now and come down
+ * when they complete, so the count the barrier was initialised with does not
+ * change.  The thread still arrives itself (mbar_arrive), which releases its
+ * ordinary stores too.  For a producer whose stage mixes cp.async and TMA. */
+__device__ __forceinline__ void cp_async_mbar_arrive(uint64_t *bar)
+{
+	asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];\n" ::"r"(tma_detail::smem_addr(bar)) : "memory");
+}
+
 /* ---- TMA ---- */
 
 /* Load the box at element coordinates (c0 innermost, ...; c0 times the
