@@ -12,6 +12,7 @@
 #include <tlc/ir.h>
 #include <tlc/pass.h>
 #include <tlc/plugin.h>
+#include <tlc/sim.h>
 #include <tlc/target.h>
 
 #include <ctype.h>
@@ -39,6 +40,10 @@ typedef struct options {
 	const char *passes; /* --passes value; NULL: the INI pipeline */
 	const char *nvcc;   /* --nvcc value; NULL: search */
 	str_list define_names, define_values;
+	str_list input_names, input_values; /* --input NAME=VALUE (names copied) */
+	bool run;                           /* --run: simulate instead of emitting */
+	unsigned long long seed;
+	long long blocks; /* --blocks: a sample of the grid (0: all) */
 	str_list pass_args, loads, plugin_dirs, print_before, print_after, xnvcc;
 	bool print_before_all, print_after_all, verify_each, time_passes, keep_temps;
 	bool verbose, list_passes, list_targets, print_plugin_path, no_caret, print_target_info;
@@ -65,11 +70,13 @@ static void list_add(str_list *l, const char *s)
 
 static void options_free(options *o)
 {
-	str_list *lists[] = {&o->define_names, &o->define_values, &o->pass_args, &o->loads,
-	                     &o->plugin_dirs, &o->print_before, &o->print_after, &o->xnvcc};
-	/* define names were copied to cut them at '=': free them before their array */
+	str_list *lists[] = {&o->define_names, &o->define_values, &o->pass_args, &o->loads, &o->plugin_dirs,
+	                     &o->print_before, &o->print_after, &o->xnvcc, &o->input_names, &o->input_values};
+	/* define and input names were copied to cut them at '=': free them before their array */
 	for (int i = 0; i < o->define_names.n; i++)
 		free((char *)o->define_names.items[i]);
+	for (int i = 0; i < o->input_names.n; i++)
+		free((char *)o->input_names.items[i]);
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		free(lists[i]->items);
 }
@@ -95,6 +102,19 @@ static const char help_text[] =
 	"                          so: a shared library of extern \"C\" launchers\n"
 	"  --target=NAME           code generation target (default: [tlc] default_target in\n"
 	"                          the config, else " DEFAULT_TARGET "); see --list-targets\n"
+	"\n"
+	"Simulator (doc/sim.md):\n"
+	"  --run                   run the kernel on the CPU after the pipeline instead of\n"
+	"                          emitting code; -o DIR writes every tensor parameter to\n"
+	"                          DIR/NAME.npy.  Use --passes= to run the tile level (the\n"
+	"                          IR as the frontend leaves it)\n"
+	"  --input=NAME=VALUE      the value of parameter NAME: a .npy file for a tensor, a\n"
+	"                          number for a scalar (repeatable); tensors not given are\n"
+	"                          random\n"
+	"  --seed=N                the seed of the random tensors (default 0)\n"
+	"  --blocks=N              run only N blocks of the grid, spread evenly from the\n"
+	"                          first to the last (the others' outputs keep their\n"
+	"                          initial values)\n"
 	"\n"
 	"Device compiler (--emit=ptx|cubin|so):\n"
 	"  --nvcc=PATH             the nvcc to run (default: $NVCC, the nvcc configure found,\n"
@@ -152,7 +172,7 @@ enum {
 	OPT_PLUGIN_PATH, OPT_LIST_PASSES, OPT_LIST_TARGETS, OPT_PRINT_PLUGIN_PATH, OPT_EMIT,
 	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
 	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
-	OPT_NVCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO,
+	OPT_NVCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO, OPT_RUN, OPT_INPUT, OPT_SEED, OPT_BLOCKS,
 };
 
 static const struct option long_options[] = {
@@ -176,6 +196,10 @@ static const struct option long_options[] = {
 	{"time-passes", no_argument, NULL, OPT_TIME_PASSES},
 	{"nvcc", required_argument, NULL, OPT_NVCC},
 	{"keep-temps", no_argument, NULL, OPT_KEEP_TEMPS},
+	{"run", no_argument, NULL, OPT_RUN},
+	{"input", required_argument, NULL, OPT_INPUT},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"blocks", required_argument, NULL, OPT_BLOCKS},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
@@ -200,6 +224,37 @@ static int add_define(options *o, const char *arg)
 	char *name = strndup(arg, (size_t)(eq - arg));
 	list_add(&o->define_names, name);
 	list_add(&o->define_values, eq + 1);
+	return 0;
+}
+
+/* --input NAME=VALUE: NAME is copied (cut at '='), VALUE points into argv. */
+static int add_input(options *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || !is_identifier(arg, (size_t)(eq - arg)) || !eq[1])
+		return usage_error("--input expects NAME=VALUE (a .npy file or a number), not '%s'", arg);
+	list_add(&o->input_names, strndup(arg, (size_t)(eq - arg)));
+	list_add(&o->input_values, eq + 1);
+	return 0;
+}
+
+static int parse_seed(options *o, const char *arg)
+{
+	char *end;
+	errno = 0;
+	o->seed = strtoull(arg, &end, 0);
+	if (!*arg || *end || errno || *arg == '-')
+		return usage_error("--seed expects a non-negative integer, not '%s'", arg);
+	return 0;
+}
+
+static int parse_blocks(options *o, const char *arg)
+{
+	char *end;
+	errno = 0;
+	o->blocks = strtoll(arg, &end, 10);
+	if (!*arg || *end || errno || o->blocks < 1)
+		return usage_error("--blocks expects a positive number of blocks, not '%s'", arg);
 	return 0;
 }
 
@@ -270,6 +325,19 @@ static int parse_options(options *o, int argc, char **argv)
 		case OPT_TIME_PASSES: o->time_passes = true; break;
 		case OPT_NVCC: o->nvcc = optarg; break;
 		case OPT_KEEP_TEMPS: o->keep_temps = true; break;
+		case OPT_RUN: o->run = true; break;
+		case OPT_INPUT:
+			if (add_input(o, optarg))
+				return TLC_EXIT_USAGE;
+			break;
+		case OPT_SEED:
+			if (parse_seed(o, optarg))
+				return TLC_EXIT_USAGE;
+			break;
+		case OPT_BLOCKS:
+			if (parse_blocks(o, optarg))
+				return TLC_EXIT_USAGE;
+			break;
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
@@ -278,8 +346,12 @@ static int parse_options(options *o, int argc, char **argv)
 		o->input = argv[optind++];
 	if (optind < argc)
 		return usage_error("more than one input file ('%s')", argv[optind]);
+	if (o->run && o->emit)
+		return usage_error("--run simulates the kernel instead of emitting code: drop --emit=%s", o->emit);
+	if ((o->input_names.n || o->seed || o->blocks) && !o->run)
+		return usage_error("%s", "--input, --seed and --blocks are options of --run");
 	if (!o->emit)
-		o->emit = "cu";
+		o->emit = o->run ? "ir" : "cu";
 	int rc = check_emit(o->emit);
 	if (rc)
 		return rc;
@@ -448,7 +520,7 @@ static int resolve_pipeline(session *s)
 	                 : tlc_config_default_target(s->cfg) ? tlc_config_default_target(s->cfg)
 	                                                      : DEFAULT_TARGET;
 	s->target = tlc_find_target(s->ctx, s->target_name);
-	bool need_target = strcmp(o->emit, "ir") != 0 || !o->passes;
+	bool need_target = (strcmp(o->emit, "ir") != 0 && !o->run) || !o->passes;
 	if (!s->target && need_target) {
 		fprintf(stderr, "tlc: error: unknown target '%s' (see tlc --list-targets)\n",
 		        s->target_name);
@@ -575,6 +647,25 @@ static int emit_output(session *s, tlc_module *m)
 	return rc;
 }
 
+/* --run: the module on the CPU (tlc/sim.h); -o names the output directory. */
+static int simulate(session *s, tlc_module *m)
+{
+	options *o = s->opt;
+	tlc_sim_options so = {
+		.seed = o->seed,
+		.ninputs = o->input_names.n,
+		.input_names = o->input_names.items,
+		.input_values = o->input_values.items,
+		.out_dir = to_stdout(o->output) ? NULL : o->output,
+		.blocks = o->blocks,
+	};
+	if (o->output && strcmp(o->output, "-") == 0) {
+		fprintf(stderr, "tlc: error: --run writes .npy files: give -o DIR, not -o -\n");
+		return TLC_EXIT_USAGE;
+	}
+	return tlc_sim_run(m, &so) ? fail_code(s->ctx) : TLC_EXIT_OK;
+}
+
 static int compile(session *s)
 {
 	options *o = s->opt;
@@ -613,8 +704,10 @@ static int compile(session *s)
 	/* a target prints thread-level IR as it is: its barriers must be there */
 	const char *last = s->passes.n ? s->passes.items[s->passes.n - 1] : NULL;
 	if (!tlc_verify_module(s->ctx, m, NULL) || tlc_run_passes(m, &po) != 0 ||
-	    (strcmp(o->emit, "ir") != 0 && !tlc_verify_barriers(s->ctx, m, last)))
+	    (strcmp(o->emit, "ir") != 0 && !o->run && !tlc_verify_barriers(s->ctx, m, last)))
 		rc = fail_code(s->ctx);
+	else if (o->run)
+		rc = simulate(s, m);
 	else
 		rc = emit_output(s, m);
 	tlc_module_free(m);

@@ -1,6 +1,8 @@
 # lit configuration for tlc's golden tests.  Never pipe a test file into
 # FileCheck as its own input: the RUN line must produce the checked text.
 import os
+import sys
+
 import lit.formats
 
 config.name = "tlc"
@@ -21,6 +23,8 @@ config.substitutions.append(("%tlc", config.tlc_bin))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%examples", os.path.join(config.tlc_src_root, "examples")))
 config.substitutions.append(("%nvcc", config.nvcc or "false"))
+# the Python that runs lit, for checkers of tlc-sim's .npy outputs (standard library only)
+config.substitutions.append(("%python", sys.executable))
 if config.nvcc:
     config.available_features.add("nvcc")
 if config.hipcc:

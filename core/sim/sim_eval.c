@@ -1,0 +1,349 @@
+/* sim_eval.c - the simulator's expressions: values of variables, loads of
+ * buffer elements, arithmetic as the CUDA target computes it.
+ *
+ * Integers wrap to their dtype; // and % floor (the IR's meaning);
+ * a division or modulo by zero is an error.  Floats are computed in double
+ * and rounded to the result's dtype (sim_number.c says why that is exact);
+ * math calls use the C library in double, then round, so they may differ
+ * from the GPU's approximations by a few units in the last place. */
+#include "sim_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sim_fail(sim *s, tlc_loc loc, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!s->stop)
+		tlc_error(s->ctx, loc, "tlc-sim: %s", msg);
+	s->errors++;
+	s->stop = true;
+}
+
+void sim_bind(sim *s, const tlc_var *v, sim_val x)
+{
+	if (v->id >= s->nvars) {
+		uint32_t n = v->id + 64;
+		s->vals = tlc_xrealloc(s->vals, n * sizeof(*s->vals));
+		s->bound = tlc_xrealloc(s->bound, n * sizeof(*s->bound));
+		for (uint32_t i = s->nvars; i < n; i++)
+			s->bound[i] = false;
+		s->nvars = n;
+	}
+	s->vals[v->id] = x;
+	s->bound[v->id] = true;
+}
+
+void sim_unbind(sim *s, const tlc_var *v)
+{
+	if (v->id < s->nvars)
+		s->bound[v->id] = false;
+}
+
+bool sim_set_array(sim *s, const tlc_buffer *b, sim_array *a)
+{
+	if (b->id >= s->nbufs) {
+		uint32_t n = b->id + 64;
+		s->arrays = tlc_xrealloc(s->arrays, n * sizeof(*s->arrays));
+		for (uint32_t i = s->nbufs; i < n; i++)
+			s->arrays[i] = NULL;
+		s->nbufs = n;
+	}
+	if (s->arrays[b->id]) {
+		sim_array_free(s->arrays[b->id]);
+		free(s->arrays[b->id]);
+	}
+	s->arrays[b->id] = a;
+	return true;
+}
+
+sim_array *sim_array_of(sim *s, const tlc_buffer *b, tlc_loc loc)
+{
+	if (b->id < s->nbufs && s->arrays[b->id])
+		return s->arrays[b->id];
+	sim_fail(s, loc, "buffer '%s' is used where it is not allocated", b->name);
+	return NULL;
+}
+
+sim_val sim_convert(sim_val x, tlc_dtype from, tlc_dtype to)
+{
+	sim_val r = {0, 0};
+	bool ff = tlc_dtype_is_float(from), tf = tlc_dtype_is_float(to);
+	if (tf)
+		r.f = tlc_sim_round(to, ff ? x.f : tlc_dtype_is_unsigned(from) ? (double)(uint64_t)x.i : (double)x.i);
+	else if (ff)
+		r.i = sim_float_to_int(to, x.f);
+	else
+		r.i = sim_wrap_int(to, x.i);
+	return r;
+}
+
+int64_t sim_element(sim *s, const sim_array *a, const tlc_buffer *b, const int64_t *idx, tlc_loc loc)
+{
+	int64_t e = 0;
+	for (int d = 0; d < a->ndim; d++) {
+		if (idx[d] < 0 || idx[d] >= a->shape[d]) {
+			char at[160] = "", shape[160] = "";
+			for (int k = 0; k < a->ndim; k++) {
+				snprintf(at + strlen(at), sizeof at - strlen(at), "%s%lld", k ? ", " : "", (long long)idx[k]);
+				snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", k ? ", " : "",
+				         (long long)a->shape[k]);
+			}
+			sim_fail(s, loc, "out-of-bounds access %s[%s] (shape (%s), %s)", b->name, at, shape,
+			         tlc_scope_name(b->scope));
+			return -1;
+		}
+		e = e * a->shape[d] + idx[d];
+	}
+	return e;
+}
+
+static sim_val load(sim *s, const tlc_expr *e, tlc_loc loc)
+{
+	sim_val zero = {0, 0};
+	const tlc_buffer *b = e->u.load.buf;
+	sim_array *a = sim_array_of(s, b, loc);
+	if (!a)
+		return zero;
+	if (e->u.load.n != a->ndim) {
+		sim_fail(s, loc, "'%s' has %d dimensions but is indexed with %d", b->name, a->ndim, e->u.load.n);
+		return zero;
+	}
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < a->ndim; d++)
+		idx[d] = sim_eval_int(s, e->u.load.idx[d], loc);
+	if (s->stop)
+		return zero;
+	int64_t el = sim_element(s, a, b, idx, loc);
+	return el < 0 ? zero : sim_array_get(a, el);
+}
+
+static int64_t floordiv(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static sim_val int_binary(sim *s, tlc_expr_kind k, int64_t a, int64_t b, tlc_dtype t, tlc_loc loc)
+{
+	sim_val r = {0, 0};
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+	bool uns = tlc_dtype_is_unsigned(t);
+	switch (k) {
+	case TLC_EXPR_ADD: r.i = (int64_t)(ua + ub); break;
+	case TLC_EXPR_SUB: r.i = (int64_t)(ua - ub); break;
+	case TLC_EXPR_MUL: r.i = (int64_t)(ua * ub); break;
+	case TLC_EXPR_DIV:
+	case TLC_EXPR_FLOORDIV:
+	case TLC_EXPR_FLOORMOD:
+		if (b == 0) {
+			sim_fail(s, loc, "integer division by zero");
+			return r;
+		}
+		if (uns)
+			r.i = (int64_t)(k == TLC_EXPR_FLOORMOD ? ua % ub : ua / ub);
+		else if (a == INT64_MIN && b == -1)
+			r.i = k == TLC_EXPR_FLOORMOD ? 0 : INT64_MIN;
+		else if (k == TLC_EXPR_FLOORMOD)
+			r.i = a - floordiv(a, b) * b;
+		else
+			r.i = k == TLC_EXPR_DIV ? a / b : floordiv(a, b);
+		break;
+	case TLC_EXPR_MIN: r.i = uns ? (int64_t)(ua < ub ? ua : ub) : a < b ? a : b; break;
+	case TLC_EXPR_MAX: r.i = uns ? (int64_t)(ua > ub ? ua : ub) : a > b ? a : b; break;
+	case TLC_EXPR_BITAND: r.i = a & b; break;
+	case TLC_EXPR_BITOR: r.i = a | b; break;
+	case TLC_EXPR_BITXOR: r.i = a ^ b; break;
+	case TLC_EXPR_SHL: r.i = b < 0 || b >= 64 ? 0 : (int64_t)(ua << b); break;
+	case TLC_EXPR_SHR: r.i = b < 0 || b >= 64 ? (uns || a >= 0 ? 0 : -1) : uns ? (int64_t)(ua >> b) : a >> b; break;
+	default: sim_fail(s, loc, "operator %d is not modelled on integers", (int)k); return r;
+	}
+	r.i = sim_wrap_int(t, r.i);
+	return r;
+}
+
+static sim_val float_binary(sim *s, tlc_expr_kind k, double a, double b, tlc_dtype t, tlc_loc loc)
+{
+	sim_val r = {0, 0};
+	switch (k) {
+	case TLC_EXPR_ADD: r.f = a + b; break;
+	case TLC_EXPR_SUB: r.f = a - b; break;
+	case TLC_EXPR_MUL: r.f = a * b; break;
+	case TLC_EXPR_DIV: r.f = a / b; break;
+	case TLC_EXPR_FLOORDIV: r.f = floor(a / b); break;
+	case TLC_EXPR_FLOORMOD: r.f = a - floor(a / b) * b; break;
+	case TLC_EXPR_MIN: r.f = fmin(a, b); break;
+	case TLC_EXPR_MAX: r.f = fmax(a, b); break;
+	default: sim_fail(s, loc, "operator %d is not modelled on floats", (int)k); return r;
+	}
+	r.f = tlc_sim_round(t, r.f);
+	return r;
+}
+
+static bool compare(tlc_expr_kind k, sim_val a, sim_val b, bool fl, bool uns)
+{
+	if (fl) {
+		switch (k) {
+		case TLC_EXPR_EQ: return a.f == b.f;
+		case TLC_EXPR_NE: return a.f != b.f;
+		case TLC_EXPR_LT: return a.f < b.f;
+		case TLC_EXPR_LE: return a.f <= b.f;
+		case TLC_EXPR_GT: return a.f > b.f;
+		default: return a.f >= b.f;
+		}
+	}
+	if (uns) {
+		uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
+		switch (k) {
+		case TLC_EXPR_EQ: return x == y;
+		case TLC_EXPR_NE: return x != y;
+		case TLC_EXPR_LT: return x < y;
+		case TLC_EXPR_LE: return x <= y;
+		case TLC_EXPR_GT: return x > y;
+		default: return x >= y;
+		}
+	}
+	switch (k) {
+	case TLC_EXPR_EQ: return a.i == b.i;
+	case TLC_EXPR_NE: return a.i != b.i;
+	case TLC_EXPR_LT: return a.i < b.i;
+	case TLC_EXPR_LE: return a.i <= b.i;
+	case TLC_EXPR_GT: return a.i > b.i;
+	default: return a.i >= b.i;
+	}
+}
+
+static sim_val math_call(sim *s, const tlc_expr *e, tlc_loc loc)
+{
+	sim_val r = {0, 0};
+	const tlc_expr *const *args = e->u.call.args;
+	tlc_dtype t = e->dtype;
+	if (!tlc_dtype_is_float(t) && e->u.call.op != TLC_OP_ABS) {
+		sim_fail(s, loc, "T.%s on %s is not modelled", tlc_op_get(s->ctx, e->u.call.op)->name, tlc_dtype_name(t));
+		return r;
+	}
+	sim_val a = sim_convert(sim_eval(s, args[0], loc), args[0]->dtype, t);
+	double x = a.f;
+	switch (e->u.call.op) {
+	case TLC_OP_EXP: r.f = exp(x); break;
+	case TLC_OP_EXP2: r.f = exp2(x); break;
+	case TLC_OP_LOG: r.f = log(x); break;
+	case TLC_OP_LOG2: r.f = log2(x); break;
+	case TLC_OP_SQRT: r.f = sqrt(x); break;
+	case TLC_OP_RSQRT: r.f = 1.0 / sqrt(x); break;
+	case TLC_OP_ABS:
+		if (!tlc_dtype_is_float(t)) {
+			r.i = sim_wrap_int(t, a.i < 0 ? -(uint64_t)a.i : (uint64_t)a.i);
+			return r;
+		}
+		r.f = fabs(x);
+		break;
+	case TLC_OP_SIN: r.f = sin(x); break;
+	case TLC_OP_COS: r.f = cos(x); break;
+	case TLC_OP_TANH: r.f = tanh(x); break;
+	case TLC_OP_SIGMOID: r.f = 1.0 / (1.0 + exp(-x)); break;
+	case TLC_OP_FLOOR: r.f = floor(x); break;
+	case TLC_OP_CEIL: r.f = ceil(x); break;
+	case TLC_OP_POW: r.f = pow(x, sim_convert(sim_eval(s, args[1], loc), args[1]->dtype, t).f); break;
+	default:
+		sim_fail(s, loc, "T.%s is not modelled by the simulator", tlc_op_get(s->ctx, e->u.call.op)->name);
+		return r;
+	}
+	r.f = tlc_sim_round(t, r.f);
+	return r;
+}
+
+sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
+{
+	sim_val r = {0, 0};
+	if (s->stop)
+		return r;
+	switch (e->kind) {
+	case TLC_EXPR_INT: r.i = e->u.ival; return r;
+	case TLC_EXPR_FLOAT: r.f = tlc_sim_round(e->dtype, e->u.fval); return r;
+	case TLC_EXPR_VAR:
+		if (e->u.var->id < s->nvars && s->bound[e->u.var->id])
+			return s->vals[e->u.var->id];
+		sim_fail(s, loc, "variable '%s' has no value here", e->u.var->name);
+		return r;
+	case TLC_EXPR_LOAD: return load(s, e, loc);
+	case TLC_EXPR_CAST: return sim_convert(sim_eval(s, e->u.op.a, loc), e->u.op.a->dtype, e->dtype);
+	case TLC_EXPR_SELECT: {
+		sim_val c = sim_eval(s, e->u.op.a, loc);
+		bool take = tlc_dtype_is_float(e->u.op.a->dtype) ? c.f != 0.0 : c.i != 0;
+		const tlc_expr *x = take ? e->u.op.b : e->u.op.c;
+		return sim_convert(sim_eval(s, x, loc), x->dtype, e->dtype);
+	}
+	case TLC_EXPR_NOT: {
+		sim_val a = sim_eval(s, e->u.op.a, loc);
+		r.i = tlc_dtype_is_float(e->u.op.a->dtype) ? a.f == 0.0 : a.i == 0;
+		return r;
+	}
+	case TLC_EXPR_NEG: {
+		sim_val a = sim_convert(sim_eval(s, e->u.op.a, loc), e->u.op.a->dtype, e->dtype);
+		if (tlc_dtype_is_float(e->dtype))
+			r.f = -a.f;
+		else
+			r.i = sim_wrap_int(e->dtype, (int64_t)(0 - (uint64_t)a.i));
+		return r;
+	}
+	case TLC_EXPR_AND:
+	case TLC_EXPR_OR: {
+		/* short-circuit, as C's && and || */
+		sim_val a = sim_eval(s, e->u.op.a, loc);
+		bool x = tlc_dtype_is_float(e->u.op.a->dtype) ? a.f != 0.0 : a.i != 0;
+		if (x == (e->kind == TLC_EXPR_OR)) {
+			r.i = x;
+			return r;
+		}
+		sim_val b = sim_eval(s, e->u.op.b, loc);
+		r.i = tlc_dtype_is_float(e->u.op.b->dtype) ? b.f != 0.0 : b.i != 0;
+		return r;
+	}
+	case TLC_EXPR_EQ:
+	case TLC_EXPR_NE:
+	case TLC_EXPR_LT:
+	case TLC_EXPR_LE:
+	case TLC_EXPR_GT:
+	case TLC_EXPR_GE: {
+		/* compared in the operands' common type */
+		tlc_dtype ta = e->u.op.a->dtype, tb = e->u.op.b->dtype;
+		tlc_dtype t = tlc_dtype_is_float(ta) ? ta : tlc_dtype_is_float(tb) ? tb : tlc_dtype_bits(ta) >= tlc_dtype_bits(tb) ? ta : tb;
+		sim_val a = sim_convert(sim_eval(s, e->u.op.a, loc), ta, tlc_dtype_is_float(t) ? TLC_DT_FLOAT64 : t);
+		sim_val b = sim_convert(sim_eval(s, e->u.op.b, loc), tb, tlc_dtype_is_float(t) ? TLC_DT_FLOAT64 : t);
+		r.i = compare(e->kind, a, b, tlc_dtype_is_float(t), tlc_dtype_is_unsigned(t));
+		return r;
+	}
+	case TLC_EXPR_CALL:
+		if (tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_PURE)
+			return math_call(s, e, loc);
+		sim_fail(s, loc, "T.%s is not modelled by the simulator at this level",
+		         tlc_op_get(s->ctx, e->u.call.op)->name);
+		return r;
+	default: break;
+	}
+	if (tlc_expr_num_children(e) == 2 && e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_SHR) {
+		tlc_dtype t = e->dtype;
+		sim_val a = sim_convert(sim_eval(s, e->u.op.a, loc), e->u.op.a->dtype, t);
+		sim_val b = sim_convert(sim_eval(s, e->u.op.b, loc), e->u.op.b->dtype, t);
+		if (s->stop)
+			return r;
+		return tlc_dtype_is_float(t) ? float_binary(s, e->kind, a.f, b.f, t, loc)
+		                             : int_binary(s, e->kind, a.i, b.i, t, loc);
+	}
+	sim_fail(s, loc, "this expression is not modelled by the simulator");
+	return r;
+}
+
+int64_t sim_eval_int(sim *s, const tlc_expr *e, tlc_loc loc)
+{
+	sim_val v = sim_eval(s, e, loc);
+	return tlc_dtype_is_float(e->dtype) ? sim_float_to_int(TLC_DT_INT64, v.f) : v.i;
+}

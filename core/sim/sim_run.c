@@ -1,0 +1,233 @@
+/* sim_run.c - tlc_sim_run: a kernel's inputs, its grid of blocks, its
+ * outputs.
+ *
+ * Tensor parameters get random values from the seed (float types N(0, 1)
+ * rounded to the dtype, integers uniform in [0, 4), bool in {0, 1}; each
+ * parameter its own stream) unless an input names a .npy file for them;
+ * scalar parameters need a value.  The blocks run one after the other in
+ * blockIdx order (x fastest), sharing the global tensors; with a sample
+ * (o->blocks), only that many, spread evenly from the first block to the
+ * last, and the other blocks' parts of the outputs keep their initial
+ * values.  Every tensor
+ * parameter is written to the output directory afterwards, inputs
+ * included, so that the same inputs can be fed to the GPU. */
+#include "sim_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *input_of(const tlc_sim_options *o, const char *name, bool *used)
+{
+	for (int i = 0; i < o->ninputs; i++)
+		if (!strcmp(o->input_names[i], name)) {
+			used[i] = true;
+			return o->input_values[i];
+		}
+	return NULL;
+}
+
+static bool parse_scalar(tlc_dtype t, const char *text, sim_val *v)
+{
+	char *end;
+	errno = 0;
+	if (tlc_dtype_is_float(t)) {
+		double x = strtod(text, &end);
+		v->f = tlc_sim_round(t, x);
+	} else {
+		long long x = strtoll(text, &end, 0);
+		int64_t lo, hi;
+		if (!tlc_dtype_int_range(t, &lo, &hi) || x < lo || x > hi)
+			return false;
+		v->i = x;
+	}
+	return *text && !*end && !errno;
+}
+
+static void random_fill(sim_array *a, uint64_t seed)
+{
+	uint64_t state = seed;
+	for (int64_t e = 0; e < a->numel; e++) {
+		sim_val v = {0, 0};
+		if (tlc_dtype_is_float(a->dtype))
+			v.f = tlc_sim_round(a->dtype, sim_random_normal(&state));
+		else
+			v.i = (int64_t)(sim_random_u64(&state) % (a->dtype == TLC_DT_BOOL ? 2 : 4));
+		sim_array_set(a, e, v);
+	}
+}
+
+/* The parameters: scalars bound, tensors allocated and filled. */
+static bool bind_params(sim *s, const tlc_sim_options *o, bool *used)
+{
+	const tlc_func *f = s->f;
+	for (int i = 0; i < f->nparams && !s->stop; i++) {
+		const tlc_param *p = &f->params[i];
+		if (p->kind != TLC_PARAM_SCALAR)
+			continue;
+		const char *text = input_of(o, p->var->name, used);
+		sim_val v = {0, 0};
+		if (!text)
+			sim_fail(s, f->loc, "scalar parameter '%s' of kernel '%s' needs a value (--input=%s=VALUE)", p->var->name,
+			         f->name, p->var->name);
+		else if (!parse_scalar(p->var->dtype, text, &v))
+			sim_fail(s, f->loc, "'%s' is not a value of type %s for parameter '%s'", text, tlc_dtype_name(p->var->dtype),
+			         p->var->name);
+		else
+			sim_bind(s, p->var, v);
+	}
+	for (int i = 0; i < f->nparams && !s->stop; i++) {
+		const tlc_param *p = &f->params[i];
+		if (p->kind != TLC_PARAM_TENSOR)
+			continue;
+		const tlc_buffer *b = p->buf;
+		int64_t shape[TLC_SIM_MAX_DIMS];
+		if (b->ndim > TLC_SIM_MAX_DIMS) {
+			sim_fail(s, b->loc, "'%s' has more than %d dimensions", b->name, TLC_SIM_MAX_DIMS);
+			break;
+		}
+		for (int d = 0; d < b->ndim; d++)
+			shape[d] = sim_eval_int(s, b->shape[d], b->loc);
+		sim_array *a = tlc_xmalloc(sizeof(*a));
+		if (s->stop || !sim_array_init(a, b->dtype, b->ndim, shape)) {
+			free(a);
+			if (!s->stop)
+				sim_fail(s, b->loc, "cannot allocate tensor '%s'", b->name);
+			break;
+		}
+		sim_set_array(s, b, a);
+		const char *path = input_of(o, b->name, used);
+		char why[512];
+		if (path && !sim_npy_read(path, a, why, sizeof why))
+			sim_fail(s, b->loc, "input '%s': %s", b->name, why);
+		else if (!path)
+			random_fill(a, o->seed * UINT64_C(0x100000001B3) + (uint64_t)i);
+	}
+	return !s->stop;
+}
+
+static bool write_outputs(sim *s, const tlc_sim_options *o, bool prefix)
+{
+	if (!o->out_dir)
+		return true;
+	if (mkdir(o->out_dir, 0777) != 0 && errno != EEXIST) {
+		tlc_error(s->ctx, s->f->loc, "tlc-sim: cannot create directory '%s': %s", o->out_dir, strerror(errno));
+		return false;
+	}
+	for (int i = 0; i < s->f->nparams; i++) {
+		const tlc_param *p = &s->f->params[i];
+		if (p->kind != TLC_PARAM_TENSOR)
+			continue;
+		size_t n = strlen(o->out_dir) + strlen(s->f->name) + strlen(p->buf->name) + 8;
+		char *path = tlc_xmalloc(n), why[512];
+		snprintf(path, n, "%s/%s%s%s.npy", o->out_dir, prefix ? s->f->name : "", prefix ? "." : "", p->buf->name);
+		bool ok = sim_npy_write(path, s->arrays[p->buf->id], why, sizeof why);
+		free(path);
+		if (!ok) {
+			tlc_error(s->ctx, s->f->loc, "tlc-sim: %s", why);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void free_sim(sim *s)
+{
+	for (uint32_t i = 0; i < s->nbufs; i++)
+		if (s->arrays[i]) {
+			sim_array_free(s->arrays[i]);
+			free(s->arrays[i]);
+		}
+	free(s->arrays);
+	free(s->vals);
+	free(s->bound);
+}
+
+typedef struct lowered_scan {
+	const tlc_context *ctx;
+	const tlc_expr *call;
+	tlc_loc loc;
+	tlc_loc at;
+} lowered_scan;
+
+static tlc_walk_action note_stmt(void *p, const tlc_stmt *st)
+{
+	lowered_scan *c = p;
+	c->at = st->loc;
+	return TLC_WALK_CONTINUE;
+}
+
+static tlc_walk_action find_lowered(void *p, const tlc_expr *e)
+{
+	lowered_scan *c = p;
+	if (e->kind == TLC_EXPR_CALL && (tlc_op_get(c->ctx, e->u.call.op)->flags & TLC_OPF_LOWERED)) {
+		c->call = e;
+		c->loc = c->at;
+		return TLC_WALK_STOP;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+/* Thread-level IR (what lower-tile-ops makes) is not simulated yet: say so
+ * at its first lowered intrinsic instead of failing somewhere inside. */
+static bool tile_level(sim *s)
+{
+	lowered_scan c = {s->ctx, NULL, {0}, {0}};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = note_stmt, .expr_pre = find_lowered}, s->f->body);
+	if (c.call)
+		sim_fail(s, c.loc,
+		         "T.%s is thread-level IR (the pipeline lowered the tile ops); the simulator runs the tile level "
+		         "only for now: add --passes= to run the IR as the frontend leaves it",
+		         tlc_op_get(s->ctx, c.call->u.call.op)->name);
+	return !c.call;
+}
+
+static int run_func(tlc_module *m, const tlc_func *f, const tlc_sim_options *o, bool *used, bool prefix)
+{
+	sim s = {.m = m, .ctx = tlc_module_context(m), .f = f};
+	int rc = 1;
+	if (tile_level(&s) && bind_params(&s, o, used)) {
+		int64_t grid[3] = {1, 1, 1};
+		for (int d = 0; d < f->grid_ndim; d++)
+			grid[d] = sim_eval_int(&s, f->grid[d], f->loc);
+		int64_t total = grid[0] * grid[1] * grid[2], runs = o->blocks > 0 && o->blocks < total ? o->blocks : total;
+		for (int64_t r = 0; r < runs && !s.stop; r++) {
+			/* all blocks, or `runs` of them from the first to the last */
+			int64_t b = runs == total ? r : runs == 1 ? 0 : r * (total - 1) / (runs - 1);
+			int64_t at[3] = {b % grid[0], b / grid[0] % grid[1], b / grid[0] / grid[1]};
+			for (int d = 0; d < 3; d++)
+				if (f->block_vars[d]) {
+					sim_val v = {0, at[d]};
+					sim_bind(&s, f->block_vars[d], v);
+				}
+			sim_exec(&s, f->body);
+		}
+		if (!s.stop && write_outputs(&s, o, prefix))
+			rc = 0;
+	}
+	free_sim(&s);
+	return rc;
+}
+
+int tlc_sim_run(tlc_module *m, const tlc_sim_options *o)
+{
+	tlc_context *ctx = tlc_module_context(m);
+	int n = tlc_module_func_count(m), rc = 0;
+	bool *used = tlc_xcalloc((size_t)(o->ninputs ? o->ninputs : 1), sizeof(bool));
+	if (n == 0) {
+		tlc_error(ctx, (tlc_loc){0}, "tlc-sim: the module has no kernel to run");
+		rc = 1;
+	}
+	for (int i = 0; i < n && !rc; i++)
+		rc = run_func(m, tlc_module_func(m, i), o, used, n > 1);
+	for (int i = 0; i < o->ninputs && !rc; i++)
+		if (!used[i]) {
+			tlc_error(ctx, (tlc_loc){0}, "tlc-sim: --input names '%s', which is no parameter of the kernel",
+			          o->input_names[i]);
+			rc = 1;
+		}
+	free(used);
+	return rc;
+}

@@ -1,0 +1,566 @@
+/* sim_tile.c - the tile level: one block's statements as one logical
+ * thread of control, tile ops by their meaning (doc/sim.md).
+ *
+ *  - T.copy(src, dst): element by element over the tile the two operands
+ *    describe (a corner operand `A[i, j]` takes the other's tile on its
+ *    trailing dimensions; extent-1 dimensions are dropped when the ranks
+ *    differ); a load outside a global tensor reads zero, a store outside
+ *    one is skipped; each value is converted to dst's dtype as T.cast does.
+ *  - T.fill / T.clear: every element of the tile (global: inside the tensor).
+ *  - T.gemm / T.wgmma_gemm: C[i, j] (+)= sum over k of op(A)[i, k] op(B)[k, j],
+ *    the products summed in double and added to C once, rounded to C's dtype.
+ *  - T.reduce_*(src, dst, dim, clear): over dimension dim, in double, then
+ *    rounded (max/min exactly); clear=False folds dst in.
+ *  - T.cumsum(src, dst, dim, reverse): a float32 running sum along dim, as
+ *    the CUDA lowering computes it, stored in dst's dtype.
+ *  - T.atomic_add(dst, value): element or tile, as a copy that adds.
+ *  - T.Parallel, T.Pipelined, T.serial, T.unroll, T.vectorized: plain loops
+ *    in order; T.sync_threads, T.fence_proxy_async and T.wait_wgmma do
+ *    nothing (one thread of control); T.use_swizzle and T.annotate_layout
+ *    change no values.
+ * Not modelled at this level (an error naming the statement): T.ws scopes
+ * (they run concurrently), mbarrier operations, thread-level intrinsics. */
+#include "sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tlc/tileops.h>
+
+/* ---- tiles ---- */
+
+typedef struct side {
+	const tlc_buffer *buf;
+	sim_array *a;
+	int ndim;
+	int64_t begin[TLC_SIM_MAX_DIMS], extent[TLC_SIM_MAX_DIMS];
+	bool point[TLC_SIM_MAX_DIMS];
+	bool corner;
+} side;
+
+static bool read_side(sim *s, const tlc_expr *x, side *out, const char *op, tlc_loc loc)
+{
+	tlc_tile_operand o;
+	const char *why = NULL;
+	if (!tlc_tile_operand_from_expr(s->m, x, &o, &why)) {
+		sim_fail(s, loc, "T.%s: %s", op, why);
+		return false;
+	}
+	out->buf = o.buf;
+	out->a = sim_array_of(s, o.buf, loc);
+	if (!out->a)
+		return false;
+	if (o.ndim > TLC_SIM_MAX_DIMS || o.ndim != out->a->ndim) {
+		sim_fail(s, loc, "T.%s: '%s' has %d dimensions, the operand %d", op, o.buf->name, out->a->ndim, o.ndim);
+		return false;
+	}
+	out->ndim = o.ndim;
+	out->corner = o.corner;
+	for (int d = 0; d < o.ndim; d++) {
+		out->begin[d] = sim_eval_int(s, o.begin[d], loc);
+		out->extent[d] = o.corner ? 1 : sim_eval_int(s, o.extent[d], loc);
+		out->point[d] = o.point[d];
+	}
+	return !s->stop;
+}
+
+/* The iterated dimensions of a side: not single indices (and, with
+ * drop_ones, not of extent 1). */
+static int iterated(const side *x, bool drop_ones, int *dims)
+{
+	int k = 0;
+	for (int d = 0; d < x->ndim; d++)
+		if (!x->point[d] && !(drop_ones && x->extent[d] == 1))
+			dims[k++] = d;
+	return k;
+}
+
+/* A corner operand takes the other operand's tile on its trailing dimensions. */
+static bool complete_corner(sim *s, side *c, const side *other, const char *op, tlc_loc loc)
+{
+	int64_t ext[TLC_SIM_MAX_DIMS];
+	int k = 0;
+	for (int d = 0; d < other->ndim; d++)
+		if (!other->point[d])
+			ext[k++] = other->extent[d];
+	if (k > c->ndim) {
+		sim_fail(s, loc, "T.%s: the element operand has fewer dimensions than the other operand's tile", op);
+		return false;
+	}
+	int lead = c->ndim - k;
+	for (int d = 0; d < c->ndim; d++) {
+		c->point[d] = d < lead;
+		c->extent[d] = d < lead ? 1 : ext[d - lead];
+	}
+	return true;
+}
+
+/* Element `idx` of a side's buffer for tile position pos; false when it
+ * lies outside a global tensor (*el = -1), or (reported) outside another
+ * buffer. */
+static bool side_element(sim *s, const side *x, const int *dims, int k, const int64_t *pos, int64_t *el,
+                         tlc_loc loc)
+{
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < x->ndim; d++)
+		idx[d] = x->begin[d];
+	for (int j = 0; j < k; j++)
+		idx[dims[j]] += pos[j];
+	*el = -1;
+	if (x->buf->scope == TLC_SCOPE_GLOBAL)
+		for (int d = 0; d < x->ndim; d++)
+			if (idx[d] < 0 || idx[d] >= x->a->shape[d])
+				return false;
+	*el = sim_element(s, x->a, x->buf, idx, loc);
+	return *el >= 0;
+}
+
+/* Advance a tile position (last dimension fastest); false at the end. */
+static bool next_pos(int64_t *pos, const int64_t *ext, int k)
+{
+	for (int j = k - 1; j >= 0; j--) {
+		if (++pos[j] < ext[j])
+			return true;
+		pos[j] = 0;
+	}
+	return false;
+}
+
+static bool tile_empty(const int64_t *ext, int k)
+{
+	for (int j = 0; j < k; j++)
+		if (ext[j] <= 0)
+			return true;
+	return false;
+}
+
+/* dst = src (or dst += src when add) over the tile the two operands describe. */
+static void copy_tiles(sim *s, const tlc_expr *src_x, const tlc_expr *dst_x, bool add, const char *op, tlc_loc loc)
+{
+	side src, dst;
+	if (!read_side(s, src_x, &src, op, loc) || !read_side(s, dst_x, &dst, op, loc))
+		return;
+	if (src.corner && dst.corner) {
+		sim_fail(s, loc, "T.%s: at least one operand must be a whole buffer or a region", op);
+		return;
+	}
+	if ((src.corner && !complete_corner(s, &src, &dst, op, loc)) ||
+	    (dst.corner && !complete_corner(s, &dst, &src, op, loc)))
+		return;
+	int sd[TLC_SIM_MAX_DIMS], dd[TLC_SIM_MAX_DIMS];
+	int ks = iterated(&src, false, sd), kd = iterated(&dst, false, dd);
+	if (ks != kd) {
+		ks = iterated(&src, true, sd);
+		kd = iterated(&dst, true, dd);
+	}
+	bool same = ks == kd;
+	for (int j = 0; same && j < ks; j++)
+		same = src.extent[sd[j]] == dst.extent[dd[j]];
+	if (!same) {
+		sim_fail(s, loc, "T.%s: the source and destination tiles have different shapes", op);
+		return;
+	}
+	int64_t ext[TLC_SIM_MAX_DIMS], pos[TLC_SIM_MAX_DIMS] = {0};
+	for (int j = 0; j < kd; j++)
+		ext[j] = dst.extent[dd[j]];
+	if (tile_empty(ext, kd))
+		return;
+	do {
+		int64_t se, de;
+		bool s_in = side_element(s, &src, sd, ks, pos, &se, loc);
+		if (s->stop)
+			return;
+		bool d_in = side_element(s, &dst, dd, kd, pos, &de, loc);
+		if (s->stop)
+			return;
+		if (!d_in)
+			continue; /* a store outside a global tensor is skipped */
+		sim_val v = {0, 0};
+		if (s_in)
+			v = sim_convert(sim_array_get(src.a, se), src.a->dtype, dst.a->dtype);
+		else if (add)
+			continue;
+		if (add) {
+			sim_val old = sim_array_get(dst.a, de);
+			if (tlc_dtype_is_float(dst.a->dtype))
+				v.f = tlc_sim_round(dst.a->dtype, old.f + v.f);
+			else
+				v.i = sim_wrap_int(dst.a->dtype, old.i + v.i);
+		}
+		sim_array_set(dst.a, de, v);
+	} while (next_pos(pos, ext, kd));
+}
+
+static void fill_tile(sim *s, const tlc_expr *dst_x, const tlc_expr *value, const char *op, tlc_loc loc)
+{
+	side dst;
+	if (!read_side(s, dst_x, &dst, op, loc))
+		return;
+	if (dst.corner) {
+		sim_fail(s, loc, "T.%s needs a buffer or a region", op);
+		return;
+	}
+	sim_val v = {0, 0};
+	if (value)
+		v = sim_convert(sim_eval(s, value, loc), value->dtype, dst.a->dtype);
+	int dd[TLC_SIM_MAX_DIMS];
+	int kd = iterated(&dst, false, dd);
+	int64_t ext[TLC_SIM_MAX_DIMS], pos[TLC_SIM_MAX_DIMS] = {0};
+	for (int j = 0; j < kd; j++)
+		ext[j] = dst.extent[dd[j]];
+	if (s->stop || tile_empty(ext, kd))
+		return;
+	do {
+		int64_t de;
+		if (side_element(s, &dst, dd, kd, pos, &de, loc))
+			sim_array_set(dst.a, de, v);
+		if (s->stop)
+			return;
+	} while (next_pos(pos, ext, kd));
+}
+
+/* ---- gemm ---- */
+
+/* Element (r, c) of a gemm operand's 2-D tile (after its leading indices). */
+static sim_val operand_at(const sim_array *a, const int64_t *lead, int nlead, int64_t r, int64_t c)
+{
+	int64_t e = 0;
+	for (int d = 0; d < nlead; d++)
+		e = e * a->shape[d] + lead[d];
+	e = (e * a->shape[nlead] + r) * a->shape[nlead + 1] + c;
+	return sim_array_get(a, e);
+}
+
+static bool operand_lead(sim *s, const tlc_gemm_info *g, int k, const sim_array *a, int64_t *lead, tlc_loc loc)
+{
+	if (a->ndim != g->nlead[k] + 2) {
+		sim_fail(s, loc, "T.gemm: operand %c is not a 2-D tile", "AB"[k]);
+		return false;
+	}
+	for (int d = 0; d < g->nlead[k]; d++) {
+		lead[d] = sim_eval_int(s, g->lead[k][d].begin, loc);
+		if (lead[d] < 0 || lead[d] >= a->shape[d]) {
+			sim_fail(s, loc, "T.gemm: operand %c's index %lld is outside dimension %d of '%s'", "AB"[k],
+			         (long long)lead[d], d, (k ? g->B : g->A)->name);
+			return false;
+		}
+	}
+	return !s->stop;
+}
+
+static void gemm(sim *s, const tlc_expr *call, tlc_loc loc)
+{
+	tlc_gemm_info g;
+	const char *why = NULL;
+	if (!tlc_gemm_decode(call, &g, &why)) {
+		sim_fail(s, loc, "T.gemm: %s", why);
+		return;
+	}
+	sim_array *A = sim_array_of(s, g.A, loc), *B = sim_array_of(s, g.B, loc), *C = sim_array_of(s, g.C, loc);
+	int64_t la[TLC_SIM_MAX_DIMS], lb[TLC_SIM_MAX_DIMS];
+	if (!A || !B || !C || !operand_lead(s, &g, 0, A, la, loc) || !operand_lead(s, &g, 1, B, lb, loc))
+		return;
+	if (!tlc_dtype_is_float(A->dtype) || !tlc_dtype_is_float(B->dtype) || !tlc_dtype_is_float(C->dtype)) {
+		sim_fail(s, loc, "T.gemm on integers is not modelled by the simulator");
+		return;
+	}
+	if (C->ndim != 2 || C->shape[0] != g.M || C->shape[1] != g.N) {
+		sim_fail(s, loc, "T.gemm: the accumulator '%s' is not %lldx%lld", g.C->name, (long long)g.M, (long long)g.N);
+		return;
+	}
+	for (int64_t i = 0; i < g.M; i++)
+		for (int64_t j = 0; j < g.N; j++) {
+			double acc = 0.0;
+			for (int64_t k = 0; k < g.K; k++) {
+				double a = (g.trans_A ? operand_at(A, la, g.nlead[0], k, i) : operand_at(A, la, g.nlead[0], i, k)).f;
+				double b = (g.trans_B ? operand_at(B, lb, g.nlead[1], j, k) : operand_at(B, lb, g.nlead[1], k, j)).f;
+				acc += a * b;
+			}
+			sim_val c = sim_array_get(C, i * g.N + j);
+			c.f = tlc_sim_round(C->dtype, g.clear_accum ? acc : c.f + acc);
+			sim_array_set(C, i * g.N + j, c);
+		}
+}
+
+/* ---- reductions and scans ---- */
+
+static const tlc_buffer *whole_buffer(sim *s, const tlc_expr *x, const char *op, tlc_loc loc)
+{
+	if (x->kind == TLC_EXPR_BUF)
+		return x->u.buf;
+	sim_fail(s, loc, "T.%s: operands are whole buffers", op);
+	return NULL;
+}
+
+static bool int_arg(sim *s, const tlc_expr *call, int pos, const char *kw, int64_t dflt, int64_t *out, tlc_loc loc)
+{
+	const tlc_expr *x = pos < call->u.call.nargs ? call->u.call.args[pos] : kw ? tlc_call_kw(call, kw) : NULL;
+	*out = x ? sim_eval_int(s, x, loc) : dflt;
+	return !s->stop;
+}
+
+static void reduce(sim *s, const tlc_expr *call, tlc_loc loc)
+{
+	tlc_op_id op = call->u.call.op;
+	const char *name = tlc_op_get(s->ctx, op)->name;
+	const tlc_buffer *sb = whole_buffer(s, call->u.call.args[0], name, loc);
+	const tlc_buffer *db = sb ? whole_buffer(s, call->u.call.args[1], name, loc) : NULL;
+	int64_t dim, clear;
+	if (!db || !int_arg(s, call, 2, "dim", -1, &dim, loc) || !int_arg(s, call, 3, "clear", 1, &clear, loc))
+		return;
+	sim_array *S = sim_array_of(s, sb, loc), *D = sim_array_of(s, db, loc);
+	if (!S || !D)
+		return;
+	if (!tlc_dtype_is_float(S->dtype) || !tlc_dtype_is_float(D->dtype)) {
+		sim_fail(s, loc, "T.%s on integers is not modelled by the simulator", name);
+		return;
+	}
+	if (dim < 0)
+		dim += S->ndim;
+	bool fits = dim >= 0 && dim < S->ndim && D->ndim == S->ndim - 1;
+	for (int d = 0, e = 0; fits && d < S->ndim; d++)
+		if (d != dim)
+			fits = D->shape[e++] == S->shape[d];
+	if (!fits) {
+		sim_fail(s, loc, "T.%s: '%s' must have the shape of '%s' without dimension %lld", name, db->name, sb->name,
+		         (long long)dim);
+		return;
+	}
+	int64_t len = S->shape[dim], inner = 1;
+	for (int d = (int)dim + 1; d < S->ndim; d++)
+		inner *= S->shape[d];
+	for (int64_t o = 0; o < D->numel; o++) {
+		int64_t base = o / inner * len * inner + o % inner;
+		double acc = 0.0;
+		for (int64_t k = 0; k < len; k++) {
+			double x = sim_array_get(S, base + k * inner).f;
+			if (op == TLC_OP_REDUCE_ABSSUM || op == TLC_OP_REDUCE_ABSMAX)
+				x = fabs(x);
+			if (k == 0 && op != TLC_OP_REDUCE_SUM && op != TLC_OP_REDUCE_ABSSUM)
+				acc = x;
+			else if (op == TLC_OP_REDUCE_MAX || op == TLC_OP_REDUCE_ABSMAX)
+				acc = fmax(acc, x);
+			else if (op == TLC_OP_REDUCE_MIN)
+				acc = fmin(acc, x);
+			else
+				acc += x;
+		}
+		if (!clear) {
+			double old = sim_array_get(D, o).f;
+			if (op == TLC_OP_REDUCE_MAX || op == TLC_OP_REDUCE_ABSMAX)
+				acc = fmax(acc, old);
+			else if (op == TLC_OP_REDUCE_MIN)
+				acc = fmin(acc, old);
+			else
+				acc += old;
+		}
+		sim_val v = {tlc_sim_round(D->dtype, acc), 0};
+		sim_array_set(D, o, v);
+	}
+}
+
+static void cumsum(sim *s, const tlc_expr *call, tlc_loc loc)
+{
+	const tlc_buffer *sb = whole_buffer(s, call->u.call.args[0], "cumsum", loc);
+	const tlc_buffer *db = sb && call->u.call.nargs > 1 ? whole_buffer(s, call->u.call.args[1], "cumsum", loc) : sb;
+	int64_t dim, reverse;
+	if (!db || !int_arg(s, call, 2, "dim", 0, &dim, loc) || !int_arg(s, call, 3, "reverse", 0, &reverse, loc))
+		return;
+	sim_array *S = sim_array_of(s, sb, loc), *D = sim_array_of(s, db, loc);
+	if (!S || !D)
+		return;
+	if (!tlc_dtype_is_float(S->dtype) || !tlc_dtype_is_float(D->dtype)) {
+		sim_fail(s, loc, "T.cumsum on integers is not modelled by the simulator");
+		return;
+	}
+	if (dim < 0)
+		dim += S->ndim;
+	bool fits = dim >= 0 && dim < S->ndim && D->ndim == S->ndim;
+	for (int d = 0; fits && d < S->ndim; d++)
+		fits = D->shape[d] == S->shape[d];
+	if (!fits) {
+		sim_fail(s, loc, "T.cumsum: '%s' and '%s' need one shape and dim inside it", sb->name, db->name);
+		return;
+	}
+	int64_t len = S->shape[dim], inner = 1;
+	for (int d = (int)dim + 1; d < S->ndim; d++)
+		inner *= S->shape[d];
+	for (int64_t o = 0; o < S->numel / (len ? len : 1); o++) {
+		int64_t base = o / inner * len * inner + o % inner;
+		double run = 0.0;
+		for (int64_t k = 0; k < len; k++) {
+			int64_t e = base + (reverse ? len - 1 - k : k) * inner;
+			run = tlc_sim_round(TLC_DT_FLOAT32, run + sim_array_get(S, e).f);
+			sim_val v = {tlc_sim_round(D->dtype, run), 0};
+			sim_array_set(D, e, v);
+		}
+	}
+}
+
+static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
+{
+	const tlc_expr *dst = call->u.call.args[0], *val = call->u.call.args[1];
+	if (dst->kind != TLC_EXPR_LOAD) {
+		copy_tiles(s, val, dst, true, "atomic_add", loc);
+		return;
+	}
+	sim_array *a = sim_array_of(s, dst->u.load.buf, loc);
+	if (!a || dst->u.load.n != a->ndim)
+		return;
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < a->ndim; d++)
+		idx[d] = sim_eval_int(s, dst->u.load.idx[d], loc);
+	sim_val v = sim_convert(sim_eval(s, val, loc), val->dtype, a->dtype);
+	int64_t e = s->stop ? -1 : sim_element(s, a, dst->u.load.buf, idx, loc);
+	if (e < 0)
+		return;
+	sim_val old = sim_array_get(a, e);
+	if (tlc_dtype_is_float(a->dtype))
+		v.f = tlc_sim_round(a->dtype, old.f + v.f);
+	else
+		v.i = sim_wrap_int(a->dtype, old.i + v.i);
+	sim_array_set(a, e, v);
+}
+
+/* ---- statements ---- */
+
+static void call_stmt(sim *s, const tlc_stmt *st)
+{
+	const tlc_expr *c = st->u.eval.call;
+	const char *name = tlc_op_get(s->ctx, c->u.call.op)->name;
+	switch (c->u.call.op) {
+	case TLC_OP_COPY:
+	case TLC_OP_TMA_COPY: copy_tiles(s, c->u.call.args[0], c->u.call.args[1], false, name, st->loc); return;
+	case TLC_OP_FILL: fill_tile(s, c->u.call.args[0], c->u.call.args[1], name, st->loc); return;
+	case TLC_OP_CLEAR: fill_tile(s, c->u.call.args[0], NULL, name, st->loc); return;
+	case TLC_OP_GEMM:
+	case TLC_OP_WGMMA_GEMM: gemm(s, c, st->loc); return;
+	case TLC_OP_REDUCE_MAX:
+	case TLC_OP_REDUCE_MIN:
+	case TLC_OP_REDUCE_SUM:
+	case TLC_OP_REDUCE_ABSSUM:
+	case TLC_OP_REDUCE_ABSMAX: reduce(s, c, st->loc); return;
+	case TLC_OP_CUMSUM: cumsum(s, c, st->loc); return;
+	case TLC_OP_ATOMIC_ADD: atomic_add(s, c, st->loc); return;
+	case TLC_OP_ANNOTATE_LAYOUT:
+	case TLC_OP_USE_SWIZZLE:
+	case TLC_OP_SYNC_THREADS:
+	case TLC_OP_FENCE_PROXY_ASYNC:
+	case TLC_OP_WAIT_WGMMA: return; /* no values change for one thread of control */
+	default:
+		sim_fail(s, st->loc, "T.%s is not modelled by the tile-level simulator", name);
+		return;
+	}
+}
+
+static void alloc(sim *s, const tlc_stmt *st)
+{
+	const tlc_buffer *b = st->u.alloc.buf;
+	if (b->scope == TLC_SCOPE_BARRIER)
+		return; /* barriers hold no values at this level */
+	if (b->ndim > TLC_SIM_MAX_DIMS) {
+		sim_fail(s, st->loc, "'%s' has more than %d dimensions", b->name, TLC_SIM_MAX_DIMS);
+		return;
+	}
+	int64_t shape[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < b->ndim; d++)
+		shape[d] = sim_eval_int(s, b->shape[d], st->loc);
+	sim_array *a = tlc_xmalloc(sizeof(*a));
+	if (s->stop || !sim_array_init(a, b->dtype, b->ndim, shape)) {
+		free(a);
+		if (!s->stop)
+			sim_fail(s, st->loc, "cannot allocate '%s'", b->name);
+		return;
+	}
+	if (b->alias_of) {
+		sim_array *src = sim_array_of(s, b->alias_of, st->loc);
+		if (!src || a->nbytes > src->nbytes) {
+			sim_array_free(a);
+			free(a);
+			if (src)
+				sim_fail(s, st->loc, "T.view '%s' is larger than '%s'", b->name, b->alias_of->name);
+			return;
+		}
+		free(a->data);
+		a->data = src->data;
+		a->view = true;
+	} else if (tlc_dtype_is_float(b->dtype) && b->scope != TLC_SCOPE_VAR) {
+		/* memory never written reads as NaN, so that reading it shows */
+		sim_val nan = {NAN, 0};
+		for (int64_t e = 0; e < a->numel; e++)
+			sim_array_set(a, e, nan);
+	}
+	if (b->scope == TLC_SCOPE_VAR && b->ninit > 0)
+		sim_array_set(a, 0, sim_convert(sim_eval(s, b->init[0], st->loc), b->init[0]->dtype, b->dtype));
+	sim_set_array(s, b, a);
+}
+
+static void store(sim *s, const tlc_stmt *st)
+{
+	const tlc_buffer *b = st->u.store.buf;
+	sim_array *a = sim_array_of(s, b, st->loc);
+	if (!a)
+		return;
+	if (st->u.store.n != a->ndim) {
+		sim_fail(s, st->loc, "'%s' has %d dimensions but is indexed with %d", b->name, a->ndim, st->u.store.n);
+		return;
+	}
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < a->ndim; d++)
+		idx[d] = sim_eval_int(s, st->u.store.idx[d], st->loc);
+	sim_val v = sim_convert(sim_eval(s, st->u.store.value, st->loc), st->u.store.value->dtype, b->dtype);
+	int64_t e = s->stop ? -1 : sim_element(s, a, b, idx, st->loc);
+	if (e >= 0)
+		sim_array_set(a, e, v);
+}
+
+static void loop(sim *s, const tlc_stmt *st)
+{
+	if (st->u.loop.kind == TLC_FOR_THREAD) {
+		sim_fail(s, st->loc, "a loop bound to a thread index is thread-level IR, not modelled by the tile-level simulator");
+		return;
+	}
+	int64_t lo = sim_eval_int(s, st->u.loop.min, st->loc), n = sim_eval_int(s, st->u.loop.extent, st->loc);
+	for (int64_t i = 0; i < n && !s->stop; i++) {
+		sim_val v = {0, sim_wrap_int(st->u.loop.var->dtype, lo + i)};
+		sim_bind(s, st->u.loop.var, v);
+		sim_exec(s, st->u.loop.body);
+	}
+	sim_unbind(s, st->u.loop.var);
+}
+
+void sim_exec(sim *s, const tlc_stmt *st)
+{
+	if (!st || s->stop)
+		return;
+	switch (st->kind) {
+	case TLC_STMT_SEQ:
+		for (int i = 0; i < st->u.seq.n && !s->stop; i++)
+			sim_exec(s, st->u.seq.items[i]);
+		return;
+	case TLC_STMT_FOR: loop(s, st); return;
+	case TLC_STMT_IF: {
+		sim_val c = sim_eval(s, st->u.if_.cond, st->loc);
+		bool take = tlc_dtype_is_float(st->u.if_.cond->dtype) ? c.f != 0.0 : c.i != 0;
+		if (!s->stop)
+			sim_exec(s, take ? st->u.if_.then_s : st->u.if_.else_s);
+		return;
+	}
+	case TLC_STMT_LET: {
+		sim_val v = sim_convert(sim_eval(s, st->u.let.value, st->loc), st->u.let.value->dtype, st->u.let.var->dtype);
+		sim_bind(s, st->u.let.var, v);
+		return;
+	}
+	case TLC_STMT_STORE: store(s, st); return;
+	case TLC_STMT_EVAL: call_stmt(s, st); return;
+	case TLC_STMT_ALLOC: alloc(s, st); return;
+	case TLC_STMT_SCOPE:
+		sim_fail(s, st->loc,
+		         "T.%s blocks run concurrently and synchronize through mbarriers: the tile-level simulator "
+		         "does not model them",
+		         tlc_op_get(s->ctx, st->u.scope.call->u.call.op)->name);
+		return;
+	case TLC_STMT_ATTR: sim_exec(s, st->u.attr.body); return;
+	}
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Check tlc-sim's .npy outputs against references computed here, in plain
+Python (no NumPy: CI need not install it), from the inputs the simulator
+wrote beside them.
+
+    check_npy.py add DIR [R0 R1 C0 C1] C == A + B rounded to C's dtype, bit for bit (2-D:
+                                      in rows [R0, R1) and columns [C0, C1) only)
+    check_npy.py gemm DIR ATOL RTOL [--trans-a] [--trans-b] [--fp8-e4m3]
+                                      |C - A @ B| <= ATOL + RTOL |A @ B| (float64 product)
+    check_npy.py attention DIR ATOL RTOL [--causal]
+                                      Output ~ softmax(Q K^T / sqrt(D)) V per batch and head
+                                      (Q, K, V, Output of shape (B, S, H, D); float64 reference)
+    check_npy.py finite DIR NAME...   every element of each NAME.npy is finite (no NaN:
+                                      the simulator's never-written memory reads as NaN)
+    check_npy.py same DIR1 DIR2 NAME  NAME.npy is byte-identical in both
+    check_npy.py differ DIR1 DIR2 NAME NAME.npy differs
+
+Exit 0 when the check holds; 1 with the first mismatch on stderr.
+"""
+import math
+import struct
+import sys
+
+FORMATS = {"<f2": "e", "<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q", "|b1": "?", "|i1": "b", "|u1": "B",
+           "<u2": "H"}
+
+
+def e4m3(bits):
+    """A float8_e4m3fn value from its bits (bias 7, no infinities, NaN S.1111.111)."""
+    sign = -1.0 if bits & 0x80 else 1.0
+    e, m = (bits >> 3) & 15, bits & 7
+    if e == 15 and m == 7:
+        return math.nan
+    return sign * (m * 2.0 ** -9 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
+
+
+FP8 = "--fp8-e4m3" in sys.argv  # '|u1' files hold float8_e4m3fn bits (the simulator's convention)
+
+
+def read_npy(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:6] != b"\x93NUMPY":
+        sys.exit(f"{path}: not a .npy file")
+    hlen = struct.unpack("<H", data[8:10])[0]
+    header = eval(data[10:10 + hlen].decode("latin1"))  # a Python dict literal, by the format's definition
+    code = FORMATS[header["descr"]]
+    shape = header["shape"]
+    n = math.prod(shape)
+    body = data[10 + hlen:]
+    values = list(struct.unpack(f"<{n}{code}", body[:n * struct.calcsize(code)]))
+    if header["descr"] == "|u1" and FP8:
+        values = [e4m3(x) for x in values]
+    if header["descr"] == "<u2":
+        # the simulator writes bfloat16 as its raw bits: the top half of a float32
+        values = [struct.unpack("<f", struct.pack("<I", x << 16))[0] for x in values]
+    return header["descr"], shape, values
+
+
+def round_to(descr, x):
+    if descr == "<f2":
+        try:
+            return struct.unpack("<e", struct.pack("<e", x))[0]
+        except OverflowError:
+            return math.copysign(math.inf, x)
+    if descr == "<f4":
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    return x
+
+
+def fail(msg):
+    print(msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def check_add(d, region):
+    _, shape, a = read_npy(f"{d}/A.npy")
+    _, _, b = read_npy(f"{d}/B.npy")
+    descr, cshape, c = read_npy(f"{d}/C.npy")
+    if cshape != shape:
+        fail(f"C has shape {cshape}, A {shape}")
+    n = 0
+    for i, (x, y, z) in enumerate(zip(a, b, c)):
+        if region and not (region[0] <= i // shape[1] < region[1] and region[2] <= i % shape[1] < region[3]):
+            continue
+        want = round_to(descr, x + y)
+        if struct.pack("<d", want) != struct.pack("<d", z):
+            fail(f"element {i}: {x} + {y} = {want}, tlc-sim wrote {z}")
+        n += 1
+    print(f"add: {n} elements equal bit for bit")
+
+
+def check_gemm(d, atol, rtol, trans_a, trans_b):
+    _, ashape, a = read_npy(f"{d}/A.npy")
+    _, bshape, b = read_npy(f"{d}/B.npy")
+    _, cshape, c = read_npy(f"{d}/C.npy")
+    M, N = cshape
+    K = ashape[0] if trans_a else ashape[1]
+    rows = [[a[k * ashape[1] + i] if trans_a else a[i * K + k] for k in range(K)] for i in range(M)]
+    cols = [[b[j * K + k] if trans_b else b[k * bshape[1] + j] for k in range(K)] for j in range(N)]
+    worst = 0.0
+    for i in range(M):
+        for j in range(N):
+            ref = math.fsum(x * y for x, y in zip(rows[i], cols[j]))
+            err = abs(c[i * N + j] - ref)
+            if not err <= atol + rtol * abs(ref):
+                fail(f"C[{i}, {j}] = {c[i * N + j]}, the float64 product {ref} (error {err})")
+            worst = max(worst, err)
+    print(f"gemm: {M}x{N}x{K}, largest error {worst:.3g} (atol {atol}, rtol {rtol})")
+
+
+def check_attention(d, atol, rtol, causal):
+    _, shape, q = read_npy(f"{d}/Q.npy")
+    _, _, k = read_npy(f"{d}/K.npy")
+    _, _, v = read_npy(f"{d}/V.npy")
+    _, _, o = read_npy(f"{d}/Output.npy")
+    B, S, H, D = shape
+    at = lambda x, b, s, h: x[((b * S + s) * H + h) * D:((b * S + s) * H + h) * D + D]
+    worst = 0.0
+    for b in range(B):
+        for h in range(H):
+            keys = [at(k, b, j, h) for j in range(S)]
+            vals = [at(v, b, j, h) for j in range(S)]
+            for i in range(S):
+                qi = at(q, b, i, h)
+                n = i + 1 if causal else S
+                scores = [math.fsum(x * y for x, y in zip(qi, keys[j])) / math.sqrt(D) for j in range(n)]
+                top = max(scores)
+                w = [math.exp(x - top) for x in scores]
+                total = math.fsum(w)
+                out = at(o, b, i, h)
+                for c in range(D):
+                    ref = math.fsum(w[j] * vals[j][c] for j in range(n)) / total
+                    err = abs(out[c] - ref)
+                    if not err <= atol + rtol * abs(ref):
+                        fail(f"Output[{b}, {i}, {h}, {c}] = {out[c]}, the float64 reference {ref} (error {err})")
+                    worst = max(worst, err)
+    print(f"attention: B{B} S{S} H{H} D{D}{' causal' if causal else ''}, largest error {worst:.3g}")
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "add":
+        check_add(sys.argv[2], [int(x) for x in sys.argv[3:7]])
+    elif cmd == "gemm":
+        check_gemm(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), "--trans-a" in sys.argv, "--trans-b" in sys.argv)
+    elif cmd == "attention":
+        check_attention(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), "--causal" in sys.argv)
+    elif cmd == "finite":
+        for name in sys.argv[3:]:
+            _, _, values = read_npy(f"{sys.argv[2]}/{name}.npy")
+            bad = [i for i, x in enumerate(values) if not math.isfinite(x)]
+            if bad:
+                fail(f"{name}[{bad[0]}] = {values[bad[0]]} ({len(bad)} elements not finite)")
+            print(f"{name}: {len(values)} finite elements")
+    elif cmd in ("same", "differ"):
+        x = open(f"{sys.argv[2]}/{sys.argv[4]}.npy", "rb").read()
+        y = open(f"{sys.argv[3]}/{sys.argv[4]}.npy", "rb").read()
+        if (x == y) != (cmd == "same"):
+            fail(f"{sys.argv[4]}.npy is {'not ' if cmd == 'same' else ''}the same in {sys.argv[2]} and {sys.argv[3]}")
+        print(f"{sys.argv[4]}.npy: {cmd}")
+    else:
+        fail(f"unknown check {cmd}")
+
+
+if __name__ == "__main__":
+    main()
