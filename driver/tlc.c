@@ -42,6 +42,8 @@ typedef struct options {
 	str_list define_names, define_values;
 	str_list input_names, input_values; /* --input NAME=VALUE (names copied) */
 	bool run;                           /* --run: simulate instead of emitting */
+	bool compare;                       /* --compare: the lowered run against the tile level */
+	double atol, rtol;
 	unsigned long long seed;
 	long long blocks; /* --blocks: a sample of the grid (0: all) */
 	str_list pass_args, loads, plugin_dirs, print_before, print_after, xnvcc;
@@ -112,6 +114,9 @@ static const char help_text[] =
 	"                          number for a scalar (repeatable); tensors not given are\n"
 	"                          random\n"
 	"  --seed=N                the seed of the random tensors (default 0)\n"
+	"  --compare[=ATOL,RTOL]   also run the tile level on the same inputs and check that\n"
+	"                          every tensor agrees: |x - tile| <= ATOL + RTOL |tile|\n"
+	"                          (default 0,0: bit for bit)\n"
 	"  --blocks=N              run only N blocks of the grid, spread evenly from the\n"
 	"                          first to the last (the others' outputs keep their\n"
 	"                          initial values)\n"
@@ -172,7 +177,7 @@ enum {
 	OPT_PLUGIN_PATH, OPT_LIST_PASSES, OPT_LIST_TARGETS, OPT_PRINT_PLUGIN_PATH, OPT_EMIT,
 	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
 	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
-	OPT_NVCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO, OPT_RUN, OPT_INPUT, OPT_SEED, OPT_BLOCKS,
+	OPT_NVCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO, OPT_RUN, OPT_INPUT, OPT_SEED, OPT_BLOCKS, OPT_COMPARE,
 };
 
 static const struct option long_options[] = {
@@ -200,6 +205,7 @@ static const struct option long_options[] = {
 	{"input", required_argument, NULL, OPT_INPUT},
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"blocks", required_argument, NULL, OPT_BLOCKS},
+	{"compare", optional_argument, NULL, OPT_COMPARE},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
@@ -256,6 +262,24 @@ static int parse_blocks(options *o, const char *arg)
 	if (!*arg || *end || errno || o->blocks < 1)
 		return usage_error("--blocks expects a positive number of blocks, not '%s'", arg);
 	return 0;
+}
+
+/* --compare[=ATOL,RTOL] */
+static int parse_compare(options *o, const char *arg)
+{
+	o->compare = true;
+	o->atol = o->rtol = 0.0;
+	if (!arg)
+		return 0;
+	char *end, *end2;
+	errno = 0;
+	o->atol = strtod(arg, &end);
+	if (end != arg && *end == ',') {
+		o->rtol = strtod(end + 1, &end2);
+		if (end2 != end + 1 && !*end2 && !errno && o->atol >= 0 && o->rtol >= 0)
+			return 0;
+	}
+	return usage_error("--compare takes ATOL,RTOL (two non-negative numbers), not '%s'", arg);
 }
 
 static int check_emit(const char *emit)
@@ -338,6 +362,10 @@ static int parse_options(options *o, int argc, char **argv)
 			if (parse_blocks(o, optarg))
 				return TLC_EXIT_USAGE;
 			break;
+		case OPT_COMPARE:
+			if (parse_compare(o, optarg))
+				return TLC_EXIT_USAGE;
+			break;
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
@@ -348,8 +376,8 @@ static int parse_options(options *o, int argc, char **argv)
 		return usage_error("more than one input file ('%s')", argv[optind]);
 	if (o->run && o->emit)
 		return usage_error("--run simulates the kernel instead of emitting code: drop --emit=%s", o->emit);
-	if ((o->input_names.n || o->seed || o->blocks) && !o->run)
-		return usage_error("%s", "--input, --seed and --blocks are options of --run");
+	if ((o->input_names.n || o->seed || o->blocks || o->compare) && !o->run)
+		return usage_error("%s", "--input, --seed, --blocks and --compare are options of --run");
 	if (!o->emit)
 		o->emit = o->run ? "ir" : "cu";
 	int rc = check_emit(o->emit);
@@ -647,8 +675,9 @@ static int emit_output(session *s, tlc_module *m)
 	return rc;
 }
 
-/* --run: the module on the CPU (tlc/sim.h); -o names the output directory. */
-static int simulate(session *s, tlc_module *m)
+/* --run: the module on the CPU (tlc/sim.h); -o names the output directory.
+ * With --compare, `tile` is the same source without passes. */
+static int simulate(session *s, tlc_module *m, tlc_module *tile)
 {
 	options *o = s->opt;
 	tlc_sim_options so = {
@@ -658,12 +687,15 @@ static int simulate(session *s, tlc_module *m)
 		.input_values = o->input_values.items,
 		.out_dir = to_stdout(o->output) ? NULL : o->output,
 		.blocks = o->blocks,
+		.after_pass = s->passes.n ? s->passes.items[s->passes.n - 1] : NULL,
 	};
 	if (o->output && strcmp(o->output, "-") == 0) {
 		fprintf(stderr, "tlc: error: --run writes .npy files: give -o DIR, not -o -\n");
 		return TLC_EXIT_USAGE;
 	}
-	return tlc_sim_run(m, &so) ? fail_code(s->ctx) : TLC_EXIT_OK;
+	tlc_sim_compare_options co = {o->atol, o->rtol};
+	int rc = tile ? tlc_sim_compare(m, tile, &so, &co) : tlc_sim_run(m, &so);
+	return rc ? fail_code(s->ctx) : TLC_EXIT_OK;
 }
 
 static int compile(session *s)
@@ -681,9 +713,12 @@ static int compile(session *s)
 	};
 	const char *name = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
 	tlc_module *m = tlc_parse(s->ctx, name, text, len, &fe);
+	/* --compare: the source again, for the tile level */
+	tlc_module *tile = m && o->compare ? tlc_parse(s->ctx, name, text, len, &fe) : NULL;
 	free(text);
-	if (!m || tlc_error_count(s->ctx) > 0) {
+	if (!m || (o->compare && !tile) || tlc_error_count(s->ctx) > 0) {
 		tlc_module_free(m);
+		tlc_module_free(tile);
 		return fail_code(s->ctx);
 	}
 	int rc = TLC_EXIT_OK;
@@ -707,10 +742,11 @@ static int compile(session *s)
 	    (strcmp(o->emit, "ir") != 0 && !o->run && !tlc_verify_barriers(s->ctx, m, last)))
 		rc = fail_code(s->ctx);
 	else if (o->run)
-		rc = simulate(s, m);
+		rc = simulate(s, m, tile);
 	else
 		rc = emit_output(s, m);
 	tlc_module_free(m);
+	tlc_module_free(tile);
 	return rc;
 }
 

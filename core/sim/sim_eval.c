@@ -27,24 +27,44 @@ void sim_fail(sim *s, tlc_loc loc, const char *fmt, ...)
 	s->stop = true;
 }
 
+static void grow_vars(sim *s, const tlc_var *v)
+{
+	if (v->id < s->nvars)
+		return;
+	uint32_t n = v->id + 64;
+	size_t per = (size_t)(s->nthreads > 0 ? s->nthreads : 1);
+	s->vals = tlc_xrealloc(s->vals, n * per * sizeof(*s->vals));
+	s->bound = tlc_xrealloc(s->bound, n * per * sizeof(*s->bound));
+	for (size_t i = (size_t)s->nvars * per; i < n * per; i++)
+		s->bound[i] = false;
+	s->nvars = n;
+}
+
+static size_t slot(const sim *s, const tlc_var *v, int64_t t)
+{
+	return (size_t)v->id * (size_t)(s->nthreads > 0 ? s->nthreads : 1) + (size_t)t;
+}
+
 void sim_bind(sim *s, const tlc_var *v, sim_val x)
 {
-	if (v->id >= s->nvars) {
-		uint32_t n = v->id + 64;
-		s->vals = tlc_xrealloc(s->vals, n * sizeof(*s->vals));
-		s->bound = tlc_xrealloc(s->bound, n * sizeof(*s->bound));
-		for (uint32_t i = s->nvars; i < n; i++)
-			s->bound[i] = false;
-		s->nvars = n;
+	grow_vars(s, v);
+	s->vals[slot(s, v, s->tid)] = x;
+	s->bound[slot(s, v, s->tid)] = true;
+}
+
+void sim_bind_all(sim *s, const tlc_var *v, sim_val x)
+{
+	grow_vars(s, v);
+	for (int64_t t = 0; t < (s->nthreads > 0 ? s->nthreads : 1); t++) {
+		s->vals[slot(s, v, t)] = x;
+		s->bound[slot(s, v, t)] = true;
 	}
-	s->vals[v->id] = x;
-	s->bound[v->id] = true;
 }
 
 void sim_unbind(sim *s, const tlc_var *v)
 {
 	if (v->id < s->nvars)
-		s->bound[v->id] = false;
+		s->bound[slot(s, v, s->tid)] = false;
 }
 
 bool sim_set_array(sim *s, const tlc_buffer *b, sim_array *a)
@@ -102,7 +122,7 @@ int64_t sim_element(sim *s, const sim_array *a, const tlc_buffer *b, const int64
 		}
 		e = e * a->shape[d] + idx[d];
 	}
-	return e;
+	return e + s->tid * a->thread_stride;
 }
 
 static sim_val load(sim *s, const tlc_expr *e, tlc_loc loc)
@@ -122,7 +142,9 @@ static sim_val load(sim *s, const tlc_expr *e, tlc_loc loc)
 	if (s->stop)
 		return zero;
 	int64_t el = sim_element(s, a, b, idx, loc);
-	return el < 0 ? zero : sim_array_get(a, el);
+	if (el >= 0 && a->shadow)
+		sim_touch(s, a, b, el, 1, false, loc);
+	return el < 0 || s->stop ? zero : sim_array_get(a, el);
 }
 
 static int64_t floordiv(int64_t a, int64_t b)
@@ -260,6 +282,28 @@ static sim_val math_call(sim *s, const tlc_expr *e, tlc_loc loc)
 	return r;
 }
 
+/* T.shfl_xor(value, mask): value as lane (lane ^ mask) of the warp holds
+ * it; that lane must be running the statement too. */
+static sim_val shfl_xor(sim *s, const tlc_expr *e, tlc_loc loc)
+{
+	sim_val r = {0, 0};
+	int64_t lanes = s->warp_size, mask = sim_eval_int(s, e->u.call.args[1], loc), t = s->tid;
+	int64_t partner = t - t % lanes + ((t % lanes) ^ mask);
+	if (s->stop)
+		return r;
+	if (mask < 0 || mask >= lanes || partner >= s->nthreads || !s->active || !s->active[partner]) {
+		sim_fail(s, loc, "T.shfl_xor: thread %lld reads lane %lld of its warp, which %s", (long long)t,
+		         (long long)(partner % lanes), mask < 0 || mask >= lanes || partner >= s->nthreads
+		                                                ? "does not exist"
+		                                                : "does not run this statement (a divergent shuffle)");
+		return r;
+	}
+	s->tid = partner;
+	r = sim_eval(s, e->u.call.args[0], loc);
+	s->tid = t;
+	return r;
+}
+
 sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 {
 	sim_val r = {0, 0};
@@ -269,8 +313,8 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 	case TLC_EXPR_INT: r.i = e->u.ival; return r;
 	case TLC_EXPR_FLOAT: r.f = tlc_sim_round(e->dtype, e->u.fval); return r;
 	case TLC_EXPR_VAR:
-		if (e->u.var->id < s->nvars && s->bound[e->u.var->id])
-			return s->vals[e->u.var->id];
+		if (e->u.var->id < s->nvars && s->bound[slot(s, e->u.var, s->tid)])
+			return s->vals[slot(s, e->u.var, s->tid)];
 		sim_fail(s, loc, "variable '%s' has no value here", e->u.var->name);
 		return r;
 	case TLC_EXPR_LOAD: return load(s, e, loc);
@@ -322,7 +366,34 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 		return r;
 	}
 	case TLC_EXPR_CALL:
-		if (tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_PURE)
+		if (s->threaded && (e->u.call.op == TLC_OP_THREAD_IDX || e->u.call.op == TLC_OP_BLOCK_IDX)) {
+			/* the thread's index along a dimension of the block (x fastest), or the block's */
+			int64_t d = sim_eval_int(s, e->u.call.args[0], loc), t = s->tid;
+			if (d < 0 || d > 2) {
+				sim_fail(s, loc, "T.%s(%lld): dimensions are 0, 1 and 2", tlc_op_get(s->ctx, e->u.call.op)->name,
+				         (long long)d);
+				return r;
+			}
+			if (e->u.call.op == TLC_OP_BLOCK_IDX) {
+				r.i = s->block[d];
+				return r;
+			}
+			for (int k = 0; k < d; k++) {
+				int64_t n = 1;
+				if (k < s->f->thread_ndim)
+					tlc_expr_as_int(s->f->threads[k], &n);
+				t /= n > 0 ? n : 1;
+			}
+			int64_t n = 1;
+			if (d < s->f->thread_ndim)
+				tlc_expr_as_int(s->f->threads[d], &n);
+			r.i = t % (n > 0 ? n : 1);
+			return r;
+		}
+		if (s->threaded && e->u.call.op == TLC_OP_SHFL_XOR)
+			return shfl_xor(s, e, loc);
+		if ((tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_PURE) &&
+		    !(tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_LOWERED))
 			return math_call(s, e, loc);
 		sim_fail(s, loc, "T.%s is not modelled by the simulator at this level",
 		         tlc_op_get(s->ctx, e->u.call.op)->name);

@@ -32,9 +32,12 @@ bool sim_array_init(sim_array *a, tlc_dtype t, int ndim, const int64_t *shape)
 
 void sim_array_free(sim_array *a)
 {
-	if (!a->view)
+	if (!a->view) {
 		free(a->data);
+		free(a->shadow);
+	}
 	a->data = NULL;
+	a->shadow = NULL;
 }
 
 static uint64_t load_bits(const unsigned char *p, int n)

@@ -14,6 +14,7 @@
 #include "sim_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,7 @@ static bool bind_params(sim *s, const tlc_sim_options *o, bool *used)
 			sim_fail(s, f->loc, "'%s' is not a value of type %s for parameter '%s'", text, tlc_dtype_name(p->var->dtype),
 			         p->var->name);
 		else
-			sim_bind(s, p->var, v);
+			sim_bind_all(s, p->var, v);
 	}
 	for (int i = 0; i < f->nparams && !s->stop; i++) {
 		const tlc_param *p = &f->params[i];
@@ -135,6 +136,10 @@ static bool write_outputs(sim *s, const tlc_sim_options *o, bool prefix)
 
 static void free_sim(sim *s)
 {
+	if (s->arena) {
+		sim_array_free(s->arena);
+		free(s->arena);
+	}
 	for (uint32_t i = 0; i < s->nbufs; i++)
 		if (s->arrays[i]) {
 			sim_array_free(s->arrays[i]);
@@ -170,45 +175,78 @@ static tlc_walk_action find_lowered(void *p, const tlc_expr *e)
 	return TLC_WALK_CONTINUE;
 }
 
-/* Thread-level IR (what lower-tile-ops makes) is not simulated yet: say so
- * at its first lowered intrinsic instead of failing somewhere inside. */
-static bool tile_level(sim *s)
+bool sim_is_thread_level(const tlc_func *f, const tlc_context *ctx)
 {
-	lowered_scan c = {s->ctx, NULL, {0}, {0}};
-	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = note_stmt, .expr_pre = find_lowered}, s->f->body);
-	if (c.call)
-		sim_fail(s, c.loc,
-		         "T.%s is thread-level IR (the pipeline lowered the tile ops); the simulator runs the tile level "
-		         "only for now: add --passes= to run the IR as the frontend leaves it",
-		         tlc_op_get(s->ctx, c.call->u.call.op)->name);
-	return !c.call;
+	lowered_scan c = {ctx, NULL, {0}, {0}};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = note_stmt, .expr_pre = find_lowered}, f->body);
+	return c.call != NULL;
 }
 
-static int run_func(tlc_module *m, const tlc_func *f, const tlc_sim_options *o, bool *used, bool prefix)
+/* The threads of the block, for the thread level. */
+static bool count_threads(sim *s)
 {
-	sim s = {.m = m, .ctx = tlc_module_context(m), .f = f};
-	int rc = 1;
-	if (tile_level(&s) && bind_params(&s, o, used)) {
-		int64_t grid[3] = {1, 1, 1};
-		for (int d = 0; d < f->grid_ndim; d++)
-			grid[d] = sim_eval_int(&s, f->grid[d], f->loc);
-		int64_t total = grid[0] * grid[1] * grid[2], runs = o->blocks > 0 && o->blocks < total ? o->blocks : total;
-		for (int64_t r = 0; r < runs && !s.stop; r++) {
-			/* all blocks, or `runs` of them from the first to the last */
-			int64_t b = runs == total ? r : runs == 1 ? 0 : r * (total - 1) / (runs - 1);
-			int64_t at[3] = {b % grid[0], b / grid[0] % grid[1], b / grid[0] / grid[1]};
-			for (int d = 0; d < 3; d++)
-				if (f->block_vars[d]) {
-					sim_val v = {0, at[d]};
-					sim_bind(&s, f->block_vars[d], v);
-				}
-			sim_exec(&s, f->body);
-		}
-		if (!s.stop && write_outputs(&s, o, prefix))
-			rc = 0;
+	const tlc_target_info *t = tlc_module_target_info(s->m);
+	if (!t || t->lanes < 1) {
+		sim_fail(s, s->f->loc, "the thread-level simulator needs the module's target (its warp size)");
+		return false;
 	}
-	free_sim(&s);
-	return rc;
+	s->warp_size = t->lanes;
+	s->nthreads = 1;
+	for (int d = 0; d < s->f->thread_ndim; d++) {
+		int64_t n;
+		if (!tlc_expr_as_int(s->f->threads[d], &n) || n < 1 || n > 4096) {
+			sim_fail(s, s->f->loc, "the thread-level simulator needs a constant block size from 1 to 4096");
+			return false;
+		}
+		s->nthreads *= n;
+	}
+	if (s->nthreads > 4096) {
+		sim_fail(s, s->f->loc, "the thread-level simulator runs blocks of at most 4096 threads");
+		return false;
+	}
+	return true;
+}
+
+/* Run kernel f; its simulator state (the tensors) stays in *s for the caller
+ * to compare and free.  0 on a clean run. */
+static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_sim_options *o, bool *used)
+{
+	*s = (sim){.m = m, .ctx = tlc_module_context(m), .f = f, .after_pass = o->after_pass};
+	s->threaded = sim_is_thread_level(f, s->ctx);
+	if ((s->threaded && !count_threads(s)) || !bind_params(s, o, used))
+		return 1;
+	int64_t grid[3] = {1, 1, 1};
+	for (int d = 0; d < f->grid_ndim; d++)
+		grid[d] = sim_eval_int(s, f->grid[d], f->loc);
+	int64_t total = grid[0] * grid[1] * grid[2], runs = o->blocks > 0 && o->blocks < total ? o->blocks : total;
+	for (int64_t r = 0; r < runs && !s->stop; r++) {
+		/* all blocks, or `runs` of them from the first to the last */
+		int64_t b = runs == total ? r : runs == 1 ? 0 : r * (total - 1) / (runs - 1);
+		int64_t at[3] = {b % grid[0], b / grid[0] % grid[1], b / grid[0] / grid[1]};
+		for (int d = 0; d < 3; d++) {
+			s->block[d] = at[d];
+			if (f->block_vars[d]) {
+				sim_val v = {0, at[d]};
+				sim_bind_all(s, f->block_vars[d], v);
+			}
+		}
+		if (s->threaded)
+			sim_run_block_threads(s, f->body);
+		else
+			sim_exec(s, f->body);
+	}
+	return s->stop ? 1 : 0;
+}
+
+static bool check_inputs_used(tlc_context *ctx, const tlc_sim_options *o, const bool *used)
+{
+	for (int i = 0; i < o->ninputs; i++)
+		if (!used[i]) {
+			tlc_error(ctx, (tlc_loc){0}, "tlc-sim: --input names '%s', which is no parameter of the kernel",
+			          o->input_names[i]);
+			return false;
+		}
+	return true;
 }
 
 int tlc_sim_run(tlc_module *m, const tlc_sim_options *o)
@@ -220,14 +258,113 @@ int tlc_sim_run(tlc_module *m, const tlc_sim_options *o)
 		tlc_error(ctx, (tlc_loc){0}, "tlc-sim: the module has no kernel to run");
 		rc = 1;
 	}
-	for (int i = 0; i < n && !rc; i++)
-		rc = run_func(m, tlc_module_func(m, i), o, used, n > 1);
-	for (int i = 0; i < o->ninputs && !rc; i++)
-		if (!used[i]) {
-			tlc_error(ctx, (tlc_loc){0}, "tlc-sim: --input names '%s', which is no parameter of the kernel",
-			          o->input_names[i]);
+	for (int i = 0; i < n && !rc; i++) {
+		sim s;
+		rc = run_func(&s, m, tlc_module_func(m, i), o, used);
+		if (!rc && !write_outputs(&s, o, n > 1))
 			rc = 1;
+		free_sim(&s);
+	}
+	if (!rc && !check_inputs_used(ctx, o, used))
+		rc = 1;
+	free(used);
+	return rc;
+}
+
+/* ---- the differential check ---- */
+
+static bool same_value(sim_val a, sim_val b, tlc_dtype t, double atol, double rtol, double *diff)
+{
+	if (!tlc_dtype_is_float(t)) {
+		*diff = a.i == b.i ? 0.0 : fabs((double)a.i - (double)b.i);
+		return a.i == b.i;
+	}
+	if (isnan(a.f) || isnan(b.f)) {
+		*diff = isnan(a.f) && isnan(b.f) ? 0.0 : INFINITY;
+		return isnan(a.f) && isnan(b.f);
+	}
+	*diff = a.f == b.f ? 0.0 : fabs(a.f - b.f);
+	return *diff <= atol + rtol * fabs(b.f);
+}
+
+static void index_text(const sim_array *a, int64_t e, char *buf, size_t n)
+{
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = a->ndim - 1; d >= 0; d--) {
+		idx[d] = a->shape[d] ? e % a->shape[d] : 0;
+		e = a->shape[d] ? e / a->shape[d] : 0;
+	}
+	buf[0] = '\0';
+	for (int d = 0; d < a->ndim; d++)
+		snprintf(buf + strlen(buf), n - strlen(buf), "%s%lld", d ? ", " : "", (long long)idx[d]);
+}
+
+/* Every tensor parameter of the two runs, element by element. */
+static bool compare_tensors(tlc_context *ctx, sim *low, sim *tile, const tlc_sim_compare_options *c)
+{
+	bool ok = true;
+	for (int i = 0; i < low->f->nparams && i < tile->f->nparams; i++) {
+		const tlc_param *pl = &low->f->params[i], *pt = &tile->f->params[i];
+		if (pl->kind != TLC_PARAM_TENSOR || pt->kind != TLC_PARAM_TENSOR)
+			continue;
+		sim_array *a = low->arrays[pl->buf->id], *b = tile->arrays[pt->buf->id];
+		if (a->numel != b->numel || a->dtype != b->dtype) {
+			tlc_error(ctx, low->f->loc, "tlc-sim: '%s' has another shape or dtype after the pipeline", pl->buf->name);
+			return false;
 		}
+		int64_t bad = 0, first = -1;
+		double worst = 0.0;
+		for (int64_t e = 0; e < a->numel; e++) {
+			double d;
+			if (!same_value(sim_array_get(a, e), sim_array_get(b, e), a->dtype, c->atol, c->rtol, &d)) {
+				if (first < 0)
+					first = e;
+				bad++;
+			}
+			worst = d > worst ? d : worst;
+		}
+		if (bad) {
+			char at[160];
+			index_text(a, first, at, sizeof at);
+			sim_val x = sim_array_get(a, first), y = sim_array_get(b, first);
+			bool fl = tlc_dtype_is_float(a->dtype);
+			tlc_error(ctx, low->f->loc,
+			          "tlc-sim: kernel '%s' after the pipeline differs from its tile-level meaning: %s[%s] = %.9g, "
+			          "the tile level gives %.9g; %lld of %lld elements differ (largest difference %.3g, atol %g, "
+			          "rtol %g)",
+			          low->f->name, pl->buf->name, at, fl ? x.f : (double)x.i, fl ? y.f : (double)y.i, (long long)bad,
+			          (long long)a->numel, worst, c->atol, c->rtol);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+int tlc_sim_compare(tlc_module *lowered, tlc_module *tile, const tlc_sim_options *o, const tlc_sim_compare_options *c)
+{
+	tlc_context *ctx = tlc_module_context(lowered);
+	int n = tlc_module_func_count(lowered), rc = 0;
+	bool *used = tlc_xcalloc((size_t)(o->ninputs ? o->ninputs : 1), sizeof(bool));
+	if (n == 0 || n != tlc_module_func_count(tile)) {
+		tlc_error(ctx, (tlc_loc){0}, "tlc-sim: the two modules do not hold the same kernels");
+		rc = 1;
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		sim low, top;
+		rc = run_func(&top, tile, tlc_module_func(tile, i), o, used);
+		if (!rc)
+			rc = run_func(&low, lowered, tlc_module_func(lowered, i), o, used);
+		else
+			low = (sim){0};
+		if (!rc && !compare_tensors(ctx, &low, &top, c))
+			rc = 1;
+		if (!rc && !write_outputs(&low, o, n > 1))
+			rc = 1;
+		free_sim(&low);
+		free_sim(&top);
+	}
+	if (!rc && !check_inputs_used(ctx, o, used))
+		rc = 1;
 	free(used);
 	return rc;
 }

@@ -454,7 +454,7 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	}
 }
 
-static void alloc(sim *s, const tlc_stmt *st)
+void sim_alloc(sim *s, const tlc_stmt *st)
 {
 	const tlc_buffer *b = st->u.alloc.buf;
 	if (b->scope == TLC_SCOPE_BARRIER)
@@ -496,7 +496,7 @@ static void alloc(sim *s, const tlc_stmt *st)
 	sim_set_array(s, b, a);
 }
 
-static void store(sim *s, const tlc_stmt *st)
+void sim_store(sim *s, const tlc_stmt *st)
 {
 	const tlc_buffer *b = st->u.store.buf;
 	sim_array *a = sim_array_of(s, b, st->loc);
@@ -511,7 +511,9 @@ static void store(sim *s, const tlc_stmt *st)
 		idx[d] = sim_eval_int(s, st->u.store.idx[d], st->loc);
 	sim_val v = sim_convert(sim_eval(s, st->u.store.value, st->loc), st->u.store.value->dtype, b->dtype);
 	int64_t e = s->stop ? -1 : sim_element(s, a, b, idx, st->loc);
-	if (e >= 0)
+	if (e >= 0 && a->shadow)
+		sim_touch(s, a, b, e, 1, true, st->loc);
+	if (e >= 0 && !s->stop)
 		sim_array_set(a, e, v);
 }
 
@@ -552,9 +554,9 @@ void sim_exec(sim *s, const tlc_stmt *st)
 		sim_bind(s, st->u.let.var, v);
 		return;
 	}
-	case TLC_STMT_STORE: store(s, st); return;
+	case TLC_STMT_STORE: sim_store(s, st); return;
 	case TLC_STMT_EVAL: call_stmt(s, st); return;
-	case TLC_STMT_ALLOC: alloc(s, st); return;
+	case TLC_STMT_ALLOC: sim_alloc(s, st); return;
 	case TLC_STMT_SCOPE:
 		sim_fail(s, st->loc,
 		         "T.%s blocks run concurrently and synchronize through mbarriers: the tile-level simulator "

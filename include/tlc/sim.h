@@ -10,6 +10,13 @@
  * target computes it (float16, bfloat16 and float8 included), so two runs
  * whose roundings agree agree bit for bit.
  *
+ * At the thread level (IR with lowered intrinsics: after lower-tile-ops)
+ * every thread of a block runs, in lock-step over the statements; shared
+ * memory is storage-plan's arena, and a race (two threads, one writing, the
+ * same byte, no barrier between) or a barrier not every thread reaches is
+ * an error.  tlc_sim_compare holds a lowered module to its tile-level
+ * meaning.
+ *
  * Inputs are the kernel's tensor and scalar parameters: random tensors from
  * a seed, or .npy files; scalars from their values.  Outputs are written as
  * .npy files, one per tensor parameter.  What is not modelled is an error
@@ -35,12 +42,27 @@ typedef struct tlc_sim_options {
 	/* run only this many blocks of the grid, spread evenly over the linear
 	 * block index from the first to the last (0: all) */
 	int64_t blocks;
+	/* the last pass that ran, named by the race and barrier checks (NULL: none) */
+	const char *after_pass;
 } tlc_sim_options;
 
 /* Run every kernel of m on the CPU with o's inputs; problems are reported
  * on m's context (errors with locations).  Returns 0 when the run was
  * clean and every output was written, nonzero otherwise. */
 TLC_API int tlc_sim_run(tlc_module *m, const tlc_sim_options *o);
+
+/* The differential check: every kernel of `lowered` (the IR after a
+ * pipeline) and of `tile` (the same source before it) run on the same
+ * inputs, and every tensor parameter must agree element by element:
+ * |lowered - tile| <= atol + rtol |tile| (integers exactly, NaN only with
+ * NaN).  A difference is an error naming the first element, the two
+ * values and how many differ.  The lowered run's tensors are written to
+ * o->out_dir.  Returns 0 when they agree. */
+typedef struct tlc_sim_compare_options {
+	double atol, rtol;
+} tlc_sim_compare_options;
+TLC_API int tlc_sim_compare(tlc_module *lowered, tlc_module *tile, const tlc_sim_options *o,
+                            const tlc_sim_compare_options *c);
 
 /* The float formats the simulator rounds to (exposed for tests): `bits`
  * holds the value in dtype t's storage format (float16 and bfloat16: 16

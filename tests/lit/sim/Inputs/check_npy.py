@@ -10,8 +10,11 @@ wrote beside them.
     check_npy.py attention DIR ATOL RTOL [--causal]
                                       Output ~ softmax(Q K^T / sqrt(D)) V per batch and head
                                       (Q, K, V, Output of shape (B, S, H, D); float64 reference)
+    check_npy.py reversed DIR          B is A reversed (1-D), bit for bit
     check_npy.py finite DIR NAME...   every element of each NAME.npy is finite (no NaN:
                                       the simulator's never-written memory reads as NaN)
+    check_npy.py close DIR1 DIR2 NAME ATOL RTOL
+                                      |x1 - x2| <= ATOL + RTOL |x2| element by element
     check_npy.py same DIR1 DIR2 NAME  NAME.npy is byte-identical in both
     check_npy.py differ DIR1 DIR2 NAME NAME.npy differs
 
@@ -146,6 +149,12 @@ def main():
         check_gemm(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), "--trans-a" in sys.argv, "--trans-b" in sys.argv)
     elif cmd == "attention":
         check_attention(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), "--causal" in sys.argv)
+    elif cmd == "reversed":
+        _, _, a = read_npy(f"{sys.argv[2]}/A.npy")
+        _, _, b = read_npy(f"{sys.argv[2]}/B.npy")
+        if b != a[::-1]:
+            fail("B is not A reversed")
+        print(f"reversed: {len(b)} elements")
     elif cmd == "finite":
         for name in sys.argv[3:]:
             _, _, values = read_npy(f"{sys.argv[2]}/{name}.npy")
@@ -153,6 +162,18 @@ def main():
             if bad:
                 fail(f"{name}[{bad[0]}] = {values[bad[0]]} ({len(bad)} elements not finite)")
             print(f"{name}: {len(values)} finite elements")
+    elif cmd == "close":
+        _, s1, x = read_npy(f"{sys.argv[2]}/{sys.argv[4]}.npy")
+        _, s2, y = read_npy(f"{sys.argv[3]}/{sys.argv[4]}.npy")
+        atol, rtol = float(sys.argv[5]), float(sys.argv[6])
+        if s1 != s2:
+            fail(f"{sys.argv[4]}: shapes {s1} and {s2}")
+        worst = 0.0
+        for i, (a, b) in enumerate(zip(x, y)):
+            if not abs(a - b) <= atol + rtol * abs(b):
+                fail(f"{sys.argv[4]}[{i}]: {a} and {b}")
+            worst = max(worst, abs(a - b))
+        print(f"{sys.argv[4]}: {len(x)} elements within atol {atol} rtol {rtol} (largest difference {worst:.3g})")
     elif cmd in ("same", "differ"):
         x = open(f"{sys.argv[2]}/{sys.argv[4]}.npy", "rb").read()
         y = open(f"{sys.argv[3]}/{sys.argv[4]}.npy", "rb").read()
