@@ -37,6 +37,8 @@ typedef struct sim_shadow {
 	int32_t writer, reader;
 	uint32_t write_epoch, read_epoch;
 	tlc_loc write_loc, read_loc;
+	int32_t in_flight; /* thread + 1 whose T.cp_async to this byte has not landed (0: none) */
+	tlc_loc flight_loc;
 } sim_shadow;
 #define SIM_NOBODY (-1)
 #define SIM_MANY (-2)
@@ -83,6 +85,10 @@ typedef struct sim {
 	int64_t block[3]; /* blockIdx */
 	const bool *active; /* the threads running the current statement (thread level) */
 	const char *after_pass; /* for the checks' messages */
+	/* asynchronous copies (T.cp_async) issued and not yet landed */
+	struct sim_copy *copies;
+	int ncopies, cap_copies;
+	int64_t *commits; /* per thread: groups committed so far */
 	uint32_t epoch; /* block barriers so far: accesses in one epoch are unordered */
 	sim_array *arena; /* the block's shared-memory arena (storage-plan's offsets) */
 	/* values of the variables in scope, by tlc_var id (times nthreads) */

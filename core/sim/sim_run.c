@@ -136,6 +136,8 @@ static bool write_outputs(sim *s, const tlc_sim_options *o, bool prefix)
 
 static void free_sim(sim *s)
 {
+	free(s->copies);
+	free(s->commits);
 	if (s->arena) {
 		sim_array_free(s->arena);
 		free(s->arena);

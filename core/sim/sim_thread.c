@@ -18,10 +18,14 @@
  * with both statements.  Per-thread buffers (T.alloc_local, lowered
  * fragments) have one copy per thread.
  *
- * Modelled intrinsics: T.thread_idx, T.copy_vec, T.sync_threads,
- * T.atomic_add on elements, T.fence_proxy_async (nothing to do).  Anything
- * else (warp shuffles and matrix instructions, asynchronous copies,
- * mbarriers, T.ws) is an error naming it: those come next. */
+ * Modelled intrinsics: T.thread_idx, T.copy_vec, T.shfl_xor,
+ * T.sync_threads, T.atomic_add on elements, T.fence_proxy_async (nothing
+ * to do), and T.cp_async with its commit and wait: a copy reads its source
+ * when issued and its bytes land when the thread's T.cp_async_wait lets its
+ * group go (a write there, for the race check; also one at the issue, as a
+ * write after other threads' reads needs a barrier first).  Anything else
+ * (matrix instructions, TMA, mbarriers, T.ws) is an error naming it: those
+ * come next. */
 #include "sim_internal.h"
 
 #include <stdio.h>
@@ -72,6 +76,15 @@ void sim_touch(sim *s, sim_array *a, const tlc_buffer *b, int64_t e, int64_t n, 
 	int32_t t = (int32_t)s->tid;
 	for (int64_t k = e * bytes; k < (e + n) * bytes && !s->stop; k++) {
 		sim_shadow *h = &a->shadow[k];
+		if (h->in_flight) {
+			sim_fail(s, loc,
+			         "thread %lld %s byte %lld of '%s' while thread %d's T.cp_async at %u:%u may still be "
+			         "writing it (no T.cp_async_wait lets it land before; the IR after %s%s%s)",
+			         (long long)s->tid, write ? "writes" : "reads", (long long)k, b->name, (int)h->in_flight - 1,
+			         h->flight_loc.line, h->flight_loc.col, s->after_pass ? "pass '" : "no pass",
+			         s->after_pass ? s->after_pass : "", s->after_pass ? "'" : "");
+			return;
+		}
 		bool wrote_now = h->write_epoch == s->epoch && h->writer != SIM_NOBODY;
 		bool read_now = h->read_epoch == s->epoch && h->reader != SIM_NOBODY;
 		if (wrote_now && h->writer != t) {
@@ -271,6 +284,94 @@ static void assign(sim *s, const tlc_stmt *st, const mask *m)
 	free(idx);
 }
 
+/* ---- asynchronous copies ---- */
+
+#define SIM_COPY_MAX_LANES 16
+
+typedef struct sim_copy {
+	int64_t thread, group; /* group -1: issued since the last commit */
+	sim_array *dst;
+	const tlc_buffer *buf;
+	int64_t e, lanes;
+	sim_val vals[SIM_COPY_MAX_LANES];
+} sim_copy;
+
+static void cp_async(sim *s, const tlc_stmt *st)
+{
+	const tlc_expr *c = st->u.eval.call;
+	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
+	int64_t lanes = sim_eval_int(s, c->u.call.args[2], st->loc);
+	bool in_bounds = c->u.call.nargs < 4 || sim_eval_int(s, c->u.call.args[3], st->loc) != 0;
+	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD || lanes < 1 || lanes > SIM_COPY_MAX_LANES) {
+		sim_fail(s, st->loc, "T.cp_async takes two elements and 1 to %d lanes", SIM_COPY_MAX_LANES);
+		return;
+	}
+	sim_array *da = sim_array_of(s, dst->u.load.buf, st->loc), *sa = sim_array_of(s, src->u.load.buf, st->loc);
+	if (!da || !sa || dst->u.load.n != da->ndim || src->u.load.n != sa->ndim)
+		return;
+	int64_t di[TLC_SIM_MAX_DIMS], si[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < da->ndim; d++)
+		di[d] = sim_eval_int(s, dst->u.load.idx[d], st->loc);
+	for (int d = 0; d < sa->ndim; d++)
+		si[d] = sim_eval_int(s, src->u.load.idx[d], st->loc);
+	di[da->ndim - 1] += lanes - 1;
+	if (s->stop || sim_element(s, da, dst->u.load.buf, di, st->loc) < 0)
+		return;
+	di[da->ndim - 1] -= lanes - 1;
+	sim_copy cp = {s->tid, -1, da, dst->u.load.buf, sim_element(s, da, dst->u.load.buf, di, st->loc), lanes, {{0, 0}}};
+	if (in_bounds) {
+		/* the source is read now (zero-fill reads nothing) */
+		si[sa->ndim - 1] += lanes - 1;
+		if (sim_element(s, sa, src->u.load.buf, si, st->loc) < 0)
+			return;
+		si[sa->ndim - 1] -= lanes - 1;
+		int64_t se = sim_element(s, sa, src->u.load.buf, si, st->loc);
+		for (int64_t l = 0; l < lanes; l++)
+			cp.vals[l] = sim_convert(sim_array_get(sa, se + l), sa->dtype, da->dtype);
+	}
+	if (da->shadow) {
+		sim_touch(s, da, dst->u.load.buf, cp.e, lanes, true, st->loc);
+		int bytes = tlc_dtype_bits(da->dtype) / 8;
+		for (int64_t k = cp.e * bytes; k < (cp.e + lanes) * bytes; k++) {
+			da->shadow[k].in_flight = (int32_t)s->tid + 1;
+			da->shadow[k].flight_loc = st->loc;
+		}
+	}
+	s->copies = tlc_mem_grow(s->copies, s->ncopies, &s->cap_copies, sizeof(*s->copies));
+	s->copies[s->ncopies++] = cp;
+}
+
+static void cp_async_commit(sim *s)
+{
+	for (int i = 0; i < s->ncopies; i++)
+		if (s->copies[i].thread == s->tid && s->copies[i].group < 0)
+			s->copies[i].group = s->commits[s->tid];
+	s->commits[s->tid]++;
+}
+
+/* The thread's committed groups older than its newest n land here. */
+static void cp_async_wait(sim *s, const tlc_stmt *st)
+{
+	int64_t n = sim_eval_int(s, st->u.eval.call->u.call.args[0], st->loc);
+	int k = 0;
+	for (int i = 0; i < s->ncopies; i++) {
+		sim_copy *cp = &s->copies[i];
+		if (cp->thread != s->tid || cp->group < 0 || cp->group >= s->commits[s->tid] - n) {
+			s->copies[k++] = *cp;
+			continue;
+		}
+		if (cp->dst->shadow && !s->stop) {
+			int bytes = tlc_dtype_bits(cp->dst->dtype) / 8;
+			for (int64_t b = cp->e * bytes; b < (cp->e + cp->lanes) * bytes; b++)
+				cp->dst->shadow[b].in_flight = 0;
+			sim_touch(s, cp->dst, cp->buf, cp->e, cp->lanes, true, st->loc);
+		}
+		for (int64_t l = 0; l < cp->lanes && !s->stop; l++)
+			sim_array_set(cp->dst, cp->e + l, cp->vals[l]);
+	}
+	s->ncopies = k;
+}
+
 /* A statement every active thread runs for itself. */
 static void per_thread_stmt(sim *s, const tlc_stmt *st, const mask *m)
 {
@@ -278,8 +379,15 @@ static void per_thread_stmt(sim *s, const tlc_stmt *st, const mask *m)
 		if (!m->on[t])
 			continue;
 		s->tid = t;
-		if (st->kind == TLC_STMT_EVAL && st->u.eval.call->u.call.op == TLC_OP_COPY_VEC)
+		tlc_op_id op = st->kind == TLC_STMT_EVAL ? st->u.eval.call->u.call.op : -1;
+		if (op == TLC_OP_COPY_VEC)
 			copy_vec(s, st);
+		else if (op == TLC_OP_CP_ASYNC)
+			cp_async(s, st);
+		else if (op == TLC_OP_CP_ASYNC_COMMIT)
+			cp_async_commit(s);
+		else if (op == TLC_OP_CP_ASYNC_WAIT)
+			cp_async_wait(s, st);
 		else
 			sim_exec(s, st); /* LET, STORE, element atomics */
 	}
@@ -293,7 +401,10 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const mask *m)
 	case TLC_OP_FENCE_PROXY_ASYNC:
 	case TLC_OP_USE_SWIZZLE: /* the order blocks run in: all of them run, so no value changes */
 	case TLC_OP_ANNOTATE_LAYOUT: return;
-	case TLC_OP_COPY_VEC: per_thread_stmt(s, st, m); return;
+	case TLC_OP_COPY_VEC:
+	case TLC_OP_CP_ASYNC:
+	case TLC_OP_CP_ASYNC_COMMIT:
+	case TLC_OP_CP_ASYNC_WAIT: per_thread_stmt(s, st, m); return;
 	case TLC_OP_ATOMIC_ADD:
 		if (c->u.call.args[0]->kind == TLC_EXPR_LOAD) {
 			per_thread_stmt(s, st, m);
@@ -396,9 +507,16 @@ bool sim_run_block_threads(sim *s, const tlc_stmt *body)
 	}
 	/* every block starts with no shared accesses remembered */
 	memset(s->arena->data, 0, (size_t)s->arena->nbytes);
-	for (int64_t i = 0; i < s->arena->nbytes; i++)
+	for (int64_t i = 0; i < s->arena->nbytes; i++) {
 		s->arena->shadow[i].writer = s->arena->shadow[i].reader = SIM_NOBODY;
+		s->arena->shadow[i].in_flight = 0;
+	}
 	s->epoch++;
+	/* copies a block left in flight do not reach the next one */
+	s->ncopies = 0;
+	if (!s->commits)
+		s->commits = tlc_xcalloc((size_t)s->nthreads, sizeof(*s->commits));
+	memset(s->commits, 0, (size_t)s->nthreads * sizeof(*s->commits));
 	/* T.get_thread_binding variables: the thread's index per dimension */
 	for (int64_t t = 0; t < s->nthreads; t++) {
 		int64_t rest = t;
