@@ -282,6 +282,18 @@ static sim_val math_call(sim *s, const tlc_expr *e, tlc_loc loc)
 	return r;
 }
 
+int64_t sim_thread_coord(const sim *s, int64_t t, int d)
+{
+	for (int k = 0; k <= d && k < s->f->thread_ndim; k++) {
+		int64_t n = 1;
+		tlc_expr_as_int(s->f->threads[k], &n);
+		if (k == d)
+			return t % n;
+		t /= n;
+	}
+	return 0; /* a dimension the block does not have */
+}
+
 /* T.shfl_xor(value, mask): value as lane (lane ^ mask) of the warp holds
  * it; that lane must be running the statement too. */
 static sim_val shfl_xor(sim *s, const tlc_expr *e, tlc_loc loc)
@@ -378,16 +390,7 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 				r.i = s->block[d];
 				return r;
 			}
-			for (int k = 0; k < d; k++) {
-				int64_t n = 1;
-				if (k < s->f->thread_ndim)
-					tlc_expr_as_int(s->f->threads[k], &n);
-				t /= n > 0 ? n : 1;
-			}
-			int64_t n = 1;
-			if (d < s->f->thread_ndim)
-				tlc_expr_as_int(s->f->threads[d], &n);
-			r.i = t % (n > 0 ? n : 1);
+			r.i = sim_thread_coord(s, t, (int)d);
 			return r;
 		}
 		if (s->threaded && e->u.call.op == TLC_OP_SHFL_XOR)

@@ -113,6 +113,8 @@ bool sim_set_array(sim *s, const tlc_buffer *b, sim_array *a);
 /* Report an error at loc and stop the run. */
 void sim_fail(sim *s, tlc_loc loc, const char *fmt, ...);
 
+/* Thread t's index along dimension d of the block (x fastest). */
+int64_t sim_thread_coord(const sim *s, int64_t t, int d);
 sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc);
 int64_t sim_eval_int(sim *s, const tlc_expr *e, tlc_loc loc);
 /* x converted from dtype `from` to dtype `to`, as T.cast converts. */
@@ -135,6 +137,9 @@ void sim_store(sim *s, const tlc_stmt *st);
 
 /* Run one block's body with every thread; false after an error. */
 bool sim_run_block_threads(sim *s, const tlc_stmt *body);
+
+/* ---- runs (sim_run.c) ---- */
+
 /* True when the kernel's body is thread-level IR (lower-tile-ops ran). */
 bool sim_is_thread_level(const tlc_func *f, const tlc_context *ctx);
 

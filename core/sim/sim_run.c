@@ -196,15 +196,12 @@ static bool count_threads(sim *s)
 	s->nthreads = 1;
 	for (int d = 0; d < s->f->thread_ndim; d++) {
 		int64_t n;
-		if (!tlc_expr_as_int(s->f->threads[d], &n) || n < 1 || n > 4096) {
-			sim_fail(s, s->f->loc, "the thread-level simulator needs a constant block size from 1 to 4096");
+		if (!tlc_expr_as_int(s->f->threads[d], &n) || n < 1 || n > t->max_threads || s->nthreads * n > t->max_threads) {
+			sim_fail(s, s->f->loc, "the thread-level simulator needs a constant block size of at most %d threads (target's limit)",
+			         t->max_threads);
 			return false;
 		}
 		s->nthreads *= n;
-	}
-	if (s->nthreads > 4096) {
-		sim_fail(s, s->f->loc, "the thread-level simulator runs blocks of at most 4096 threads");
-		return false;
 	}
 	return true;
 }

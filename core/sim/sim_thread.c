@@ -123,13 +123,12 @@ static sim_shadow *new_shadow(int64_t nbytes)
 }
 
 /* The block's shared arena: as large as storage-plan's placements need. */
-static bool make_arena(sim *s, const tlc_stmt *body)
+static bool make_arena(sim *s)
 {
 	int64_t need = 0;
 	for (int i = 0; i < s->f->nattrs; i++)
 		if (!strcmp(s->f->attr_keys[i], "tlc.smem_bytes"))
 			tlc_expr_as_int(s->f->attr_values[i], &need);
-	(void)body;
 	s->arena = tlc_xcalloc(1, sizeof(*s->arena));
 	int64_t shape[1] = {need};
 	if (!sim_array_init(s->arena, TLC_DT_UINT8, 1, shape))
@@ -206,32 +205,44 @@ static void barrier(sim *s, const tlc_stmt *st, const mask *m)
 	s->epoch++;
 }
 
+/* The first of `lanes` consecutive elements from element x (a load) of its
+ * buffer, after checking that the last one is inside too; -1 (reported)
+ * otherwise. */
+static int64_t vector_at(sim *s, const tlc_expr *x, sim_array **a, int64_t lanes, tlc_loc loc)
+{
+	*a = sim_array_of(s, x->u.load.buf, loc);
+	if (!*a)
+		return -1;
+	if (x->u.load.n != (*a)->ndim) {
+		sim_fail(s, loc, "'%s' has %d dimensions but is indexed with %d", x->u.load.buf->name, (*a)->ndim,
+		         x->u.load.n);
+		return -1;
+	}
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < (*a)->ndim; d++)
+		idx[d] = sim_eval_int(s, x->u.load.idx[d], loc);
+	/* the last index runs over the lanes */
+	idx[(*a)->ndim - 1] += lanes - 1;
+	if (s->stop || sim_element(s, *a, x->u.load.buf, idx, loc) < 0)
+		return -1;
+	idx[(*a)->ndim - 1] -= lanes - 1;
+	return sim_element(s, *a, x->u.load.buf, idx, loc);
+}
+
 static void copy_vec(sim *s, const tlc_stmt *st)
 {
 	const tlc_expr *c = st->u.eval.call;
 	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
 	int64_t lanes = sim_eval_int(s, c->u.call.args[2], st->loc);
-	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD) {
-		sim_fail(s, st->loc, "T.copy_vec takes two elements");
+	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD || lanes < 1) {
+		sim_fail(s, st->loc, "T.copy_vec takes two elements and a positive lane count");
 		return;
 	}
-	sim_array *da = sim_array_of(s, dst->u.load.buf, st->loc), *sa = sim_array_of(s, src->u.load.buf, st->loc);
-	if (!da || !sa || dst->u.load.n != da->ndim || src->u.load.n != sa->ndim)
+	sim_array *da, *sa;
+	int64_t de = vector_at(s, dst, &da, lanes, st->loc);
+	int64_t se = de < 0 ? -1 : vector_at(s, src, &sa, lanes, st->loc);
+	if (se < 0)
 		return;
-	int64_t di[TLC_SIM_MAX_DIMS], si[TLC_SIM_MAX_DIMS];
-	for (int d = 0; d < da->ndim; d++)
-		di[d] = sim_eval_int(s, dst->u.load.idx[d], st->loc);
-	for (int d = 0; d < sa->ndim; d++)
-		si[d] = sim_eval_int(s, src->u.load.idx[d], st->loc);
-	/* lanes consecutive elements: the last index runs over them */
-	di[da->ndim - 1] += lanes - 1;
-	si[sa->ndim - 1] += lanes - 1;
-	if (s->stop || sim_element(s, da, dst->u.load.buf, di, st->loc) < 0 ||
-	    sim_element(s, sa, src->u.load.buf, si, st->loc) < 0)
-		return;
-	di[da->ndim - 1] -= lanes - 1;
-	si[sa->ndim - 1] -= lanes - 1;
-	int64_t de = sim_element(s, da, dst->u.load.buf, di, st->loc), se = sim_element(s, sa, src->u.load.buf, si, st->loc);
 	if (sa->shadow)
 		sim_touch(s, sa, src->u.load.buf, se, lanes, false, st->loc);
 	if (da->shadow)
@@ -306,26 +317,16 @@ static void cp_async(sim *s, const tlc_stmt *st)
 		sim_fail(s, st->loc, "T.cp_async takes two elements and 1 to %d lanes", SIM_COPY_MAX_LANES);
 		return;
 	}
-	sim_array *da = sim_array_of(s, dst->u.load.buf, st->loc), *sa = sim_array_of(s, src->u.load.buf, st->loc);
-	if (!da || !sa || dst->u.load.n != da->ndim || src->u.load.n != sa->ndim)
+	sim_array *da, *sa;
+	int64_t de = vector_at(s, dst, &da, lanes, st->loc);
+	if (de < 0)
 		return;
-	int64_t di[TLC_SIM_MAX_DIMS], si[TLC_SIM_MAX_DIMS];
-	for (int d = 0; d < da->ndim; d++)
-		di[d] = sim_eval_int(s, dst->u.load.idx[d], st->loc);
-	for (int d = 0; d < sa->ndim; d++)
-		si[d] = sim_eval_int(s, src->u.load.idx[d], st->loc);
-	di[da->ndim - 1] += lanes - 1;
-	if (s->stop || sim_element(s, da, dst->u.load.buf, di, st->loc) < 0)
-		return;
-	di[da->ndim - 1] -= lanes - 1;
-	sim_copy cp = {s->tid, -1, da, dst->u.load.buf, sim_element(s, da, dst->u.load.buf, di, st->loc), lanes, {{0, 0}}};
+	sim_copy cp = {s->tid, -1, da, dst->u.load.buf, de, lanes, {{0, 0}}};
 	if (in_bounds) {
 		/* the source is read now (zero-fill reads nothing) */
-		si[sa->ndim - 1] += lanes - 1;
-		if (sim_element(s, sa, src->u.load.buf, si, st->loc) < 0)
+		int64_t se = vector_at(s, src, &sa, lanes, st->loc);
+		if (se < 0)
 			return;
-		si[sa->ndim - 1] -= lanes - 1;
-		int64_t se = sim_element(s, sa, src->u.load.buf, si, st->loc);
 		for (int64_t l = 0; l < lanes; l++)
 			cp.vals[l] = sim_convert(sim_array_get(sa, se + l), sa->dtype, da->dtype);
 	}
@@ -501,7 +502,7 @@ static void exec_threads(sim *s, const tlc_stmt *st, const mask *m)
 
 bool sim_run_block_threads(sim *s, const tlc_stmt *body)
 {
-	if (!s->arena && !make_arena(s, body)) {
+	if (!s->arena && !make_arena(s)) {
 		sim_fail(s, s->f->loc, "cannot allocate the block's shared memory");
 		return false;
 	}
@@ -519,16 +520,12 @@ bool sim_run_block_threads(sim *s, const tlc_stmt *body)
 	memset(s->commits, 0, (size_t)s->nthreads * sizeof(*s->commits));
 	/* T.get_thread_binding variables: the thread's index per dimension */
 	for (int64_t t = 0; t < s->nthreads; t++) {
-		int64_t rest = t;
 		s->tid = t;
-		for (int d = 0; d < s->f->thread_ndim; d++) {
-			int64_t n = 1;
-			tlc_expr_as_int(s->f->threads[d], &n);
-			sim_val v = {0, rest % n};
-			rest /= n;
-			if (s->f->thread_vars[d])
+		for (int d = 0; d < s->f->thread_ndim; d++)
+			if (s->f->thread_vars[d]) {
+				sim_val v = {0, sim_thread_coord(s, t, d)};
 				sim_bind(s, s->f->thread_vars[d], v);
-		}
+			}
 	}
 	mask all = mask_new(s);
 	for (int64_t t = 0; t < s->nthreads; t++)

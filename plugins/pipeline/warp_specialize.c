@@ -401,17 +401,15 @@ static bool candidate(ws_state *w, tlc_stmt *body, ws_plan *p, const char **why)
 		tlc_stmt *then = only->u.if_.then_s;
 		p->items = then->kind == TLC_STMT_SEQ ? then->u.seq.items : &only->u.if_.then_s;
 		p->n = then->kind == TLC_STMT_SEQ ? then->u.seq.n : 1;
-		if (p->n > WS_MAX_ITEMS) {
-			*why = "the loop body has too many statements";
-			return false;
-		}
+	}
+	if (p->n > WS_MAX_ITEMS) {
+		*why = "the loop body has too many statements";
+		return false;
+	}
+	if (p->guard) {
 		if (!classify_guarded(w, p, why))
 			return false;
 	} else {
-		if (p->n > WS_MAX_ITEMS) {
-			*why = "the loop body has too many statements";
-			return false;
-		}
 		for (int j = 0; j < p->n; j++) {
 			p->role[j] = WS_CONSUMER;
 			tlc_stmt *s = p->items[j];

@@ -20,6 +20,7 @@ wrote beside them.
 
 Exit 0 when the check holds; 1 with the first mismatch on stderr.
 """
+import ast
 import math
 import struct
 import sys
@@ -46,7 +47,7 @@ def read_npy(path):
     if data[:6] != b"\x93NUMPY":
         sys.exit(f"{path}: not a .npy file")
     hlen = struct.unpack("<H", data[8:10])[0]
-    header = eval(data[10:10 + hlen].decode("latin1"))  # a Python dict literal, by the format's definition
+    header = ast.literal_eval(data[10:10 + hlen].decode("latin1"))  # a Python dict literal, by the format's definition
     code = FORMATS[header["descr"]]
     shape = header["shape"]
     n = math.prod(shape)
