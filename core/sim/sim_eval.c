@@ -16,7 +16,7 @@
 
 void sim_fail(sim *s, tlc_loc loc, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[1536];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
@@ -121,6 +121,31 @@ int64_t sim_element(sim *s, const sim_array *a, const tlc_buffer *b, const int64
 			return -1;
 		}
 		e = e * a->shape[d] + idx[d];
+	}
+	if (b->id < s->nlayouts && s->layouts[b->id]) {
+		/* a laid-out global tensor: where its layout puts the element */
+		int64_t flat;
+		if (!tlc_layout_eval(s->layouts[b->id], idx, &flat) || flat < 0 || flat >= a->numel) {
+			sim_fail(s, loc, "the layout of '%s' puts an element outside its %lld elements", b->name,
+			         (long long)a->numel);
+			return -1;
+		}
+		e = flat;
+	}
+	if (a->reg_state && a->reg_state[s->tid] != SIM_REG_READY) {
+		char after[160];
+		const tlc_loc at = a->reg_issue ? a->reg_issue->loc : (tlc_loc){0};
+		if (a->reg_state[s->tid] == SIM_REG_IN_FLIGHT)
+			sim_fail(s, loc,
+			         "thread %lld accesses '%s' while the WGMMA issued at %u:%u may still be writing it (no "
+			         "T.wait_wgmma lets it land before; %s)",
+			         (long long)s->tid, b->name, at.line, at.col, sim_after(s, after, sizeof after));
+		else
+			sim_fail(s, loc,
+			         "thread %lld accesses '%s' after T.wait_wgmma with no T.warpgroup_fence_operand(%s) since: the "
+			         "compiler may move the access above the wait, racing with the WGMMA issued at %u:%u (%s)",
+			         (long long)s->tid, b->name, b->name, at.line, at.col, sim_after(s, after, sizeof after));
+		return -1;
 	}
 	return e + s->tid * a->thread_stride;
 }

@@ -31,17 +31,30 @@ typedef struct sim_val {
 
 /* The storage of one buffer instance: a C-order array of its dtype's
  * storage format (what the .npy files hold). */
-/* What the race check remembers of one shared-memory byte: its last
- * writer and its reader(s) since the last barrier (SIM_MANY: several). */
+
+/* Ordering (sim_order.c).  Every agent that touches shared memory has a
+ * vector clock: the block's threads, then the TMA unit, then one WGMMA unit
+ * per warpgroup (the asynchronous proxies read and write on their own
+ * time).  An access remembers who made it at which of its clocks; another
+ * agent's access is ordered after it when that agent's clock of the first
+ * has reached it (a barrier, an mbarrier phase or a wait joined them). */
+typedef uint32_t sim_clock;
+typedef struct sim_access {
+	int32_t agent; /* -1: none */
+	sim_clock clock;
+	tlc_loc loc;
+} sim_access;
+/* Readers remembered per byte: reads ordered before a newer one are
+ * dropped, and past this many unordered readers the oldest is forgotten
+ * (a race with it may then go unreported, never a false one). */
+#define SIM_READERS 4
+/* What the race check remembers of one shared-memory byte. */
 typedef struct sim_shadow {
-	int32_t writer, reader;
-	uint32_t write_epoch, read_epoch;
-	tlc_loc write_loc, read_loc;
+	sim_access write;
+	sim_access read[SIM_READERS];
 	int32_t in_flight; /* thread + 1 whose T.cp_async to this byte has not landed (0: none) */
 	tlc_loc flight_loc;
 } sim_shadow;
-#define SIM_NOBODY (-1)
-#define SIM_MANY (-2)
 
 typedef struct sim_array {
 	tlc_dtype dtype;
@@ -55,7 +68,16 @@ typedef struct sim_array {
 	 * t's at element t * thread_stride (0: one copy for the block) */
 	int64_t thread_stride;
 	sim_shadow *shadow; /* shared memory at the thread level: one per byte (NULL: unchecked) */
+	/* per-thread buffers: per thread, a WGMMA accumulator state
+	 * (SIM_REG_*; NULL: never a WGMMA accumulator) */
+	unsigned char *reg_state;
+	const tlc_stmt *reg_issue; /* the T.wgmma_issue that made it busy */
 } sim_array;
+enum {
+	SIM_REG_READY = 0,
+	SIM_REG_IN_FLIGHT, /* a WGMMA writing it has not been waited for */
+	SIM_REG_UNFENCED,  /* waited for, but no T.warpgroup_fence_operand since */
+};
 
 bool sim_array_init(sim_array *a, tlc_dtype t, int ndim, const int64_t *shape);
 void sim_array_free(sim_array *a);
@@ -81,6 +103,7 @@ typedef struct sim {
 	 * the one evaluating); the tile level: one thread of control */
 	bool threaded;
 	int64_t nthreads, tid;
+	int64_t block_threads; /* threads of a block (T.Kernel's threads=), at every level */
 	int64_t warp_size; /* the target's lanes per warp */
 	int64_t block[3]; /* blockIdx */
 	const bool *active; /* the threads running the current statement (thread level) */
@@ -89,7 +112,20 @@ typedef struct sim {
 	struct sim_copy *copies;
 	int ncopies, cap_copies;
 	int64_t *commits; /* per thread: groups committed so far */
-	uint32_t epoch; /* block barriers so far: accesses in one epoch are unordered */
+	/* vector clocks: agent a's clock of agent b at vc[a * nagents + b] */
+	int64_t nagents, warpgroup;
+	sim_clock *vc, *fv;
+	/* WGMMA groups issued and not yet waited for (sim_matrix.c) */
+	struct sim_wgmma *wgmmas;
+	int nwgmmas, cap_wgmmas;
+	/* mbarriers of the block (by buffer id) and the T.ws tasks (sim_task.c) */
+	struct sim_mbars **mbars;
+	uint32_t nmbars;
+	/* the tile level: global tensors' T.annotate_layout (by buffer id) */
+	const tlc_layout **layouts;
+	uint32_t nlayouts;
+	struct sim_gemm *gemms; /* matrix instruction call sites seen (their maps) */
+	struct sim_sched *sched;
 	sim_array *arena; /* the block's shared-memory arena (storage-plan's offsets) */
 	/* values of the variables in scope, by tlc_var id (times nthreads) */
 	sim_val *vals;
@@ -123,9 +159,39 @@ sim_val sim_convert(sim_val x, tlc_dtype from, tlc_dtype to);
  * extent); -1 after reporting an out-of-bounds access. */
 int64_t sim_element(sim *s, const sim_array *a, const tlc_buffer *b, const int64_t *idx, tlc_loc loc);
 
+/* ---- ordering and races (sim_order.c) ---- */
+
+/* The agents after the threads: the TMA unit, and warpgroup g's WGMMA unit. */
+int64_t sim_agent_tma(const sim *s);
+int64_t sim_agent_wgmma(const sim *s, int64_t warpgroup);
+/* (Re)start the clocks for a block: every agent unordered with the others. */
+void sim_order_reset(sim *s);
+/* An agent's clocks of every agent, and what it knows to be fenced for the
+ * asynchronous proxy. */
+sim_clock *sim_vc(sim *s, int64_t agent);
+sim_clock *sim_fv(sim *s, int64_t agent);
+/* `to` learns what (vc, fv) hold / what agent `from` knows. */
+void sim_learn(sim *s, int64_t to, const sim_clock *vc, const sim_clock *fv);
+void sim_learn_from(sim *s, int64_t to, int64_t from);
+/* What agent `from` knows is joined into (vc, fv) (an mbarrier's arrivals). */
+void sim_publish(sim *s, int64_t from, sim_clock *vc, sim_clock *fv);
+/* agent's later accesses are new events (after it published its clock). */
+void sim_vc_tick(sim *s, int64_t agent);
+/* T.fence_proxy_async by thread t: what it knows now is fenced. */
+void sim_fence_proxy(sim *s, int64_t t);
+/* Threads [lo, lo + n) learn what each of them knows (a barrier among them;
+ * each then ticks). */
+void sim_join_threads(sim *s, int64_t lo, int64_t n);
 /* The race check of an access of n elements from element e of a by the
- * current thread (thread level, shared memory). */
+ * current thread (thread level, shared memory); sim_touch_by for another
+ * agent. */
 void sim_touch(sim *s, sim_array *a, const tlc_buffer *b, int64_t e, int64_t n, bool write, tlc_loc loc);
+void sim_touch_by(sim *s, int64_t agent, sim_array *a, const tlc_buffer *b, int64_t e, int64_t n, bool write,
+                  tlc_loc loc);
+/* Forget every access to the bytes of a (a new block). */
+void sim_shadow_clear(sim_shadow *h, int64_t nbytes);
+/* " (the IR after pass 'x')" for messages. */
+const char *sim_after(const sim *s, char *buf, size_t n);
 
 /* Run a statement of one block at the tile level. */
 void sim_exec(sim *s, const tlc_stmt *st);
@@ -135,8 +201,58 @@ void sim_store(sim *s, const tlc_stmt *st);
 
 /* ---- the thread level (sim_thread.c) ---- */
 
+/* The threads running a statement. */
+typedef struct sim_mask {
+	int64_t n; /* active threads */
+	bool *on;  /* per thread of the block */
+} sim_mask;
+sim_mask sim_mask_new(const sim *s);
+void sim_exec_threads(sim *s, const tlc_stmt *st, const sim_mask *m);
 /* Run one block's body with every thread; false after an error. */
 bool sim_run_block_threads(sim *s, const tlc_stmt *body);
+
+/* T.sync_threads (sim_order.c): every thread of the block, or divergence. */
+void sim_sync_threads(sim *s, const tlc_stmt *st, const sim_mask *m);
+
+/* ---- asynchronous copies (sim_async.c) ---- */
+void sim_cp_async(sim *s, const tlc_stmt *st);
+void sim_cp_async_commit(sim *s);
+void sim_cp_async_wait(sim *s, const tlc_stmt *st);
+/* Land every copy of the current thread now (T.cp_async_arrive). */
+void sim_cp_async_land_all(sim *s, tlc_loc loc);
+void sim_tma_load(sim *s, const tlc_stmt *st);
+/* The first of `lanes` consecutive elements from element x (a load) of its
+ * buffer, after checking that the last one is inside too; -1 (reported)
+ * otherwise. */
+int64_t sim_vector_at(sim *s, const tlc_expr *x, sim_array **a, int64_t lanes, tlc_loc loc);
+
+/* ---- mbarriers and T.ws (sim_task.c) ---- */
+/* mbarrier statements (init, arrive, expect_tx, wait) of the active threads */
+void sim_mbarrier_stmt(sim *s, const tlc_stmt *st, const sim_mask *m);
+/* ... and at the tile level. */
+void sim_mbarrier_tile(sim *s, const tlc_stmt *st);
+/* The barrier buffers of a block: fresh, uninitialised. */
+void sim_mbar_alloc(sim *s, const tlc_stmt *st);
+/* The mbarrier element x (a load of a barrier buffer) denotes; NULL after
+ * reporting. */
+struct sim_mbar *sim_mbar_at(sim *s, const tlc_expr *x, tlc_loc loc);
+/* Complete tx bytes of a transaction on b (a TMA load landed). */
+void sim_mbar_complete_tx(sim *s, struct sim_mbar *b, int64_t bytes, int64_t agent);
+/* Run n statements, all T.ws scopes, as concurrent tasks (m: the threads
+ * running them; NULL at the tile level). */
+void sim_run_ws(sim *s, const tlc_stmt *const *items, int n, const sim_mask *m);
+void sim_tasks_free(sim *s);
+/* The threads of the T.ws task running now; false outside T.ws scopes. */
+bool sim_task_range(const sim *s, int64_t *lo, int64_t *n);
+
+/* ---- matrix instructions (sim_matrix.c) ---- */
+void sim_mma_gemm(sim *s, const tlc_stmt *st, const sim_mask *m);
+void sim_wgmma_issue(sim *s, const tlc_stmt *st, const sim_mask *m);
+void sim_wgmma_wait(sim *s, const tlc_stmt *st, const sim_mask *m);
+void sim_wgmma_fence(sim *s, const tlc_stmt *st, const sim_mask *m);
+/* Forget WGMMA groups a block left in flight. */
+void sim_wgmma_reset(sim *s);
+void sim_matrix_free(sim *s);
 
 /* ---- runs (sim_run.c) ---- */
 

@@ -36,8 +36,10 @@ void sim_array_free(sim_array *a)
 		free(a->data);
 		free(a->shadow);
 	}
+	free(a->reg_state);
 	a->data = NULL;
 	a->shadow = NULL;
+	a->reg_state = NULL;
 }
 
 static uint64_t load_bits(const unsigned char *p, int n)

@@ -136,6 +136,11 @@ static bool write_outputs(sim *s, const tlc_sim_options *o, bool prefix)
 
 static void free_sim(sim *s)
 {
+	sim_tasks_free(s);
+	sim_matrix_free(s);
+	free(s->vc);
+	free(s->fv);
+	free(s->layouts);
 	free(s->copies);
 	free(s->commits);
 	if (s->arena) {
@@ -193,6 +198,7 @@ static bool count_threads(sim *s)
 		return false;
 	}
 	s->warp_size = t->lanes;
+	s->warpgroup = t->warpgroup;
 	s->nthreads = 1;
 	for (int d = 0; d < s->f->thread_ndim; d++) {
 		int64_t n;
@@ -206,14 +212,66 @@ static bool count_threads(sim *s)
 	return true;
 }
 
+/* The tile level: global tensors laid out by T.annotate_layout hold their
+ * elements where the layout puts them, as the lowered code does (the
+ * output bytes then compare with the GPU's). */
+typedef struct layout_scan {
+	sim *s;
+} layout_scan;
+
+static tlc_walk_action note_layout(void *p, const tlc_stmt *st)
+{
+	sim *s = ((layout_scan *)p)->s;
+	if (st->kind != TLC_STMT_EVAL || st->u.eval.call->kind != TLC_EXPR_CALL ||
+	    st->u.eval.call->u.call.op != TLC_OP_ANNOTATE_LAYOUT)
+		return TLC_WALK_CONTINUE;
+	const tlc_expr *d = st->u.eval.call->u.call.args[0];
+	if (d->kind != TLC_EXPR_TUPLE || !d->u.tuple.is_dict)
+		return TLC_WALK_CONTINUE;
+	for (int i = 0; i < d->u.tuple.n && !s->stop; i++) {
+		const tlc_expr *pair = d->u.tuple.items[i];
+		const tlc_expr *key = pair->u.tuple.items[0], *val = pair->u.tuple.items[1];
+		if (key->kind != TLC_EXPR_BUF || key->u.buf->scope != TLC_SCOPE_GLOBAL)
+			continue;
+		const char *why = NULL;
+		const tlc_layout *l = tlc_layout_from_expr(s->m, val, &why);
+		if (!l || l->kind == TLC_LAYOUT_FRAGMENT) {
+			sim_fail(s, st->loc, "the layout of '%s' cannot be evaluated%s%s", key->u.buf->name, why ? ": " : "",
+			         why ? why : "");
+			break;
+		}
+		uint32_t id = key->u.buf->id;
+		if (id >= s->nlayouts) {
+			s->layouts = tlc_xrealloc(s->layouts, (id + 1) * sizeof(*s->layouts));
+			for (uint32_t k = s->nlayouts; k <= id; k++)
+				s->layouts[k] = NULL;
+			s->nlayouts = id + 1;
+		}
+		s->layouts[id] = l;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
 /* Run kernel f; its simulator state (the tensors) stays in *s for the caller
  * to compare and free.  0 on a clean run. */
 static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_sim_options *o, bool *used)
 {
 	*s = (sim){.m = m, .ctx = tlc_module_context(m), .f = f, .after_pass = o->after_pass};
 	s->threaded = sim_is_thread_level(f, s->ctx);
+	s->block_threads = 1;
+	for (int d = 0; d < f->thread_ndim; d++) {
+		int64_t n = 1;
+		if (tlc_expr_as_int(f->threads[d], &n) && n > 0 && s->block_threads <= INT32_MAX / n)
+			s->block_threads *= n;
+	}
 	if ((s->threaded && !count_threads(s)) || !bind_params(s, o, used))
 		return 1;
+	if (!s->threaded) {
+		layout_scan c = {s};
+		tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = note_layout}, f->body);
+		if (s->stop)
+			return 1;
+	}
 	int64_t grid[3] = {1, 1, 1};
 	for (int d = 0; d < f->grid_ndim; d++)
 		grid[d] = sim_eval_int(s, f->grid[d], f->loc);

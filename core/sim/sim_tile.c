@@ -18,8 +18,10 @@
  *    in order; T.sync_threads, T.fence_proxy_async and T.wait_wgmma do
  *    nothing (one thread of control); T.use_swizzle and T.annotate_layout
  *    change no values.
- * Not modelled at this level (an error naming the statement): T.ws scopes
- * (they run concurrently), mbarrier operations, thread-level intrinsics. */
+ *  - T.ws scopes next to each other run concurrently, one thread of control
+ *    each, meeting at T.barrier_wait / T.barrier_arrive (sim_task.c).
+ * Not modelled at this level (an error naming the statement): thread-level
+ * intrinsics (T.mbarrier_expect_tx, ...). */
 #include "sim_internal.h"
 
 #include <math.h>
@@ -448,6 +450,10 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	case TLC_OP_SYNC_THREADS:
 	case TLC_OP_FENCE_PROXY_ASYNC:
 	case TLC_OP_WAIT_WGMMA: return; /* no values change for one thread of control */
+	case TLC_OP_BARRIER_ARRIVE:
+	case TLC_OP_BARRIER_WAIT:
+	case TLC_OP_MBARRIER_ARRIVE:
+	case TLC_OP_MBARRIER_WAIT_PARITY: sim_mbarrier_tile(s, st); return;
 	default:
 		sim_fail(s, st->loc, "T.%s is not modelled by the tile-level simulator", name);
 		return;
@@ -457,8 +463,10 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 void sim_alloc(sim *s, const tlc_stmt *st)
 {
 	const tlc_buffer *b = st->u.alloc.buf;
-	if (b->scope == TLC_SCOPE_BARRIER)
-		return; /* barriers hold no values at this level */
+	if (b->scope == TLC_SCOPE_BARRIER) {
+		sim_mbar_alloc(s, st);
+		return;
+	}
 	if (b->ndim > TLC_SIM_MAX_DIMS) {
 		sim_fail(s, st->loc, "'%s' has more than %d dimensions", b->name, TLC_SIM_MAX_DIMS);
 		return;
@@ -538,8 +546,19 @@ void sim_exec(sim *s, const tlc_stmt *st)
 		return;
 	switch (st->kind) {
 	case TLC_STMT_SEQ:
-		for (int i = 0; i < st->u.seq.n && !s->stop; i++)
-			sim_exec(s, st->u.seq.items[i]);
+		for (int i = 0; i < st->u.seq.n && !s->stop;) {
+			/* T.ws scopes next to each other run concurrently */
+			int j = i;
+			while (j < st->u.seq.n && st->u.seq.items[j]->kind == TLC_STMT_SCOPE &&
+			       st->u.seq.items[j]->u.scope.call->u.call.op == TLC_OP_WS)
+				j++;
+			if (j > i) {
+				sim_run_ws(s, (const tlc_stmt *const *)&st->u.seq.items[i], j - i, NULL);
+				i = j;
+			} else {
+				sim_exec(s, st->u.seq.items[i++]);
+			}
+		}
 		return;
 	case TLC_STMT_FOR: loop(s, st); return;
 	case TLC_STMT_IF: {
@@ -558,9 +577,11 @@ void sim_exec(sim *s, const tlc_stmt *st)
 	case TLC_STMT_EVAL: call_stmt(s, st); return;
 	case TLC_STMT_ALLOC: sim_alloc(s, st); return;
 	case TLC_STMT_SCOPE:
-		sim_fail(s, st->loc,
-		         "T.%s blocks run concurrently and synchronize through mbarriers: the tile-level simulator "
-		         "does not model them",
+		if (st->u.scope.call->u.call.op == TLC_OP_WS) {
+			sim_run_ws(s, &st, 1, NULL);
+			return;
+		}
+		sim_fail(s, st->loc, "T.%s is not modelled by the tile-level simulator",
 		         tlc_op_get(s->ctx, st->u.scope.call->u.call.op)->name);
 		return;
 	case TLC_STMT_ATTR: sim_exec(s, st->u.attr.body); return;

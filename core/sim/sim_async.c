@@ -1,0 +1,233 @@
+/* sim_async.c - asynchronous copies at the thread level: T.cp_async with
+ * its commit groups and waits, and TMA loads (doc/sim.md).
+ *
+ * A cp.async reads its source when issued and its bytes land when a later
+ * T.cp_async_wait of the same thread lets its committed group go (or a
+ * T.cp_async_arrive lands them all); until then the destination bytes are
+ * in flight, and touching them is an error.
+ *
+ * A TMA load (T.tma_load) is made by the TMA unit, an agent of its own
+ * (sim_order.c): it learns what the issuing thread knew, writes the box
+ * into shared memory at once, swizzled by the shared address bits as the
+ * hardware swizzles, and completes its bytes on the mbarrier, whose phase
+ * then carries the writes to the threads that wait for it.  A thread that
+ * reads the box without waiting is racing with the TMA unit. */
+#include "sim_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first of `lanes` consecutive elements from element x (a load) of its
+ * buffer, after checking that the last one is inside too; -1 (reported)
+ * otherwise. */
+int64_t sim_vector_at(sim *s, const tlc_expr *x, sim_array **a, int64_t lanes, tlc_loc loc)
+{
+	*a = sim_array_of(s, x->u.load.buf, loc);
+	if (!*a)
+		return -1;
+	if (x->u.load.n != (*a)->ndim) {
+		sim_fail(s, loc, "'%s' has %d dimensions but is indexed with %d", x->u.load.buf->name, (*a)->ndim,
+		         x->u.load.n);
+		return -1;
+	}
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < (*a)->ndim; d++)
+		idx[d] = sim_eval_int(s, x->u.load.idx[d], loc);
+	/* the last index runs over the lanes */
+	idx[(*a)->ndim - 1] += lanes - 1;
+	if (s->stop || sim_element(s, *a, x->u.load.buf, idx, loc) < 0)
+		return -1;
+	idx[(*a)->ndim - 1] -= lanes - 1;
+	return sim_element(s, *a, x->u.load.buf, idx, loc);
+}
+
+#define SIM_COPY_MAX_LANES 16
+
+typedef struct sim_copy {
+	int64_t thread, group; /* group -1: issued since the last commit */
+	sim_array *dst;
+	const tlc_buffer *buf;
+	int64_t e, lanes;
+	sim_val vals[SIM_COPY_MAX_LANES];
+} sim_copy;
+
+void sim_cp_async(sim *s, const tlc_stmt *st)
+{
+	const tlc_expr *c = st->u.eval.call;
+	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
+	int64_t lanes = sim_eval_int(s, c->u.call.args[2], st->loc);
+	bool in_bounds = c->u.call.nargs < 4 || sim_eval_int(s, c->u.call.args[3], st->loc) != 0;
+	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD || lanes < 1 || lanes > SIM_COPY_MAX_LANES) {
+		sim_fail(s, st->loc, "T.cp_async takes two elements and 1 to %d lanes", SIM_COPY_MAX_LANES);
+		return;
+	}
+	sim_array *da, *sa;
+	int64_t de = sim_vector_at(s, dst, &da, lanes, st->loc);
+	if (de < 0)
+		return;
+	sim_copy cp = {s->tid, -1, da, dst->u.load.buf, de, lanes, {{0, 0}}};
+	if (in_bounds) {
+		/* the source is read now (zero-fill reads nothing) */
+		int64_t se = sim_vector_at(s, src, &sa, lanes, st->loc);
+		if (se < 0)
+			return;
+		for (int64_t l = 0; l < lanes; l++)
+			cp.vals[l] = sim_convert(sim_array_get(sa, se + l), sa->dtype, da->dtype);
+	}
+	if (da->shadow) {
+		sim_touch(s, da, dst->u.load.buf, cp.e, lanes, true, st->loc);
+		int bytes = tlc_dtype_bits(da->dtype) / 8;
+		for (int64_t k = cp.e * bytes; k < (cp.e + lanes) * bytes; k++) {
+			da->shadow[k].in_flight = (int32_t)s->tid + 1;
+			da->shadow[k].flight_loc = st->loc;
+		}
+	}
+	s->copies = tlc_mem_grow(s->copies, s->ncopies, &s->cap_copies, sizeof(*s->copies));
+	s->copies[s->ncopies++] = cp;
+}
+
+void sim_cp_async_commit(sim *s)
+{
+	for (int i = 0; i < s->ncopies; i++)
+		if (s->copies[i].thread == s->tid && s->copies[i].group < 0)
+			s->copies[i].group = s->commits[s->tid];
+	s->commits[s->tid]++;
+}
+
+/* Copy cp lands: its bytes are written now (a write of its thread, for
+ * the race check). */
+static void land(sim *s, sim_copy *cp, tlc_loc loc)
+{
+	if (cp->dst->shadow && !s->stop) {
+		int bytes = tlc_dtype_bits(cp->dst->dtype) / 8;
+		for (int64_t b = cp->e * bytes; b < (cp->e + cp->lanes) * bytes; b++)
+			cp->dst->shadow[b].in_flight = 0;
+		sim_touch(s, cp->dst, cp->buf, cp->e, cp->lanes, true, loc);
+	}
+	for (int64_t l = 0; l < cp->lanes && !s->stop; l++)
+		sim_array_set(cp->dst, cp->e + l, cp->vals[l]);
+}
+
+/* The thread's copies for which `lands` holds land here, the others stay. */
+static void land_where(sim *s, int64_t keep_newest, bool all, tlc_loc loc)
+{
+	int k = 0;
+	for (int i = 0; i < s->ncopies; i++) {
+		sim_copy *cp = &s->copies[i];
+		bool lands = cp->thread == s->tid && (all || (cp->group >= 0 && cp->group < s->commits[s->tid] - keep_newest));
+		if (lands)
+			land(s, cp, loc);
+		else
+			s->copies[k++] = *cp;
+	}
+	s->ncopies = k;
+}
+
+/* The thread's committed groups older than its newest n land here. */
+void sim_cp_async_wait(sim *s, const tlc_stmt *st)
+{
+	int64_t n = sim_eval_int(s, st->u.eval.call->u.call.args[0], st->loc);
+	land_where(s, n, false, st->loc);
+}
+
+/* T.cp_async_arrive(bar): the barrier's phase cannot complete before the
+ * thread's copies have landed (cp.async.mbarrier.arrive counts one pending
+ * arrival and makes it when they land, so the thread's own arrive still
+ * counts).  They land now: whoever waits for the phase sees them. */
+void sim_cp_async_land_all(sim *s, tlc_loc loc)
+{
+	land_where(s, 0, true, loc);
+}
+
+/* ---- TMA ---- */
+
+#define SIM_TMA_MAX_RANK 5
+
+void sim_tma_load(sim *s, const tlc_stmt *st)
+{
+	const tlc_expr *c = st->u.eval.call;
+	const tlc_expr *tensor = c->u.call.args[0], *dst = c->u.call.args[1];
+	const tlc_expr *box = tlc_call_kw(c, "box"), *swz = tlc_call_kw(c, "swizzle");
+	int rank = c->u.call.nargs - 3;
+	if (tensor->kind != TLC_EXPR_BUF || dst->kind != TLC_EXPR_LOAD || !box || box->kind != TLC_EXPR_TUPLE ||
+	    box->u.tuple.n != rank || rank < 1 || rank > SIM_TMA_MAX_RANK) {
+		sim_fail(s, st->loc, "T.tma_load(tensor, dst[...], bar[...], coordinates..., box=(...), swizzle=W) with 1 to %d "
+		                     "coordinates, one per box dimension",
+		         SIM_TMA_MAX_RANK);
+		return;
+	}
+	sim_array *ta = sim_array_of(s, tensor->u.buf, st->loc);
+	struct sim_mbar *bar = ta ? sim_mbar_at(s, c->u.call.args[2], st->loc) : NULL;
+	if (!bar)
+		return;
+	if (ta->ndim != rank) {
+		sim_fail(s, st->loc, "T.tma_load: '%s' has %d dimensions and the box %d", tensor->u.buf->name, ta->ndim, rank);
+		return;
+	}
+	int64_t coord[SIM_TMA_MAX_RANK], ext[SIM_TMA_MAX_RANK], total = 1;
+	for (int d = 0; d < rank; d++) {
+		coord[d] = sim_eval_int(s, c->u.call.args[3 + d], st->loc);
+		ext[d] = sim_eval_int(s, box->u.tuple.items[d], st->loc);
+		total *= ext[d] > 0 ? ext[d] : 0;
+	}
+	int64_t width = swz ? sim_eval_int(s, swz, st->loc) : 0;
+	if (s->stop)
+		return;
+	if (width != 0 && width != 32 && width != 64 && width != 128) {
+		sim_fail(s, st->loc, "T.tma_load: swizzle= is 0, 32, 64 or 128 bytes, not %lld", (long long)width);
+		return;
+	}
+	sim_array *da;
+	int64_t de = sim_vector_at(s, dst, &da, 1, st->loc);
+	if (de < 0)
+		return;
+	int esize = tlc_dtype_bits(da->dtype) / 8;
+	if (da->dtype != ta->dtype || esize < 1) {
+		sim_fail(s, st->loc, "T.tma_load copies bytes: '%s' and '%s' need one byte-sized type", tensor->u.buf->name,
+		         dst->u.load.buf->name);
+		return;
+	}
+	/* the swizzle acts on shared-memory address bits: the arena's offsets */
+	int64_t base = s->arena && da->data >= s->arena->data && da->data < s->arena->data + s->arena->nbytes
+	                   ? (int64_t)(da->data - s->arena->data)
+	                   : 0;
+	int64_t agent = sim_agent_tma(s);
+	sim_learn_from(s, agent, s->tid);
+	int64_t box_idx[SIM_TMA_MAX_RANK] = {0};
+	for (int64_t f = 0; f < total && !s->stop; f++) {
+		/* element f of the box, row-major; outside the tensor it reads zero */
+		int64_t rem = f, src = 0;
+		bool inside = true;
+		for (int d = rank - 1; d >= 0; d--) {
+			box_idx[d] = rem % ext[d];
+			rem /= ext[d];
+		}
+		for (int d = 0; d < rank; d++) {
+			int64_t g = coord[d] + box_idx[d];
+			inside = inside && g >= 0 && g < ta->shape[d];
+			src = src * ta->shape[d] + g;
+		}
+		int64_t at = base + (de + f) * esize;
+		if (width)
+			at ^= ((at >> 7) & (width / 16 - 1)) << 4;
+		int64_t e = (at - base) / esize;
+		if (e < 0 || e >= da->numel) {
+			sim_fail(s, st->loc, "T.tma_load: element %lld of the box lands outside '%s' (%lld elements)", (long long)f,
+			         dst->u.load.buf->name, (long long)da->numel);
+			return;
+		}
+		sim_val v = {0, 0};
+		if (inside)
+			v = sim_array_get(ta, src);
+		if (da->shadow)
+			sim_touch_by(s, agent, da, dst->u.load.buf, e, 1, true, st->loc);
+		if (!s->stop)
+			sim_array_set(da, e, v);
+	}
+	if (s->stop)
+		return;
+	sim_mbar_complete_tx(s, bar, total * esize, agent);
+	sim_vc_tick(s, agent);
+	sim_vc_tick(s, s->tid);
+}

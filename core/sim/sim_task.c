@@ -1,0 +1,557 @@
+/* sim_task.c - mbarriers and warp-specialized scopes at the thread level
+ * (doc/sim.md, "mbarriers and T.ws").
+ *
+ * An mbarrier has an arrive count, the arrivals still pending in its
+ * current phase, a transaction count (bytes expected by
+ * T.mbarrier_expect_tx and not yet delivered by TMA loads) and the number
+ * of phases completed.  A phase completes when its last arrival has come
+ * and its transaction count is zero; T.barrier_wait(bar, parity) returns
+ * once the phase of that parity has completed (the current phase's parity
+ * differs), as mbarrier.try_wait.parity does.  The arrivals' clocks
+ * (sim_order.c) are gathered per phase and handed to the threads whose
+ * wait the phase releases.
+ *
+ * `with T.ws(g)` scopes next to each other run concurrently, one task per
+ * scope over its warpgroups' threads (threads in none skip them).  Tasks
+ * take turns: each runs on a thread of its own but only one holds the
+ * baton, so a run is deterministic.  A task whose wait cannot return
+ * passes the baton on (round robin); when every task waits and no barrier
+ * has changed since each looked, nothing can ever arrive: that deadlock is
+ * reported, naming every wait, instead of hanging.  Outside T.ws scopes
+ * the block is one task, and a wait that cannot return is a deadlock at
+ * once.
+ *
+ * At the tile level a T.ws scope is one thread of control, and its
+ * T.barrier_arrive counts as the arrivals of all its threads; barriers
+ * start initialised with T.alloc_barrier's arrive counts. */
+#include "sim_internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tlc/tileops.h>
+
+typedef struct sim_mbar {
+	bool init;
+	int64_t count, pending, tx, phase; /* phase: phases completed */
+	sim_clock *vc, *fv;                /* the current phase's arrivals */
+	sim_clock *done_vc[2], *done_fv[2]; /* the last completed phase of each parity */
+	const tlc_buffer *buf;
+	int64_t index;
+} sim_mbar;
+
+typedef struct sim_mbars {
+	int64_t n;
+	sim_mbar *bars;
+} sim_mbars;
+
+/* ---- mbarriers ---- */
+
+static void mbar_free(sim_mbars *b)
+{
+	if (!b)
+		return;
+	for (int64_t i = 0; i < b->n; i++) {
+		free(b->bars[i].vc);
+		free(b->bars[i].fv);
+		for (int p = 0; p < 2; p++) {
+			free(b->bars[i].done_vc[p]);
+			free(b->bars[i].done_fv[p]);
+		}
+	}
+	free(b->bars);
+	free(b);
+}
+
+void sim_mbar_alloc(sim *s, const tlc_stmt *st)
+{
+	const tlc_buffer *b = st->u.alloc.buf;
+	if (b->id >= s->nmbars) {
+		uint32_t n = b->id + 16;
+		s->mbars = tlc_xrealloc(s->mbars, n * sizeof(*s->mbars));
+		for (uint32_t i = s->nmbars; i < n; i++)
+			s->mbars[i] = NULL;
+		s->nmbars = n;
+	}
+	int64_t n = b->ndim == 1 ? sim_eval_int(s, b->shape[0], st->loc) : -1;
+	if (s->stop || n < 1 || n > 1024) {
+		sim_fail(s, st->loc, "barrier buffer '%s' needs one dimension of 1 to 1024 barriers", b->name);
+		return;
+	}
+	mbar_free(s->mbars[b->id]);
+	sim_mbars *m = tlc_xcalloc(1, sizeof(*m));
+	m->n = n;
+	m->bars = tlc_xcalloc((size_t)n, sizeof(sim_mbar));
+	for (int64_t i = 0; i < n; i++) {
+		sim_mbar *x = &m->bars[i];
+		x->buf = b;
+		x->index = i;
+		x->vc = tlc_xcalloc((size_t)s->nagents, sizeof(sim_clock));
+		x->fv = tlc_xcalloc((size_t)s->nagents, sizeof(sim_clock));
+		for (int p = 0; p < 2; p++) {
+			x->done_vc[p] = tlc_xcalloc((size_t)s->nagents, sizeof(sim_clock));
+			x->done_fv[p] = tlc_xcalloc((size_t)s->nagents, sizeof(sim_clock));
+		}
+		/* the tile level: T.alloc_barrier's arrive counts initialise them
+		 * (the lowered code initialises them with T.mbarrier_init) */
+		if (!s->threaded && i < b->ninit && tlc_expr_as_int(b->init[b->ninit == 1 ? 0 : i], &x->count) &&
+		    x->count > 0) {
+			x->init = true;
+			x->pending = x->count;
+		}
+	}
+	s->mbars[b->id] = m;
+}
+
+sim_mbar *sim_mbar_at(sim *s, const tlc_expr *x, tlc_loc loc)
+{
+	const tlc_buffer *b = x->kind == TLC_EXPR_BUF ? x->u.buf : x->kind == TLC_EXPR_LOAD ? x->u.load.buf : NULL;
+	if (!b || b->scope != TLC_SCOPE_BARRIER) {
+		sim_fail(s, loc, "an mbarrier operand is an element of a T.alloc_barrier buffer");
+		return NULL;
+	}
+	sim_mbars *m = b->id < s->nmbars ? s->mbars[b->id] : NULL;
+	if (!m) {
+		sim_fail(s, loc, "barrier buffer '%s' is used where it is not allocated", b->name);
+		return NULL;
+	}
+	int64_t i = 0;
+	if (x->kind == TLC_EXPR_LOAD) {
+		if (x->u.load.n != 1) {
+			sim_fail(s, loc, "barrier buffer '%s' has one dimension", b->name);
+			return NULL;
+		}
+		i = sim_eval_int(s, x->u.load.idx[0], loc);
+	}
+	if (s->stop)
+		return NULL;
+	if (i < 0 || i >= m->n) {
+		sim_fail(s, loc, "out-of-bounds access %s[%lld] (%lld barriers)", b->name, (long long)i, (long long)m->n);
+		return NULL;
+	}
+	return &m->bars[i];
+}
+
+static void progress(sim *s);
+
+static bool need_init(sim *s, sim_mbar *b, const char *what, tlc_loc loc)
+{
+	if (!b->init)
+		sim_fail(s, loc, "%s %s[%lld], which no T.mbarrier_init has initialised", what, b->buf->name,
+		         (long long)b->index);
+	return b->init;
+}
+
+/* The phase completes when its arrivals and its bytes are all in. */
+static void maybe_complete(sim *s, sim_mbar *b)
+{
+	if (b->pending || b->tx)
+		return;
+	int p = (int)(b->phase & 1);
+	size_t bytes = (size_t)s->nagents * sizeof(sim_clock);
+	memcpy(b->done_vc[p], b->vc, bytes);
+	memcpy(b->done_fv[p], b->fv, bytes);
+	memset(b->vc, 0, bytes);
+	memset(b->fv, 0, bytes);
+	b->phase++;
+	b->pending = b->count;
+}
+
+static void arrive(sim *s, sim_mbar *b, int64_t agent, tlc_loc loc)
+{
+	if (!need_init(s, b, "an arrive on", loc))
+		return;
+	if (b->pending == 0) {
+		sim_fail(s, loc,
+		         "more arrivals on %s[%lld] than its count of %lld in one phase (its transaction bytes are still "
+		         "outstanding)",
+		         b->buf->name, (long long)b->index, (long long)b->count);
+		return;
+	}
+	if (agent >= 0) {
+		sim_publish(s, agent, b->vc, b->fv);
+		sim_vc_tick(s, agent);
+	}
+	b->pending--;
+	maybe_complete(s, b);
+	progress(s);
+}
+
+void sim_mbar_complete_tx(sim *s, sim_mbar *b, int64_t bytes, int64_t agent)
+{
+	if (!need_init(s, b, "a TMA load completing on", (tlc_loc){0}))
+		return;
+	sim_publish(s, agent, b->vc, b->fv);
+	b->tx -= bytes;
+	maybe_complete(s, b);
+	progress(s);
+}
+
+static void describe(const sim_mbar *b, int64_t parity, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s[%lld] for the phase of parity %lld (phase %lld: %lld of %lld arrivals in, %lld transaction "
+	                 "bytes outstanding)",
+	         b->buf->name, (long long)b->index, (long long)parity, (long long)b->phase,
+	         (long long)(b->count - b->pending), (long long)b->count, (long long)b->tx);
+}
+
+static bool task_block(sim *s, const tlc_stmt *st, const char *what);
+
+static void mbar_wait(sim *s, const tlc_stmt *st, const sim_mask *m)
+{
+	const tlc_expr *c = st->u.eval.call;
+	for (;;) {
+		s->active = m->on;
+		sim_mbar *first = NULL;
+		int64_t first_parity = 0, first_thread = 0;
+		for (int64_t t = 0; t < s->nthreads && !s->stop && !first; t++) {
+			if (!m->on[t])
+				continue;
+			s->tid = t;
+			sim_mbar *b = sim_mbar_at(s, c->u.call.args[0], st->loc);
+			int64_t parity = sim_eval_int(s, c->u.call.args[1], st->loc);
+			if (s->stop || !b || !need_init(s, b, "a wait on", st->loc))
+				return;
+			if (parity != 0 && parity != 1) {
+				sim_fail(s, st->loc, "a wait on %s[%lld] for parity %lld: the parity is 0 or 1", b->buf->name,
+				         (long long)b->index, (long long)parity);
+				return;
+			}
+			if ((b->phase & 1) == parity) {
+				first = b;
+				first_parity = parity;
+				first_thread = t;
+			}
+		}
+		if (s->stop)
+			return;
+		if (!first) {
+			/* every thread's phase has completed: they see its arrivals */
+			for (int64_t t = 0; t < s->nthreads && !s->stop; t++) {
+				if (!m->on[t])
+					continue;
+				s->tid = t;
+				sim_mbar *b = sim_mbar_at(s, c->u.call.args[0], st->loc);
+				int64_t parity = sim_eval_int(s, c->u.call.args[1], st->loc);
+				if (b)
+					sim_learn(s, t, b->done_vc[parity], b->done_fv[parity]);
+			}
+			return;
+		}
+		char what[320], on[256];
+		describe(first, first_parity, on, sizeof on);
+		snprintf(what, sizeof what, "thread %lld waits at %u:%u on %s", (long long)first_thread, st->loc.line,
+		         st->loc.col, on);
+		if (!task_block(s, st, what))
+			return;
+	}
+}
+
+void sim_mbarrier_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
+{
+	const tlc_expr *c = st->u.eval.call;
+	tlc_op_id op = c->u.call.op;
+	if (op == TLC_OP_BARRIER_WAIT || op == TLC_OP_MBARRIER_WAIT_PARITY) {
+		mbar_wait(s, st, m);
+		return;
+	}
+	if (op == TLC_OP_MBARRIER_FENCE_INIT)
+		return; /* makes the initialisation visible to the async proxy: nothing to model */
+	for (int64_t t = 0; t < s->nthreads && !s->stop; t++) {
+		if (!m->on[t])
+			continue;
+		s->tid = t;
+		sim_mbar *b = sim_mbar_at(s, c->u.call.args[0], st->loc);
+		if (!b)
+			return;
+		switch (op) {
+		case TLC_OP_MBARRIER_INIT: {
+			int64_t n = sim_eval_int(s, c->u.call.args[1], st->loc);
+			if (!s->stop && (n < 1 || n > (1 << 20))) {
+				sim_fail(s, st->loc, "T.mbarrier_init(%s[%lld], %lld): the arrive count is 1 to 2^20", b->buf->name,
+				         (long long)b->index, (long long)n);
+				return;
+			}
+			b->init = true;
+			b->count = b->pending = n;
+			b->tx = b->phase = 0;
+			progress(s);
+			break;
+		}
+		case TLC_OP_BARRIER_ARRIVE:
+		case TLC_OP_MBARRIER_ARRIVE: arrive(s, b, t, st->loc); break;
+		case TLC_OP_MBARRIER_EXPECT_TX:
+		case TLC_OP_MBARRIER_ARRIVE_EXPECT_TX: {
+			int64_t bytes = sim_eval_int(s, c->u.call.args[1], st->loc);
+			if (s->stop || !need_init(s, b, "expecting bytes on", st->loc))
+				return;
+			b->tx += bytes;
+			progress(s);
+			if (op == TLC_OP_MBARRIER_ARRIVE_EXPECT_TX)
+				arrive(s, b, t, st->loc);
+			break;
+		}
+		case TLC_OP_CP_ASYNC_ARRIVE:
+			if (need_init(s, b, "T.cp_async_arrive on", st->loc))
+				sim_cp_async_land_all(s, st->loc);
+			break;
+		default:
+			sim_fail(s, st->loc, "T.%s is not an mbarrier operation", tlc_op_get(s->ctx, op)->name);
+			return;
+		}
+	}
+}
+
+/* The tile level: one thread of control per T.ws scope (or per block),
+ * whose arrive counts as all of its threads'. */
+void sim_mbarrier_tile(sim *s, const tlc_stmt *st)
+{
+	const tlc_expr *c = st->u.eval.call;
+	tlc_op_id op = c->u.call.op;
+	sim_mbar *b = sim_mbar_at(s, c->u.call.args[0], st->loc);
+	if (!b)
+		return;
+	if (op == TLC_OP_BARRIER_ARRIVE || op == TLC_OP_MBARRIER_ARRIVE) {
+		int64_t lo = 0, n = s->block_threads;
+		sim_task_range(s, &lo, &n);
+		for (int64_t i = 0; i < n && !s->stop; i++)
+			arrive(s, b, -1, st->loc);
+		return;
+	}
+	if (op != TLC_OP_BARRIER_WAIT && op != TLC_OP_MBARRIER_WAIT_PARITY) {
+		sim_fail(s, st->loc, "T.%s is thread-level IR, not modelled by the tile-level simulator",
+		         tlc_op_get(s->ctx, op)->name);
+		return;
+	}
+	for (;;) {
+		int64_t parity = sim_eval_int(s, c->u.call.args[1], st->loc);
+		if (s->stop || !need_init(s, b, "a wait on", st->loc))
+			return;
+		if (parity != 0 && parity != 1) {
+			sim_fail(s, st->loc, "a wait on %s[%lld] for parity %lld: the parity is 0 or 1", b->buf->name,
+			         (long long)b->index, (long long)parity);
+			return;
+		}
+		if ((b->phase & 1) != parity)
+			return;
+		char what[320], on[256];
+		describe(b, parity, on, sizeof on);
+		snprintf(what, sizeof what, "it waits at %u:%u on %s", st->loc.line, st->loc.col, on);
+		if (!task_block(s, st, what))
+			return;
+	}
+}
+
+/* ---- tasks ---- */
+
+enum { TASK_READY, TASK_BLOCKED, TASK_DONE };
+
+typedef struct sim_task {
+	struct sim_sched *sched;
+	pthread_t th;
+	int index;
+	const tlc_stmt *body;
+	sim_mask mask;
+	int64_t lo, n; /* its threads */
+	int state;
+	uint64_t seen;  /* the progress count when its wait last failed */
+	char what[320]; /* what it waits for */
+} sim_task;
+
+typedef struct sim_sched {
+	sim *s;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int ntasks;
+	sim_task *tasks;
+	int running; /* the task holding the baton; -1: the block's own thread */
+	uint64_t progress;
+} sim_sched;
+
+static void progress(sim *s)
+{
+	if (s->sched)
+		s->sched->progress++;
+}
+
+/* The next task after `from` that may make progress (ready, or waiting
+ * on something that changed since it looked); with `any`, any unfinished
+ * one.  -1 when there is none. */
+static int next_task(sim_sched *k, int from, bool any)
+{
+	for (int d = 1; d <= k->ntasks; d++) {
+		int j = (from + d) % k->ntasks;
+		sim_task *t = &k->tasks[j];
+		if (t->state == TASK_READY || (t->state == TASK_BLOCKED && (any || t->seen != k->progress)))
+			return j;
+	}
+	return -1;
+}
+
+static void give_baton(sim_sched *k, int to)
+{
+	k->running = to;
+	pthread_cond_broadcast(&k->cv);
+}
+
+static void await_baton(sim_sched *k, int me)
+{
+	while (k->running != me)
+		pthread_cond_wait(&k->cv, &k->mu);
+}
+
+static void deadlock(sim *s, const tlc_stmt *st)
+{
+	char msg[1024], after[160];
+	size_t len = 0;
+	sim_sched *k = s->sched;
+	for (int i = 0; k && i < k->ntasks; i++)
+		if (k->tasks[i].state == TASK_BLOCKED && len < sizeof msg)
+			len += (size_t)snprintf(msg + len, sizeof msg - len, "%s threads [%lld, %lld): %s", len ? ";" : "",
+			                        (long long)k->tasks[i].lo, (long long)(k->tasks[i].lo + k->tasks[i].n),
+			                        k->tasks[i].what);
+	(void)st;
+	sim_fail(s, st->loc, "deadlock: every thread waits and no arrival can come:%s (%s)", msg,
+	         sim_after(s, after, sizeof after));
+}
+
+/* The current task waits for `what`: let the others run until something
+ * changes.  False when the run stops (a deadlock, reported, or an error). */
+static bool task_block(sim *s, const tlc_stmt *st, const char *what)
+{
+	sim_sched *k = s->sched;
+	if (!k) {
+		char after[160];
+		sim_fail(s, st->loc,
+		         "deadlock: %s, and no other thread can arrive (the IR outside T.ws scopes runs as one task, the two "
+		         "sides of an if one after the other; %s)",
+		         what, sim_after(s, after, sizeof after));
+		return false;
+	}
+	int64_t tid = s->tid;
+	const bool *active = s->active;
+	pthread_mutex_lock(&k->mu);
+	int me = k->running;
+	sim_task *t = &k->tasks[me];
+	t->state = TASK_BLOCKED;
+	t->seen = k->progress;
+	snprintf(t->what, sizeof t->what, "%s", what);
+	int next = next_task(k, me, false);
+	if (next < 0) {
+		deadlock(s, st);
+		pthread_mutex_unlock(&k->mu);
+		return false;
+	}
+	if (next != me) {
+		give_baton(k, next);
+		await_baton(k, me);
+	}
+	t->state = TASK_READY;
+	pthread_mutex_unlock(&k->mu);
+	s->tid = tid;
+	s->active = active;
+	return !s->stop;
+}
+
+static void *task_main(void *p)
+{
+	sim_task *t = p;
+	sim_sched *k = t->sched;
+	pthread_mutex_lock(&k->mu);
+	await_baton(k, t->index);
+	pthread_mutex_unlock(&k->mu);
+	if (!k->s->stop && k->s->threaded)
+		sim_exec_threads(k->s, t->body, &t->mask);
+	else if (!k->s->stop)
+		sim_exec(k->s, t->body);
+	pthread_mutex_lock(&k->mu);
+	t->state = TASK_DONE;
+	int next = next_task(k, t->index, true);
+	give_baton(k, next);
+	pthread_mutex_unlock(&k->mu);
+	return NULL;
+}
+
+void sim_run_ws(sim *s, const tlc_stmt *const *items, int n, const sim_mask *m)
+{
+	if (s->sched) {
+		sim_fail(s, items[0]->loc, "T.ws scopes inside T.ws scopes are not modelled");
+		return;
+	}
+	const tlc_target_info *info = tlc_module_target_info(s->m);
+	sim_sched k = {.s = s, .ntasks = n, .running = -1};
+	k.tasks = tlc_xcalloc((size_t)n, sizeof(sim_task));
+	for (int i = 0; i < n; i++) {
+		sim_task *t = &k.tasks[i];
+		const char *why = NULL;
+		if (!tlc_ws_range(items[i]->u.scope.call, info && info->warpgroup ? info->warpgroup : 128, &t->lo, &t->n,
+		                  &why)) {
+			sim_fail(s, items[i]->loc, "T.ws: %s", why);
+			break;
+		}
+		t->sched = &k;
+		t->index = i;
+		t->body = items[i]->u.scope.body;
+		if (!m)
+			continue; /* the tile level: one thread of control each */
+		t->mask = sim_mask_new(s);
+		for (int64_t x = t->lo; x < t->lo + t->n && x < s->nthreads; x++)
+			if (m->on[x]) {
+				t->mask.on[x] = true;
+				t->mask.n++;
+			}
+	}
+	if (!s->stop) {
+		pthread_mutex_init(&k.mu, NULL);
+		pthread_cond_init(&k.cv, NULL);
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 64u << 20);
+		s->sched = &k;
+		int started = 0;
+		for (; started < n; started++) {
+			if (pthread_create(&k.tasks[started].th, &attr, task_main, &k.tasks[started]) != 0) {
+				sim_fail(s, items[started]->loc, "cannot start a task for this T.ws scope");
+				k.tasks[started].state = TASK_DONE;
+				break;
+			}
+		}
+		for (int i = started + 1; i < n; i++)
+			k.tasks[i].state = TASK_DONE;
+		pthread_mutex_lock(&k.mu);
+		give_baton(&k, next_task(&k, n - 1, true));
+		await_baton(&k, -1);
+		pthread_mutex_unlock(&k.mu);
+		for (int i = 0; i < started; i++)
+			pthread_join(k.tasks[i].th, NULL);
+		pthread_attr_destroy(&attr);
+		pthread_mutex_destroy(&k.mu);
+		pthread_cond_destroy(&k.cv);
+		s->sched = NULL;
+	}
+	for (int i = 0; i < n; i++)
+		free(k.tasks[i].mask.on);
+	free(k.tasks);
+	s->active = m ? m->on : NULL;
+}
+
+bool sim_task_range(const sim *s, int64_t *lo, int64_t *n)
+{
+	const sim_sched *k = s->sched;
+	if (!k || k->running < 0)
+		return false;
+	*lo = k->tasks[k->running].lo;
+	*n = k->tasks[k->running].n;
+	return true;
+}
+
+void sim_tasks_free(sim *s)
+{
+	for (uint32_t i = 0; i < s->nmbars; i++)
+		mbar_free(s->mbars[i]);
+	free(s->mbars);
+	s->mbars = NULL;
+	s->nmbars = 0;
+}
