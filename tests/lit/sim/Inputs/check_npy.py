@@ -15,6 +15,8 @@ wrote beside them.
                                       the simulator's never-written memory reads as NaN)
     check_npy.py close DIR1 DIR2 NAME ATOL RTOL
                                       |x1 - x2| <= ATOL + RTOL |x2| element by element
+    check_npy.py apart DIR1 DIR2 NAME ATOL RTOL
+                                      some element is not within that tolerance
     check_npy.py same DIR1 DIR2 NAME  NAME.npy is byte-identical in both
     check_npy.py differ DIR1 DIR2 NAME NAME.npy differs
 
@@ -175,6 +177,19 @@ def main():
                 fail(f"{sys.argv[4]}[{i}]: {a} and {b}")
             worst = max(worst, abs(a - b))
         print(f"{sys.argv[4]}: {len(x)} elements within atol {atol} rtol {rtol} (largest difference {worst:.3g})")
+    elif cmd == "apart":
+        # the opposite of close: some element differs by more than the
+        # tolerance (element by element in C order: the shapes may differ, a
+        # lowered kernel sees a laid-out tensor flat)
+        _, s1, x = read_npy(f"{sys.argv[2]}/{sys.argv[4]}.npy")
+        _, s2, y = read_npy(f"{sys.argv[3]}/{sys.argv[4]}.npy")
+        atol, rtol = float(sys.argv[5]), float(sys.argv[6])
+        if len(x) != len(y):
+            fail(f"{sys.argv[4]}: shapes {s1} and {s2}")
+        far = sum(1 for a, b in zip(x, y) if not abs(a - b) <= atol + rtol * abs(b))
+        if not far:
+            fail(f"{sys.argv[4]}: all {len(x)} elements within atol {atol} rtol {rtol}")
+        print(f"{sys.argv[4]}: {far} of {len(x)} elements apart")
     elif cmd in ("same", "differ"):
         x = open(f"{sys.argv[2]}/{sys.argv[4]}.npy", "rb").read()
         y = open(f"{sys.argv[3]}/{sys.argv[4]}.npy", "rb").read()
