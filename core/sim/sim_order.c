@@ -167,6 +167,12 @@ void sim_touch_by(sim *s, int64_t agent, sim_array *a, const tlc_buffer *b, int6
 			         (int)h->in_flight - 1, h->flight_loc.line, h->flight_loc.col, sim_after(s, after, sizeof after));
 			return;
 		}
+		if (!write && h->write.agent < 0) {
+			char me[48], after[160];
+			sim_fail(s, loc, "%s reads byte %lld of '%s', which nothing in this block has written (%s)",
+			         agent_name(s, agent, me, sizeof me), (long long)k, b->name, sim_after(s, after, sizeof after));
+			return;
+		}
 		if (h->write.agent != agent && !ordered(vx, &h->write)) {
 			race(s, agent, b, k, write, loc, &h->write, true);
 			return;
