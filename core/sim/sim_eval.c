@@ -105,6 +105,16 @@ sim_val sim_convert(sim_val x, tlc_dtype from, tlc_dtype to)
 	return r;
 }
 
+sim_val sim_add(tlc_dtype t, sim_val a, sim_val b)
+{
+	sim_val r = {0, 0};
+	if (tlc_dtype_is_float(t))
+		r.f = tlc_sim_round(t, a.f + b.f);
+	else
+		r.i = sim_wrap_int(t, a.i + b.i);
+	return r;
+}
+
 int64_t sim_element(sim *s, const sim_array *a, const tlc_buffer *b, const int64_t *idx, tlc_loc loc)
 {
 	int64_t e = 0;

@@ -29,9 +29,6 @@ typedef struct sim_val {
 
 /* ---- memory (sim_memory.c) ---- */
 
-/* The storage of one buffer instance: a C-order array of its dtype's
- * storage format (what the .npy files hold). */
-
 /* Ordering (sim_order.c).  Every agent that touches shared memory has a
  * vector clock: the block's threads, then the TMA unit, then one WGMMA unit
  * per warpgroup (the asynchronous proxies read and write on their own
@@ -56,6 +53,8 @@ typedef struct sim_shadow {
 	tlc_loc flight_loc;
 } sim_shadow;
 
+/* The storage of one buffer instance: a C-order array of its dtype's
+ * storage format (what the .npy files hold). */
 typedef struct sim_array {
 	tlc_dtype dtype;
 	int ndim;
@@ -153,6 +152,8 @@ void sim_fail(sim *s, tlc_loc loc, const char *fmt, ...);
 int64_t sim_thread_coord(const sim *s, int64_t t, int d);
 sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc);
 int64_t sim_eval_int(sim *s, const tlc_expr *e, tlc_loc loc);
+/* a + b in dtype t (both already of it): rounded, or wrapped (atomics). */
+sim_val sim_add(tlc_dtype t, sim_val a, sim_val b);
 /* x converted from dtype `from` to dtype `to`, as T.cast converts. */
 sim_val sim_convert(sim_val x, tlc_dtype from, tlc_dtype to);
 /* The flat element of buffer b at indices idx (each checked against its

@@ -85,7 +85,8 @@ static int64_t kw_int(sim *s, const tlc_expr *call, const char *name, int64_t df
 }
 
 /* The first matrix instruction for these types issued by `threads`
- * threads (the plan's choice: tables list the preferred one first). */
+ * threads (the plan's choice: tables list the preferred one first; unlike
+ * tlc_target_find_matrix, an mma_gemm on sm90 must skip the WGMMA rows). */
 static const tlc_matrix_inst *find_inst(const tlc_target_info *info, tlc_dtype a, tlc_dtype b, tlc_dtype c,
                                         int threads, int64_t n_share)
 {

@@ -412,7 +412,6 @@ static void deadlock(sim *s, const tlc_stmt *st)
 			len += (size_t)snprintf(msg + len, sizeof msg - len, "%s threads [%lld, %lld): %s", len ? ";" : "",
 			                        (long long)k->tasks[i].lo, (long long)(k->tasks[i].lo + k->tasks[i].n),
 			                        k->tasks[i].what);
-	(void)st;
 	sim_fail(s, st->loc, "deadlock: every thread waits and no arrival can come:%s (%s)", msg,
 	         sim_after(s, after, sizeof after));
 }
@@ -486,8 +485,7 @@ void sim_run_ws(sim *s, const tlc_stmt *const *items, int n, const sim_mask *m)
 	for (int i = 0; i < n; i++) {
 		sim_task *t = &k.tasks[i];
 		const char *why = NULL;
-		if (!tlc_ws_range(items[i]->u.scope.call, info && info->warpgroup ? info->warpgroup : 128, &t->lo, &t->n,
-		                  &why)) {
+		if (!tlc_ws_range(items[i]->u.scope.call, info ? info->warpgroup : 0, &t->lo, &t->n, &why)) {
 			sim_fail(s, items[i]->loc, "T.ws: %s", why);
 			break;
 		}

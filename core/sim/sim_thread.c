@@ -7,15 +7,12 @@
  * active threads into those that take it and those that do not (each part
  * runs its branch, the first branch first); a loop runs iteration i for
  * the threads whose trip count exceeds i.  T.sync_threads needs every
- * thread of the block active (else: barrier divergence, an error) and
- * starts a new epoch.
+ * thread of the block (of its T.ws scope) active, else: barrier
+ * divergence, an error.
  *
  * Shared memory is one arena per block (storage-plan's offsets; buffers
- * placed on the same bytes share them, as on the GPU), and each byte
- * remembers its last writer and its readers in the current epoch: a thread
- * that reads a byte another thread wrote, or writes a byte another thread
- * read or wrote, in the same epoch (no barrier between) is a race, reported
- * with both statements.  Per-thread buffers (T.alloc_local, lowered
+ * placed on the same bytes share them, as on the GPU), every byte checked
+ * for races (sim_order.c).  Per-thread buffers (T.alloc_local, lowered
  * fragments) have one copy per thread.
  *
  * Modelled intrinsics: T.thread_idx, T.copy_vec, T.shfl_xor,
@@ -119,13 +116,17 @@ static void thread_alloc(sim *s, const tlc_stmt *st)
 
 /* ---- statements ---- */
 
-static void copy_vec(sim *s, const tlc_stmt *st)
+/* T.copy_vec(dst, src, lanes) (add: false) and T.atomic_add_vec(dst, src,
+ * lanes) (add: true): `lanes` consecutive elements at once, each converted
+ * to dst's dtype; the atomic adds to dst (atomics do not race with each
+ * other, so only its reads are checked). */
+static void vector_op(sim *s, const tlc_stmt *st, bool add)
 {
 	const tlc_expr *c = st->u.eval.call;
 	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
 	int64_t lanes = sim_eval_int(s, c->u.call.args[2], st->loc);
 	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD || lanes < 1) {
-		sim_fail(s, st->loc, "T.copy_vec takes two elements and a positive lane count");
+		sim_fail(s, st->loc, "T.%s takes two elements and a positive lane count", add ? "atomic_add_vec" : "copy_vec");
 		return;
 	}
 	sim_array *da, *sa;
@@ -135,37 +136,11 @@ static void copy_vec(sim *s, const tlc_stmt *st)
 		return;
 	if (sa->shadow)
 		sim_touch(s, sa, src->u.load.buf, se, lanes, false, st->loc);
-	if (da->shadow)
+	if (da->shadow && !add)
 		sim_touch(s, da, dst->u.load.buf, de, lanes, true, st->loc);
-	for (int64_t l = 0; l < lanes && !s->stop; l++)
-		sim_array_set(da, de + l, sim_convert(sim_array_get(sa, se + l), sa->dtype, da->dtype));
-}
-
-/* T.atomic_add_vec(dst, src, lanes): dst[l] += src[l] on each lane, as
- * float atomics (atomics do not race with each other). */
-static void atomic_add_vec(sim *s, const tlc_stmt *st)
-{
-	const tlc_expr *c = st->u.eval.call;
-	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
-	int64_t lanes = sim_eval_int(s, c->u.call.args[2], st->loc);
-	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD || lanes < 1) {
-		sim_fail(s, st->loc, "T.atomic_add_vec takes two elements and a positive lane count");
-		return;
-	}
-	sim_array *da, *sa;
-	int64_t de = sim_vector_at(s, dst, &da, lanes, st->loc);
-	int64_t se = de < 0 ? -1 : sim_vector_at(s, src, &sa, lanes, st->loc);
-	if (se < 0)
-		return;
-	if (sa->shadow)
-		sim_touch(s, sa, src->u.load.buf, se, lanes, false, st->loc);
 	for (int64_t l = 0; l < lanes && !s->stop; l++) {
-		sim_val v = sim_convert(sim_array_get(sa, se + l), sa->dtype, da->dtype), old = sim_array_get(da, de + l);
-		if (tlc_dtype_is_float(da->dtype))
-			v.f = tlc_sim_round(da->dtype, old.f + v.f);
-		else
-			v.i = sim_wrap_int(da->dtype, old.i + v.i);
-		sim_array_set(da, de + l, v);
+		sim_val v = sim_convert(sim_array_get(sa, se + l), sa->dtype, da->dtype);
+		sim_array_set(da, de + l, add ? sim_add(da->dtype, sim_array_get(da, de + l), v) : v);
 	}
 }
 
@@ -221,10 +196,8 @@ static void per_thread_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 			continue;
 		s->tid = t;
 		tlc_op_id op = st->kind == TLC_STMT_EVAL ? st->u.eval.call->u.call.op : -1;
-		if (op == TLC_OP_COPY_VEC)
-			copy_vec(s, st);
-		else if (op == TLC_OP_ATOMIC_ADD_VEC)
-			atomic_add_vec(s, st);
+		if (op == TLC_OP_COPY_VEC || op == TLC_OP_ATOMIC_ADD_VEC)
+			vector_op(s, st, op == TLC_OP_ATOMIC_ADD_VEC);
 		else if (op == TLC_OP_CP_ASYNC)
 			sim_cp_async(s, st);
 		else if (op == TLC_OP_CP_ASYNC_COMMIT)

@@ -183,14 +183,7 @@ static void copy_tiles(sim *s, const tlc_expr *src_x, const tlc_expr *dst_x, boo
 			v = sim_convert(sim_array_get(src.a, se), src.a->dtype, dst.a->dtype);
 		else if (add)
 			continue;
-		if (add) {
-			sim_val old = sim_array_get(dst.a, de);
-			if (tlc_dtype_is_float(dst.a->dtype))
-				v.f = tlc_sim_round(dst.a->dtype, old.f + v.f);
-			else
-				v.i = sim_wrap_int(dst.a->dtype, old.i + v.i);
-		}
-		sim_array_set(dst.a, de, v);
+		sim_array_set(dst.a, de, add ? sim_add(dst.a->dtype, sim_array_get(dst.a, de), v) : v);
 	} while (next_pos(pos, ext, kd));
 }
 
@@ -417,12 +410,7 @@ static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
 	int64_t e = s->stop ? -1 : sim_element(s, a, dst->u.load.buf, idx, loc);
 	if (e < 0)
 		return;
-	sim_val old = sim_array_get(a, e);
-	if (tlc_dtype_is_float(a->dtype))
-		v.f = tlc_sim_round(a->dtype, old.f + v.f);
-	else
-		v.i = sim_wrap_int(a->dtype, old.i + v.i);
-	sim_array_set(a, e, v);
+	sim_array_set(a, e, sim_add(a->dtype, sim_array_get(a, e), v));
 }
 
 /* ---- statements ---- */

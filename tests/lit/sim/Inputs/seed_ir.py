@@ -42,9 +42,8 @@ def single_warpgroup(lines):
         lo = int(re.search(r"thread_lo=(\d+)", call).group(1))
         half = re.sub(r"\bM=\d+", f"M={rows // 2}", call).replace("wg_m=2", "wg_m=1")
         half = half.replace(f"layout_A=T.swizzled_layout(({rows},", f"layout_A=T.swizzled_layout(({rows // 2},")
-        first = half.replace(f"thread_lo={lo}", f"thread_lo={lo}")
-        second = half.replace(f"thread_lo={lo}", f"thread_lo={lo + 128}")
-        out += [f"{ind}if T.thread_idx(0) < {lo + 128}:", f"{ind}    {first}", f"{ind}else:", f"{ind}    {second}"]
+        second = half.replace(f"thread_lo={lo}", f"thread_lo={lo + 128}")  # warpgroups of 128 threads (sm90)
+        out += [f"{ind}if T.thread_idx(0) < {lo + 128}:", f"{ind}    {half}", f"{ind}else:", f"{ind}    {second}"]
         changed += 1
     return out, changed
 
