@@ -741,8 +741,12 @@ static int compile(session *s)
 	if (!tlc_verify_module(s->ctx, m, NULL) || tlc_run_passes(m, &po) != 0 ||
 	    (strcmp(o->emit, "ir") != 0 && !o->run && !tlc_verify_barriers(s->ctx, m, last)))
 		rc = fail_code(s->ctx);
-	else if (o->run)
+	else if (o->run) {
+		/* the tile level runs on the same machine (its warpgroups for T.ws) */
+		if (tile && s->target)
+			tlc_module_set_target(tile, s->target);
 		rc = simulate(s, m, tile);
+	}
 	else
 		rc = emit_output(s, m);
 	tlc_module_free(m);
