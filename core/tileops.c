@@ -211,6 +211,35 @@ bool tlc_raster_decode(const tlc_expr *call, int grid_ndim, tlc_raster *r, const
 	return true;
 }
 
+bool tlc_stmt_is_ws(const tlc_stmt *s)
+{
+	return s && s->kind == TLC_STMT_SCOPE && s->u.scope.call && s->u.scope.call->kind == TLC_EXPR_CALL &&
+	       s->u.scope.call->u.call.op == TLC_OP_WS;
+}
+
+int tlc_ws_group_len(tlc_stmt *const *items, int n, int i)
+{
+	int j = i;
+	while (j < n && tlc_stmt_is_ws(items[j]))
+		j++;
+	return j - i;
+}
+
+bool tlc_ws_same_warpgroups(const tlc_stmt *a, const tlc_stmt *b)
+{
+	if (!tlc_stmt_is_ws(a) || !tlc_stmt_is_ws(b))
+		return false;
+	const tlc_expr *x = a->u.scope.call, *y = b->u.scope.call;
+	if (x->u.call.nargs != y->u.call.nargs)
+		return false;
+	for (int i = 0; i < x->u.call.nargs; i++) {
+		int64_t g, h;
+		if (!tlc_expr_as_int(x->u.call.args[i], &g) || !tlc_expr_as_int(y->u.call.args[i], &h) || g != h)
+			return false;
+	}
+	return true;
+}
+
 bool tlc_ws_range(const tlc_expr *call, int warpgroup, int64_t *lo, int64_t *n, const char **why)
 {
 	if (!call || call->kind != TLC_EXPR_CALL || call->u.call.op != TLC_OP_WS || call->u.call.nargs < 1) {

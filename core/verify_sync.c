@@ -18,6 +18,10 @@
  *  - both branches of an `if` count, one after the other (conservative);
  *  - a barrier inside T.ws is a barrier of its warpgroups only: it orders
  *    the block's own accesses, not those other threads made before it;
+ *  - T.ws scopes next to each other run at the same time
+ *    (tlc_ws_group_len): the group is checked as one item, and its scopes
+ *    are not checked against each other (their mbarriers order them, and
+ *    tlc-sim checks that they do);
  *  - a TMA load (T.tma_load) writes shared memory in the async proxy and
  *    completes on an mbarrier that its readers wait on: block barriers do
  *    not order it, and it is not checked here;
@@ -30,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <tlc/access.h>
+#include <tlc/tileops.h>
 #include <tlc/walk.h>
 
 /* One pending access since the last barrier. */
@@ -177,6 +182,48 @@ static void land_copies(checker *c, const tlc_stmt *s, int64_t count)
 		c->nflight = 0;
 }
 
+/* Inside a T.ws scope: a barrier there is one of its warpgroups only (a
+ * named barrier), so it clears nothing that other threads did before:
+ * those stay below `base`, and the scope's own accesses join them after it
+ * (the caller remembers them). */
+static void check_ws_inside(checker *c, const tlc_stmt *s, bool in_nest)
+{
+	int saved_base = c->base;
+	c->base = c->n;
+	check_body(c, s->u.scope.body, in_nest);
+	c->n = c->n < c->base ? c->n : c->base;
+	c->base = saved_base;
+}
+
+/* A group of n T.ws scopes, checked as one item.  A scope over the same
+ * warpgroups as earlier ones of the group runs after them on the same
+ * threads: their accesses are pending inside it, and its own barriers
+ * clear them. */
+static void check_ws_group(checker *c, tlc_stmt *const *items, int n, bool in_nest)
+{
+	accesses all = {.loc = items[0]->loc};
+	for (int k = 0; k < n; k++)
+		tlc_stmt_accesses(items[k], add_access, &all);
+	const pending *with = NULL, *earlier = in_nest ? NULL : conflict(c, &all, &with);
+	if (earlier)
+		report(c, items[0]->loc, earlier, with, false);
+	for (int k = 0; k < n && !c->errors; k++) {
+		int saved_base = c->base;
+		c->base = c->n;
+		for (int e = 0; e < k; e++)
+			if (tlc_ws_same_warpgroups(items[e], items[k])) {
+				accesses a = collect(items[e]);
+				remember(c, &a);
+				tlc_mem_free(a.items);
+			}
+		check_body(c, items[k]->u.scope.body, in_nest);
+		c->n = c->n < c->base ? c->n : c->base;
+		c->base = saved_base;
+	}
+	remember(c, &all);
+	tlc_mem_free(all.items);
+}
+
 /* One block item (or a body that is a single statement). */
 static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 {
@@ -197,18 +244,7 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 		report(c, s->loc, earlier, with, false);
 	/* its parts, for the barriers and loops inside */
 	switch (s->kind) {
-	case TLC_STMT_SCOPE: {
-		/* T.ws: a barrier inside is one of its warpgroups only (a named
-		 * barrier), so it clears nothing that other threads did before:
-		 * those stay below `base`, and the scope's own accesses join them
-		 * after it (remember, below) */
-		int saved_base = c->base;
-		c->base = c->n;
-		check_body(c, s->u.scope.body, in_nest);
-		c->n = c->n < c->base ? c->n : c->base;
-		c->base = saved_base;
-		break;
-	}
+	case TLC_STMT_SCOPE: check_ws_inside(c, s, in_nest); break;
 	case TLC_STMT_SEQ:
 	case TLC_STMT_IF:
 	case TLC_STMT_ATTR:
@@ -248,8 +284,15 @@ static void check_body(checker *c, const tlc_stmt *s, bool in_nest)
 		check_item(c, s, in_nest);
 		return;
 	}
-	for (int i = 0; i < s->u.seq.n && !c->errors; i++)
+	for (int i = 0; i < s->u.seq.n && !c->errors; i++) {
+		int group = tlc_ws_group_len(s->u.seq.items, s->u.seq.n, i);
+		if (group >= 2) {
+			check_ws_group(c, &s->u.seq.items[i], group, in_nest);
+			i += group - 1;
+			continue;
+		}
 		check_item(c, s->u.seq.items[i], in_nest);
+	}
 }
 
 bool tlc_verify_barriers(tlc_context *ctx, const tlc_module *m, const char *after)

@@ -7,12 +7,20 @@
  * of phases completed.  A phase completes when its last arrival has come
  * and its transaction count is zero; T.barrier_wait(bar, parity) returns
  * once the phase of that parity has completed (the current phase's parity
- * differs), as mbarrier.try_wait.parity does.  The arrivals' clocks
+ * differs), as mbarrier.try_wait.parity does: on a fresh barrier a wait
+ * for parity 1 returns at once (the phase "before the first" counts as
+ * complete; producers wait so for buffers that start empty).  A wait that
+ * returns on the very phase the same waiter's previous wait returned on
+ * has not waited for anything: that is the wrong parity, an error.  (A
+ * waiter is a thread, or at the tile level a T.ws scope.)  The arrivals' clocks
  * (sim_order.c) are gathered per phase and handed to the threads whose
  * wait the phase releases.
  *
- * `with T.ws(g)` scopes next to each other run concurrently, one task per
- * scope over its warpgroups' threads (threads in none skip them).  Tasks
+ * `with T.ws(g)` scopes next to each other run concurrently
+ * (tlc_ws_group_len): one task per set of warpgroups, over their threads
+ * (threads in none skip the group), running the group's scopes over those
+ * warpgroups one after the other, as those threads do.  Scopes over
+ * overlapping but different warpgroups in one group are not modelled.  Tasks
  * take turns: each runs on a thread of its own but only one holds the
  * baton, so a run is deterministic.  A task whose wait cannot return
  * passes the baton on (round robin); when every task waits and no barrier
@@ -38,6 +46,8 @@ typedef struct sim_mbar {
 	int64_t count, pending, tx, phase; /* phase: phases completed */
 	sim_clock *vc, *fv;                /* the current phase's arrivals */
 	sim_clock *done_vc[2], *done_fv[2]; /* the last completed phase of each parity */
+	int64_t *returned; /* per waiter: the phase its last wait returned on (-1: the one before the first) */
+	int64_t nwaiters;
 	const tlc_buffer *buf;
 	int64_t index;
 } sim_mbar;
@@ -56,6 +66,7 @@ static void mbar_free(sim_mbars *b)
 	for (int64_t i = 0; i < b->n; i++) {
 		free(b->bars[i].vc);
 		free(b->bars[i].fv);
+		free(b->bars[i].returned);
 		for (int p = 0; p < 2; p++) {
 			free(b->bars[i].done_vc[p]);
 			free(b->bars[i].done_fv[p]);
@@ -189,6 +200,32 @@ void sim_mbar_complete_tx(sim *s, sim_mbar *b, int64_t bytes, int64_t agent)
 	progress(s);
 }
 
+/* Waiter w's wait for parity on b returns now, on phase b->phase - 1: an
+ * error when its previous wait returned on that phase too. */
+static bool wait_returns(sim *s, sim_mbar *b, int64_t w, int64_t parity, const char *who, tlc_loc loc)
+{
+	if (!b->returned) {
+		b->nwaiters = s->nthreads > s->block_threads ? s->nthreads : s->block_threads;
+		b->returned = tlc_xmalloc((size_t)b->nwaiters * sizeof(int64_t));
+		for (int64_t i = 0; i < b->nwaiters; i++)
+			b->returned[i] = INT64_MIN;
+	}
+	int64_t phase = b->phase - 1;
+	if (w < 0 || w >= b->nwaiters)
+		return true;
+	if (b->returned[w] == phase) {
+		char after[160];
+		sim_fail(s, loc,
+		         "wrong parity: %s waits on %s[%lld] for parity %lld, which returns at once on phase %lld, the phase "
+		         "its previous wait on it returned on (%lld phases completed): this wait waits for nothing (%s)",
+		         who, b->buf->name, (long long)b->index, (long long)parity, (long long)phase, (long long)b->phase,
+		         sim_after(s, after, sizeof after));
+		return false;
+	}
+	b->returned[w] = phase;
+	return true;
+}
+
 static void describe(const sim_mbar *b, int64_t parity, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s[%lld] for the phase of parity %lld (phase %lld: %lld of %lld arrivals in, %lld transaction "
@@ -235,7 +272,9 @@ static void mbar_wait(sim *s, const tlc_stmt *st, const sim_mask *m)
 				s->tid = t;
 				sim_mbar *b = sim_mbar_at(s, c->u.call.args[0], st->loc);
 				int64_t parity = sim_eval_int(s, c->u.call.args[1], st->loc);
-				if (b)
+				char who[48];
+				snprintf(who, sizeof who, "thread %lld", (long long)t);
+				if (b && wait_returns(s, b, t, parity, who, st->loc))
 					sim_learn(s, t, b->done_vc[parity], b->done_fv[parity]);
 			}
 			return;
@@ -277,6 +316,8 @@ void sim_mbarrier_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 			b->init = true;
 			b->count = b->pending = n;
 			b->tx = b->phase = 0;
+			free(b->returned);
+			b->returned = NULL;
 			progress(s);
 			break;
 		}
@@ -334,8 +375,17 @@ void sim_mbarrier_tile(sim *s, const tlc_stmt *st)
 			         (long long)b->index, (long long)parity);
 			return;
 		}
-		if ((b->phase & 1) != parity)
+		if ((b->phase & 1) != parity) {
+			int64_t lo = 0, n = 0;
+			bool in_ws = sim_task_range(s, &lo, &n);
+			char who[96];
+			if (in_ws)
+				snprintf(who, sizeof who, "the T.ws scope of threads [%lld, %lld)", (long long)lo, (long long)(lo + n));
+			else
+				snprintf(who, sizeof who, "the block");
+			wait_returns(s, b, lo, parity, who, st->loc);
 			return;
+		}
 		char what[320], on[256];
 		describe(b, parity, on, sizeof on);
 		snprintf(what, sizeof what, "it waits at %u:%u on %s", st->loc.line, st->loc.col, on);
@@ -352,7 +402,8 @@ typedef struct sim_task {
 	struct sim_sched *sched;
 	pthread_t th;
 	int index;
-	const tlc_stmt *body;
+	int nbodies;
+	const tlc_stmt **bodies; /* the bodies of its scopes, in order */
 	sim_mask mask;
 	int64_t lo, n; /* its threads */
 	int state;
@@ -461,10 +512,12 @@ static void *task_main(void *p)
 	pthread_mutex_lock(&k->mu);
 	await_baton(k, t->index);
 	pthread_mutex_unlock(&k->mu);
-	if (!k->s->stop && k->s->threaded)
-		sim_exec_threads(k->s, t->body, &t->mask);
-	else if (!k->s->stop)
-		sim_exec(k->s, t->body);
+	for (int i = 0; i < t->nbodies && !k->s->stop; i++) {
+		if (k->s->threaded)
+			sim_exec_threads(k->s, t->bodies[i], &t->mask);
+		else
+			sim_exec(k->s, t->bodies[i]);
+	}
 	pthread_mutex_lock(&k->mu);
 	t->state = TASK_DONE;
 	int next = next_task(k, t->index, true);
@@ -480,26 +533,45 @@ void sim_run_ws(sim *s, const tlc_stmt *const *items, int n, const sim_mask *m)
 		return;
 	}
 	const tlc_target_info *info = tlc_module_target_info(s->m);
-	sim_sched k = {.s = s, .ntasks = n, .running = -1};
+	sim_sched k = {.s = s, .running = -1};
 	k.tasks = tlc_xcalloc((size_t)n, sizeof(sim_task));
-	for (int i = 0; i < n; i++) {
-		sim_task *t = &k.tasks[i];
+	for (int i = 0; i < n && !s->stop; i++) {
 		const char *why = NULL;
-		if (!tlc_ws_range(items[i]->u.scope.call, info ? info->warpgroup : 0, &t->lo, &t->n, &why)) {
+		int64_t lo, cnt;
+		if (!tlc_ws_range(items[i]->u.scope.call, info ? info->warpgroup : 0, &lo, &cnt, &why)) {
 			sim_fail(s, items[i]->loc, "T.ws: %s", why);
 			break;
 		}
-		t->sched = &k;
-		t->index = i;
-		t->body = items[i]->u.scope.body;
-		if (!m)
-			continue; /* the tile level: one thread of control each */
-		t->mask = sim_mask_new(s);
-		for (int64_t x = t->lo; x < t->lo + t->n && x < s->nthreads; x++)
-			if (m->on[x]) {
-				t->mask.on[x] = true;
-				t->mask.n++;
+		sim_task *t = NULL;
+		for (int j = 0; j < k.ntasks && !t; j++) {
+			sim_task *o = &k.tasks[j];
+			if (o->lo == lo && o->n == cnt)
+				t = o;
+			else if (o->lo < lo + cnt && lo < o->lo + o->n)
+				sim_fail(s, items[i]->loc,
+				         "T.ws scopes next to each other over overlapping but different warpgroups (threads [%lld, "
+				         "%lld) here, [%lld, %lld) before) are not modelled",
+				         (long long)lo, (long long)(lo + cnt), (long long)o->lo, (long long)(o->lo + o->n));
+		}
+		if (s->stop)
+			break;
+		if (!t) {
+			t = &k.tasks[k.ntasks];
+			t->sched = &k;
+			t->index = k.ntasks++;
+			t->lo = lo;
+			t->n = cnt;
+			t->bodies = tlc_xcalloc((size_t)n, sizeof(*t->bodies));
+			if (m) { /* else the tile level: one thread of control each */
+				t->mask = sim_mask_new(s);
+				for (int64_t x = lo; x < lo + cnt && x < s->nthreads; x++)
+					if (m->on[x]) {
+						t->mask.on[x] = true;
+						t->mask.n++;
+					}
 			}
+		}
+		t->bodies[t->nbodies++] = items[i]->u.scope.body;
 	}
 	if (!s->stop) {
 		pthread_mutex_init(&k.mu, NULL);
@@ -509,17 +581,17 @@ void sim_run_ws(sim *s, const tlc_stmt *const *items, int n, const sim_mask *m)
 		pthread_attr_setstacksize(&attr, 64u << 20);
 		s->sched = &k;
 		int started = 0;
-		for (; started < n; started++) {
+		for (; started < k.ntasks; started++) {
 			if (pthread_create(&k.tasks[started].th, &attr, task_main, &k.tasks[started]) != 0) {
-				sim_fail(s, items[started]->loc, "cannot start a task for this T.ws scope");
+				sim_fail(s, items[0]->loc, "cannot start a task for these T.ws scopes");
 				k.tasks[started].state = TASK_DONE;
 				break;
 			}
 		}
-		for (int i = started + 1; i < n; i++)
+		for (int i = started + 1; i < k.ntasks; i++)
 			k.tasks[i].state = TASK_DONE;
 		pthread_mutex_lock(&k.mu);
-		give_baton(&k, next_task(&k, n - 1, true));
+		give_baton(&k, next_task(&k, k.ntasks - 1, true));
 		await_baton(&k, -1);
 		pthread_mutex_unlock(&k.mu);
 		for (int i = 0; i < started; i++)
@@ -529,8 +601,10 @@ void sim_run_ws(sim *s, const tlc_stmt *const *items, int n, const sim_mask *m)
 		pthread_cond_destroy(&k.cv);
 		s->sched = NULL;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < k.ntasks; i++) {
 		free(k.tasks[i].mask.on);
+		free(k.tasks[i].bodies);
+	}
 	free(k.tasks);
 	s->active = m ? m->on : NULL;
 }

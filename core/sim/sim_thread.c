@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include <tlc/access.h>
+#include <tlc/tileops.h>
 
 sim_mask sim_mask_new(const sim *s)
 {
@@ -306,12 +307,6 @@ static void for_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 	free(n);
 }
 
-static bool is_ws(const sim *s, const tlc_stmt *st)
-{
-	(void)s;
-	return st->kind == TLC_STMT_SCOPE && st->u.scope.call->u.call.op == TLC_OP_WS;
-}
-
 void sim_exec_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
 	if (!st || s->stop)
@@ -321,12 +316,10 @@ void sim_exec_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 	case TLC_STMT_SEQ:
 		for (int i = 0; i < st->u.seq.n && !s->stop;) {
 			/* T.ws scopes next to each other run concurrently */
-			int j = i;
-			while (j < st->u.seq.n && is_ws(s, st->u.seq.items[j]))
-				j++;
-			if (j > i) {
-				sim_run_ws(s, (const tlc_stmt *const *)&st->u.seq.items[i], j - i, m);
-				i = j;
+			int group = tlc_ws_group_len(st->u.seq.items, st->u.seq.n, i);
+			if (group) {
+				sim_run_ws(s, (const tlc_stmt *const *)&st->u.seq.items[i], group, m);
+				i += group;
 				continue;
 			}
 			sim_exec_threads(s, st->u.seq.items[i], m);
@@ -348,7 +341,7 @@ void sim_exec_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 	case TLC_STMT_ALLOC: thread_alloc(s, st); return;
 	case TLC_STMT_ATTR: sim_exec_threads(s, st->u.attr.body, m); return;
 	case TLC_STMT_SCOPE:
-		if (is_ws(s, st)) {
+		if (tlc_stmt_is_ws(st)) {
 			sim_run_ws(s, &st, 1, m);
 			return;
 		}

@@ -536,13 +536,10 @@ void sim_exec(sim *s, const tlc_stmt *st)
 	case TLC_STMT_SEQ:
 		for (int i = 0; i < st->u.seq.n && !s->stop;) {
 			/* T.ws scopes next to each other run concurrently */
-			int j = i;
-			while (j < st->u.seq.n && st->u.seq.items[j]->kind == TLC_STMT_SCOPE &&
-			       st->u.seq.items[j]->u.scope.call->u.call.op == TLC_OP_WS)
-				j++;
-			if (j > i) {
-				sim_run_ws(s, (const tlc_stmt *const *)&st->u.seq.items[i], j - i, NULL);
-				i = j;
+			int group = tlc_ws_group_len(st->u.seq.items, st->u.seq.n, i);
+			if (group) {
+				sim_run_ws(s, (const tlc_stmt *const *)&st->u.seq.items[i], group, NULL);
+				i += group;
 			} else {
 				sim_exec(s, st->u.seq.items[i++]);
 			}
@@ -565,7 +562,7 @@ void sim_exec(sim *s, const tlc_stmt *st)
 	case TLC_STMT_EVAL: call_stmt(s, st); return;
 	case TLC_STMT_ALLOC: sim_alloc(s, st); return;
 	case TLC_STMT_SCOPE:
-		if (st->u.scope.call->u.call.op == TLC_OP_WS) {
+		if (tlc_stmt_is_ws(st)) {
 			sim_run_ws(s, &st, 1, NULL);
 			return;
 		}

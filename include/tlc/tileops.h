@@ -79,6 +79,19 @@ TLC_API bool tlc_raster_decode(const tlc_expr *call, int grid_ndim, tlc_raster *
  * false and *why otherwise. */
 TLC_API bool tlc_ws_range(const tlc_expr *call, int warpgroup, int64_t *lo, int64_t *n, const char **why);
 
+/* True when s is a `with T.ws(...)` scope. */
+TLC_API bool tlc_stmt_is_ws(const tlc_stmt *s);
+/* T.ws scopes next to each other in a block (no statement between) are one
+ * group: scopes of the group over different warpgroups run at the same
+ * time, ordered among themselves only by the mbarriers they wait on; scopes
+ * over the same warpgroups run one after the other, as those threads reach
+ * them.  Returns how many of items[i], items[i + 1], ... (of n) are T.ws
+ * scopes: the length of the group starting at i, 0 when items[i] is no
+ * T.ws scope. */
+TLC_API int tlc_ws_group_len(tlc_stmt *const *items, int n, int i);
+/* True when T.ws scopes a and b select the same warpgroups. */
+TLC_API bool tlc_ws_same_warpgroups(const tlc_stmt *a, const tlc_stmt *b);
+
 /* How a gemm runs on the module's target (tlc_module_target_info): the
  * matrix instruction for its operand types, the grid of the instruction's
  * thread groups over the accumulator, and the register fragments of the

@@ -5,7 +5,11 @@
  * buffer is live from the first to the last top-level statement that touches
  * it (directly or through a T.view of it).  A statement that holds a loop
  * counts as one, so a buffer used anywhere inside a loop is live for the
- * whole loop.  A buffer nothing touches is live at its declaration only.
+ * whole loop.  T.ws scopes next to each other (tlc_ws_group_len) run at
+ * the same time on their warpgroups, so the group counts as one statement:
+ * buffers of two such scopes never share bytes (seed 000: TileLang's
+ * planner gave two consumer warpgroups' tiles the same bytes).  A buffer
+ * nothing touches is live at its declaration only.
  *
  * Alignment (the layouts are flat by now, so the rule reads what is left in
  * the IR): the target's widest shared access (shared_vector_bytes, 16 on
@@ -36,6 +40,7 @@
 #include <tlc/diag.h>
 #include <tlc/pass.h>
 #include <tlc/target.h>
+#include <tlc/tileops.h>
 #include <tlc/walk.h>
 
 typedef struct sp_buf {
@@ -306,10 +311,20 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 	tlc_stmt *body = f->body;
 	bool seq = body && body->kind == TLC_STMT_SEQ;
 	int ntop = !body ? 0 : seq ? body->u.seq.n : 1;
+	/* the time of each top-level statement: a T.ws group's is its first's */
+	int *time = tlc_mem_alloc(((size_t)ntop + 1) * sizeof(*time));
+	for (int i = 0; i < ntop;) {
+		int group = seq ? tlc_ws_group_len(body->u.seq.items, ntop, i) : 0;
+		int n = group > 1 ? group : 1;
+		for (int k = 0; k < n; k++)
+			time[i + k] = i;
+		i += n;
+	}
 	for (int i = 0; i < ntop; i++)
-		collect_allocs(&st, seq ? body->u.seq.items[i] : body, i);
+		collect_allocs(&st, seq ? body->u.seq.items[i] : body, time[i]);
 	for (int i = 0; i < ntop; i++)
-		touch_stmt(&st, seq ? body->u.seq.items[i] : body, i);
+		touch_stmt(&st, seq ? body->u.seq.items[i] : body, time[i]);
+	tlc_mem_free(time);
 	for (int i = 0; i < st.n; i++)
 		if (st.bufs[i].first > st.bufs[i].last)
 			st.bufs[i].first = st.bufs[i].last = st.bufs[i].alloc_at;

@@ -17,7 +17,14 @@
  * condition depends on the thread index.  Inside T.ws it may: all threads
  * of the block's warpgroups run its body together, and the target makes
  * a barrier there one of those threads only (a named barrier).  A hazard there is an error
- * at that region, asking to split it.  Buffers that storage-plan placed on
+ * at that region, asking to split it.  T.ws scopes next to each other run
+ * at the same time (tlc_ws_group_len): a block barrier between them could
+ * not order them and would deadlock scopes that wait on each other's
+ * mbarriers, so the group is checked as one statement against what came
+ * before, and the mbarriers they wait on order scopes over different
+ * warpgroups (tlc-sim checks that they do); scopes of a group over
+ * different warpgroups that touch the same shared buffer while none of the
+ * group waits on an mbarrier are an error.  Buffers that storage-plan placed on
  * overlapping bytes count as the same memory, so run this pass after it.
  * A barrier before a statement that reads shared memory through WGMMA
  * descriptors (the async proxy) comes after a T.fence_proxy_async(): the
@@ -39,6 +46,7 @@
 #include <string.h>
 
 #include <tlc/access.h>
+#include <tlc/tileops.h>
 #include <tlc/walk.h>
 
 #include "sync_insert.h"
@@ -73,6 +81,24 @@ static tlc_stmt *make_barrier(si_state *si, tlc_loc loc)
 {
 	tlc_module *m = si->m;
 	return tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL));
+}
+
+static tlc_walk_action find_mbarrier_wait(void *p, const tlc_expr *x)
+{
+	bool *found = p;
+	if (x->kind == TLC_EXPR_CALL &&
+	    (x->u.call.op == TLC_OP_BARRIER_WAIT || x->u.call.op == TLC_OP_MBARRIER_WAIT_PARITY)) {
+		*found = true;
+		return TLC_WALK_STOP;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+static bool waits_on_mbarrier(const tlc_stmt *s)
+{
+	bool found = false;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &found, .expr_pre = find_mbarrier_wait}, s);
+	return found;
 }
 
 typedef struct thread_search {
@@ -265,6 +291,66 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 	}
 }
 
+/* A group of n >= 2 T.ws scopes (tlc_ws_group_len), appended to out: one
+ * barrier before the group when it meets what is pending, none between its
+ * scopes.  Scopes over the same warpgroups run one after the other on the
+ * same threads: inside the later one, what the earlier ones did is pending,
+ * and a barrier there (theirs alone) orders it. */
+static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, tlc_stmt *out, bool *inserted)
+{
+	si_access all = {0};
+	bool async_reader = false, ordered = false;
+	for (int k = 0; k < n; k++) {
+		si_stmt_access(si, items[k], &all);
+		async_reader = async_reader || reads_async_proxy(items[k]);
+		ordered = ordered || waits_on_mbarrier(items[k]);
+	}
+	const tlc_buffer *b = si_hazard(si, &si->pending, &all);
+	if (b && rg.where == SI_ANYWHERE) {
+		if (async_reader)
+			tlc_seq_append(si->m, out, make_fence_proxy(si, items[0]->loc));
+		tlc_seq_append(si->m, out, make_barrier(si, items[0]->loc));
+		*inserted = true;
+		si->pending = (si_access){0};
+	} else if (b) {
+		report(si, rg.where, rg.stmt, items[0], b);
+		si->pending = (si_access){0};
+	}
+	bool reported = false;
+	for (int k = 1; k < n && !ordered && !reported; k++)
+		for (int e = 0; e < k && !reported; e++) {
+			if (tlc_ws_same_warpgroups(items[e], items[k]))
+				continue;
+			si_access earlier = {0}, later = {0};
+			si_stmt_access(si, items[e], &earlier);
+			si_stmt_access(si, items[k], &later);
+			const tlc_buffer *shared = si_hazard(si, &earlier, &later);
+			if (!shared)
+				continue;
+			tlc_error(tlc_module_context(si->m), items[k]->loc,
+			          "shared buffer '%s' is used by this T.ws scope and by the one at %u:%u, which runs at the "
+			          "same time on other warpgroups, and no scope of the two waits on an mbarrier: order them "
+			          "with T.barrier_arrive / T.barrier_wait, or put T.sync_threads() between the scopes to run "
+			          "one after the other",
+			          shared->name, items[e]->loc.line, items[e]->loc.col);
+			si->errors++;
+			reported = true;
+		}
+	si_access outer = si->pending;
+	for (int k = 0; k < n; k++) {
+		si->pending = (si_access){0};
+		for (int e = 0; e < k; e++)
+			if (tlc_ws_same_warpgroups(items[e], items[k]))
+				si_stmt_access(si, items[e], &si->pending);
+		visit_body(si, &items[k]->u.scope.body, rg);
+		si_async_writes(si, items[k], &si->in_flight);
+		tlc_seq_append(si->m, out, items[k]);
+	}
+	si->pending = outer;
+	si_set_union(&si->pending.r, &all.r);
+	si_set_union(&si->pending.w, &all.w);
+}
+
 /* Walk a block (or a single statement standing for one), inserting
  * barriers; *slot becomes a block when a barrier goes before a lone
  * statement. */
@@ -280,6 +366,12 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 	bool inserted = false;
 	for (int i = 0; i < n; i++) {
 		tlc_stmt *item = items[i];
+		int group = tlc_ws_group_len(items, n, i);
+		if (group >= 2) {
+			visit_ws_group(si, &items[i], group, rg, out, &inserted);
+			i += group - 1;
+			continue;
+		}
 		if (item->kind == TLC_STMT_LET && mentions_thread(si, item->u.let.value))
 			add_thread_var(si, item->u.let.var);
 		if (si_is_barrier(item)) {

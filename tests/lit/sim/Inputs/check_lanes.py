@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Check the raw registers a lane-semantics kernel stored (lane_semantics.tl)
+against the PTX ISA's fragment tables, written here in the ISA's own terms:
+groupID g = lane / 4, threadID_in_group t = lane % 4.
+
+    check_lanes.py mma DIR M N WM WN           mma.sync m16n8k16 accumulator
+    check_lanes.py mma-rs DIR M N K WM WN      ... with A read from registers (Asrc)
+    check_lanes.py wgmma DIR M N WGM [--fp8-e4m3]  wgmma m64nNk16/k32 accumulator
+    check_lanes.py wgmma-rs DIR M N K          ... with A read from registers (Asrc)
+    check_lanes.py shfl-xor DIR MASK...        Out[i, l] = In[l ^ MASK_i] within each warp
+
+Out[thread * R + r] is register r of the thread.  A thread group (a warp, a
+warpgroup) holding an MI x NI block of instruction tiles keeps tile
+(mi, ni)'s registers at (mi * NI + ni) * R_atom + r, and group
+wm * WN + wn owns rows [wm * M / WM, ...) and columns [wn * N / WN, ...)
+(tlc/layout.h, tlc_fragment_tile).  Values: A @ B in float64, compared
+within 1e-6 relative (a wrong lane or register gives an unrelated product).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_npy import read_npy  # noqa: E402
+
+
+def c_16x8(lane, r):
+    """mma.sync m16n8 (and each warp of wgmma m64nN) accumulator: c0,c1 in row g, c2,c3 in row g + 8."""
+    return lane // 4 + 8 * (r >= 2), 2 * (lane % 4) + (r & 1)
+
+
+def a_16x16(lane, r):
+    """mma.sync m16n8k16 A (16-bit): a0,a1 (g, 2t..), a2,a3 (g+8, 2t..), a4,a5 (g, 2t+8..), a6,a7 (g+8, 2t+8..)."""
+    return lane // 4 + 8 * ((r >> 1) & 1), 2 * (lane % 4) + (r & 1) + 8 * (r >= 4)
+
+
+def matmul(A, B, M, N, K):
+    return [[sum(A[i][k] * B[k][j] for k in range(K)) for j in range(N)] for i in range(M)]
+
+
+def grid(shape):
+    rows, cols = shape
+    return lambda v: [v[i * cols:(i + 1) * cols] for i in range(rows)]
+
+
+def load(d, name):
+    _, shape, values = read_npy(os.path.join(d, name + ".npy"))
+    return shape, values
+
+
+def accumulator_slot(kind, M, N, GM, GN, thread, r):
+    """(row, col) of register r of `thread` in the M x N accumulator."""
+    if kind == "mma":
+        group_threads, am, an, ratom = 32, 16, 8, 4
+    else:
+        group_threads, am, an, ratom = 128, 64, 8, 4
+    group, lane = divmod(thread, group_threads)
+    wm, wn = divmod(group, GN)
+    NI = N // GN // an
+    tile, ra = divmod(r, ratom)
+    mi, ni = divmod(tile, NI)
+    if kind == "mma":
+        row, col = c_16x8(lane, ra)
+    else:  # the warpgroup's warp w holds rows 16w .. 16w + 15 of the 64
+        row, col = c_16x8(lane % 32, ra)
+        row += 16 * (lane // 32)
+    return wm * (M // GM) + mi * am + row, wn * (N // GN) + ni * an + col
+
+
+def a_register_slot(kind, M, K, GM, GN, thread, r):
+    """(row, k) of A register r of `thread` (A splits M only: every wn holds the same rows)."""
+    group_threads, am = (32, 16) if kind == "mma" else (128, 64)
+    group, lane = divmod(thread, group_threads)
+    wm = group // GN
+    KI = K // 16
+    tile, ra = divmod(r, 8)
+    mi, ki = divmod(tile, KI)
+    row, col = a_16x16(lane % 32, ra)
+    row += 16 * (lane // 32) if kind == "wgmma" else 0
+    return wm * (M // GM) + mi * am + row, ki * 16 + col
+
+
+def check_accumulator(d, kind, M, N, GM, GN, a_from_registers=None):
+    (kb, nb), bv = load(d, "B")
+    K = kb
+    Bm = grid((K, N))(bv)
+    threads = GM * GN * (32 if kind == "mma" else 128)
+    if a_from_registers:
+        K = a_from_registers
+        _, av = load(d, "Asrc")
+        RA = len(av) // threads
+        Am = [[None] * K for _ in range(M)]
+        for t in range(threads):
+            for r in range(RA):
+                i, k = a_register_slot(kind, M, K, GM, GN, t, r)
+                if Am[i][k] is not None and Am[i][k] != av[t * RA + r]:
+                    sys.exit(f"A[{i}][{k}] is in two registers with different values")
+                Am[i][k] = av[t * RA + r]
+        if any(x is None for row in Am for x in row):
+            sys.exit("some element of A is in no register")
+    else:
+        (am_, K), avals = load(d, "A")
+        Am = grid((M, K))(avals)
+    C = matmul(Am, Bm, M, N, K)
+    _, out = load(d, "Out")
+    R = len(out) // threads
+    seen = set()
+    for t in range(threads):
+        for r in range(R):
+            i, j = accumulator_slot(kind, M, N, GM, GN, t, r)
+            seen.add((i, j))
+            got, want = out[t * R + r], C[i][j]
+            if abs(got - want) > 1e-6 * abs(want) + 1e-6:
+                sys.exit(f"thread {t} register {r}: {got}, but the PTX table puts C[{i}][{j}] = {want} there")
+    if len(seen) != M * N:
+        sys.exit(f"the registers hold {len(seen)} of the {M * N} accumulator elements")
+
+
+def main():
+    kind, d, rest = sys.argv[1], sys.argv[2], [a for a in sys.argv[3:] if not a.startswith("--")]
+    n = [int(x) for x in rest]
+    if kind == "mma":
+        check_accumulator(d, "mma", n[0], n[1], n[2], n[3])
+    elif kind == "mma-rs":
+        check_accumulator(d, "mma", n[0], n[1], n[3], n[4], a_from_registers=n[2])
+    elif kind == "wgmma":
+        check_accumulator(d, "wgmma", n[0], n[1], n[2], 1)
+    elif kind == "wgmma-rs":
+        check_accumulator(d, "wgmma", n[0], n[1], 1, 1, a_from_registers=n[2])
+    elif kind == "shfl-xor":
+        (lanes,), inv = load(d, "In")
+        _, out = load(d, "Out")
+        for i, mask in enumerate(n):
+            for l in range(lanes):
+                src = (l // 32) * 32 + ((l % 32) ^ mask)
+                if out[i * lanes + l] != inv[src]:
+                    sys.exit(f"shfl_xor mask {mask}: thread {l} got {out[i * lanes + l]}, lane {src} holds {inv[src]}")
+    else:
+        sys.exit(f"unknown check {kind}")
+
+
+if __name__ == "__main__":
+    main()
