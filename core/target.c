@@ -38,6 +38,39 @@ const tlc_matrix_inst *tlc_target_find_matrix(const tlc_target_info *info, tlc_d
 	return NULL;
 }
 
+static const tlc_buffer *operand_of(const tlc_expr *x)
+{
+	return x->kind == TLC_EXPR_BUF ? x->u.buf : x->kind == TLC_EXPR_LOAD ? x->u.load.buf : NULL;
+}
+
+const tlc_matrix_inst *tlc_target_matrix_of_call(const tlc_target_info *info, const tlc_expr *call, int threads)
+{
+	if (!info || !call || call->kind != TLC_EXPR_CALL || call->u.call.nargs < 3)
+		return NULL;
+	const tlc_buffer *a = operand_of(call->u.call.args[0]), *b = operand_of(call->u.call.args[1]),
+	                 *c = operand_of(call->u.call.args[2]);
+	if (!a || !b || !c)
+		return NULL;
+	const tlc_expr *name = tlc_call_kw(call, "inst");
+	const tlc_expr *nx = tlc_call_kw(call, "N"), *gx = tlc_call_kw(call, "warp_n");
+	if (!gx)
+		gx = tlc_call_kw(call, "wg_n");
+	int64_t N = 0, gn = 1;
+	if (nx)
+		tlc_expr_as_int(nx, &N);
+	if (gx)
+		tlc_expr_as_int(gx, &gn);
+	for (int i = 0; i < info->nmatrix; i++) {
+		const tlc_matrix_inst *x = &info->matrix[i];
+		if (x->a != a->dtype || x->b != b->dtype || x->acc != c->dtype)
+			continue;
+		if (name ? name->kind == TLC_EXPR_STR && strcmp(name->u.str, x->name) == 0
+		         : x->threads == threads && gn > 0 && N % gn == 0 && (N / gn) % x->n == 0)
+			return x;
+	}
+	return NULL;
+}
+
 const tlc_layout *tlc_frag_atom_layout(tlc_module *m, const tlc_frag_atom *atom, int threads, int64_t thread_lo,
                                        const char **why)
 {

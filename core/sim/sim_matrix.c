@@ -84,20 +84,6 @@ static int64_t kw_int(sim *s, const tlc_expr *call, const char *name, int64_t df
 	return x ? sim_eval_int(s, x, loc) : dflt;
 }
 
-/* The first matrix instruction for these types issued by `threads`
- * threads (the plan's choice: tables list the preferred one first; unlike
- * tlc_target_find_matrix, an mma_gemm on sm90 must skip the WGMMA rows). */
-static const tlc_matrix_inst *find_inst(const tlc_target_info *info, tlc_dtype a, tlc_dtype b, tlc_dtype c,
-                                        int threads, int64_t n_share)
-{
-	for (int i = 0; info && i < info->nmatrix; i++) {
-		const tlc_matrix_inst *x = &info->matrix[i];
-		if (x->a == a && x->b == b && x->acc == c && x->threads == threads && n_share % x->n == 0)
-			return x;
-	}
-	return NULL;
-}
-
 /* Offsets of a shared operand's logical (rows x cols) elements through
  * its layout (row-major without one). */
 static int64_t *operand_offsets(sim *s, const tlc_expr *lx, int64_t rows, int64_t cols, const char *which, tlc_loc loc)
@@ -191,7 +177,9 @@ static sim_gemm *gemm_of(sim *s, const tlc_stmt *st, bool wgmma)
 		return NULL;
 	}
 	int group = wgmma ? (info ? info->warpgroup : 0) : (int)s->warp_size;
-	const tlc_matrix_inst *x = find_inst(info, ab->dtype, bb->dtype, C->u.buf->dtype, group, g->N / g->gn);
+	const tlc_matrix_inst *x = tlc_target_matrix_of_call(info, c, group);
+	if (x && x->threads != group)
+		x = NULL; /* a warpgroup instruction named in a T.mma_gemm, or the reverse */
 	const char *why = NULL;
 	const tlc_layout *atom = x ? tlc_frag_atom_layout(s->m, &x->frag_c, x->threads, 0, &why) : NULL;
 	const tlc_layout *cf =

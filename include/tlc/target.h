@@ -119,6 +119,15 @@ TLC_API void tlc_module_set_target(tlc_module *m, const tlc_target_desc *t);
  * types whose n divides n_total (0: any); NULL when none. */
 TLC_API const tlc_matrix_inst *tlc_target_find_matrix(const tlc_target_info *info, tlc_dtype a, tlc_dtype b,
                                                       tlc_dtype acc, int64_t n_total);
+/* The instruction of a lowered matrix call (T.mma_gemm, T.wgmma_issue):
+ * the row of info its `inst="NAME"` keyword names, for the call's operand
+ * and accumulator types (lower-tile-ops writes it: the plan's choice, which
+ * the simulator and the target then follow); without the keyword (hand-
+ * written IR), the first row for those types issued by groups of `threads`
+ * threads whose n divides the call's N / (its groups along N).  NULL when
+ * there is none. */
+TLC_API const tlc_matrix_inst *tlc_target_matrix_of_call(const tlc_target_info *info, const tlc_expr *call,
+                                                         int threads);
 /* The fragment of an operand atom as a layout of m (bound to thread_lo);
  * NULL and *why set when its digits are not a fragment. */
 TLC_API const tlc_layout *tlc_frag_atom_layout(tlc_module *m, const tlc_frag_atom *atom, int threads,

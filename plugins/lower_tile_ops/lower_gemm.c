@@ -114,6 +114,7 @@ static tlc_stmt *lower_wgmma(lw_state *st, const tlc_stmt *s, const tlc_gemm_inf
 	}
 	KW("thread_lo", tlc_i32(m, g->C->layout->thread_lo));
 	KW("accumulate", tlc_bool(m, !g->clear_accum));
+	KW("inst", tlc_str(m, plan->inst->name));
 #undef KW
 	const tlc_expr *args[3] = {operand_base(st, g->A, g->nlead[0], g->lead[0]),
 	                           operand_base(st, g->B, g->nlead[1], g->lead[1]), call->u.call.args[2]};
@@ -237,6 +238,8 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 		KW(k ? "ldmatrix_B" : "ldmatrix_A", tlc_bool(m, l->ndim == 2 && lw_layout_runs(st, l, run)));
 	}
 	KW("thread_lo", tlc_i32(m, CL->thread_lo));
+	/* the plan's instruction: the simulator and the target follow it */
+	KW("inst", tlc_str(m, plan.inst->name));
 #undef KW
 	const tlc_expr *args[3] = {operand_base(st, g.A, g.nlead[0], g.lead[0]),
 	                           operand_base(st, g.B, g.nlead[1], g.lead[1]), call->u.call.args[2]};
