@@ -24,73 +24,29 @@ static const tlc_buffer *operand_buffer(const tlc_expr *x)
 	return x->kind == TLC_EXPR_BUF ? x->u.buf : x->u.load.buf;
 }
 
-/* A whole buffer by name, the first element of a tile by its address. */
-static void emit_operand(gpu_emitter *e, const tlc_expr *x)
-{
-	if (x->kind == TLC_EXPR_BUF) {
-		tlc_buf_puts(e->out, gpu_name(e, x->u.buf->name));
-		return;
-	}
-	tlc_buf_puts(e->out, "&");
-	gpu_emit_access(e, e->loc, x->u.load.buf, x->u.load.n, x->u.load.idx);
-}
-
 void cuda_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind)
 {
-	int64_t M, N, K, wm, wn, ta = 0, tb = 0, la = 0, lb = 0, lo = 0;
-	if (call->u.call.nargs != 3 || !kw_int(call, "M", &M) || !kw_int(call, "N", &N) || !kw_int(call, "K", &K) ||
-	    !kw_int(call, "warp_m", &wm) || !kw_int(call, "warp_n", &wn)) {
-		tlc_error(e->ctx, e->loc,
-			  "T.mma_gemm needs A, B, C and constant M, N, K, warp_m, warp_n");
+	gpu_mma_call g;
+	if (!gpu_decode_mma(e, call, &g))
 		return;
-	}
-	kw_int(call, "transpose_A", &ta);
-	kw_int(call, "transpose_B", &tb);
-	kw_int(call, "ldmatrix_A", &la);
-	kw_int(call, "ldmatrix_B", &lb);
-	kw_int(call, "thread_lo", &lo);
-	const tlc_expr *A = call->u.call.args[0], *B = call->u.call.args[1], *C = call->u.call.args[2];
-	if ((A->kind != TLC_EXPR_BUF && A->kind != TLC_EXPR_LOAD) || (B->kind != TLC_EXPR_BUF && B->kind != TLC_EXPR_LOAD) ||
-	    C->kind != TLC_EXPR_BUF) {
-		tlc_error(e->ctx, e->loc, "T.mma_gemm operands must be buffers (or, for A and B, the first element of a tile)");
-		return;
-	}
-	const tlc_buffer *Ab = operand_buffer(A);
-	const char *T = gpu_ctype(e, Ab->dtype);
-	bool a_regs = Ab->scope == TLC_SCOPE_LOCAL;
-	const tlc_expr *lay_a = tlc_call_kw(call, "layout_A"), *lay_b = tlc_call_kw(call, "layout_B");
-	if (!lay_b || (!a_regs && !lay_a)) {
-		tlc_error(e->ctx, e->loc,
-			  "T.mma_gemm needs layout_B (and layout_A for a shared A)");
-		return;
-	}
-	const char *fa = a_regs ? NULL : gpu_emit_layout_functor(e, call, lay_a, "A");
-	const char *fb = gpu_emit_layout_functor(e, call, lay_b, "B");
-	if ((!a_regs && !fa) || !fb)
-		return;
+	const char *T = gpu_ctype(e, g.a_buf->dtype);
 	e->helpers |= CUDA_HELPER_GEMM;
 	gpu_indent(e, ind);
-	if (a_regs)
-		tlc_buf_printf(e->out, "tlc::gemm_rs<%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s>(", (long long)M,
-		               (long long)N, (long long)K, (long long)wm, (long long)wn, tb ? "true" : "false",
-		               lb ? "true" : "false", T, fb);
+	if (g.a_regs)
+		tlc_buf_printf(e->out, "tlc::gemm_rs<%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s>(", (long long)g.M,
+		               (long long)g.N, (long long)g.K, (long long)g.warp_m, (long long)g.warp_n,
+		               g.trans_b ? "true" : "false", g.ldmatrix_b ? "true" : "false", T, g.layout_b);
 	else
-		tlc_buf_printf(e->out, "tlc::gemm_ss<%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s>(", (long long)M,
-		               (long long)N, (long long)K, (long long)wm, (long long)wn, ta ? "true" : "false",
-		               tb ? "true" : "false", la ? "true" : "false", lb ? "true" : "false", T, fa, fb);
-	if (e->f->thread_ndim > 1) {
-		tlc_error(e->ctx, e->loc,
-			  "T.gemm needs a one-dimensional thread block (threads=N) on target %s",
-			  gpu_target_name(e));
-		return;
-	}
-	const char *tid = "(int)threadIdx.x";
-	emit_operand(e, A);
+		tlc_buf_printf(e->out, "tlc::gemm_ss<%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %s, %s, %s>(",
+		               (long long)g.M, (long long)g.N, (long long)g.K, (long long)g.warp_m, (long long)g.warp_n,
+		               g.trans_a ? "true" : "false", g.trans_b ? "true" : "false", g.ldmatrix_a ? "true" : "false",
+		               g.ldmatrix_b ? "true" : "false", T, g.layout_a, g.layout_b);
+	gpu_emit_operand(e, g.A);
 	tlc_buf_puts(e->out, ", ");
-	emit_operand(e, B);
-	tlc_buf_printf(e->out, ", %s, %s", gpu_name(e, C->u.buf->name), tid);
-	if (lo)
-		tlc_buf_printf(e->out, " - %lld", (long long)lo);
+	gpu_emit_operand(e, g.B);
+	tlc_buf_printf(e->out, ", %s, (int)threadIdx.x", gpu_name(e, g.C->u.buf->name));
+	if (g.thread_lo)
+		tlc_buf_printf(e->out, " - %lld", (long long)g.thread_lo);
 	tlc_buf_puts(e->out, ");\n");
 }
 
@@ -233,9 +189,9 @@ void cuda_emit_wgmma(gpu_emitter *e, const tlc_stmt *s, int ind)
 	if (a_regs)
 		tlc_buf_printf(e->out, "reinterpret_cast<const uint32_t *>(%s)", gpu_name(e, Ab->name));
 	else
-		emit_operand(e, A);
+		gpu_emit_operand(e, A);
 	tlc_buf_puts(e->out, ", ");
-	emit_operand(e, B);
+	gpu_emit_operand(e, B);
 	tlc_buf_printf(e->out, ", %s, (int)threadIdx.x", gpu_name(e, C->u.buf->name));
 	if (lo)
 		tlc_buf_printf(e->out, " - %lld", (long long)lo);

@@ -1,5 +1,7 @@
 /* cuda_vendor.c - how CUDA spells what the shared GPU C++ printer prints,
  * and the ops and device helpers that only CUDA has. */
+#include <stdio.h>
+
 #include "cuda_emit.h"
 
 /* T.mma_gemm, T.atomic_add_vec, cp.async, WGMMA, mbarriers, setmaxnreg and
@@ -52,16 +54,12 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 	}
 }
 
-/* The text of device/NAME.cuh and a blank line; an #error line if the
- * plugin was built without it. */
+/* The text of device/NAME.cuh and a blank line. */
 static void paste_device_text(tlc_buf *out, const char *name)
 {
-	const char *text = cuda_device_text(name);
-	if (text)
-		tlc_buf_puts(out, text);
-	else
-		tlc_buf_printf(out, "#error tlc: device helper %s.cuh missing from the cuda plugin\n", name);
-	tlc_buf_puts(out, "\n");
+	char file[64];
+	snprintf(file, sizeof file, "%s.cuh", name);
+	gpu_paste_device_text(out, cuda_device_text(name), file);
 }
 
 static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)

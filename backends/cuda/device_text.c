@@ -10,10 +10,5 @@
 
 const char *cuda_device_text(const char *name)
 {
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < sizeof tlc_device_sources / sizeof tlc_device_sources[0]; i++)
-		if (strcmp(tlc_device_sources[i].name, name) == 0)
-			return tlc_device_sources[i].text;
-	return NULL;
+	return gpu_device_text(tlc_device_sources, sizeof tlc_device_sources / sizeof tlc_device_sources[0], name);
 }

@@ -4,6 +4,7 @@
  * lower-tile-ops chose the element, the vector width and the alignment of
  * each of these ops; here they only get their C++ spelling. */
 #include <stdio.h>
+#include <string.h>
 
 #include <tlc/layout.h>
 
@@ -134,6 +135,71 @@ const char *gpu_emit_layout_functor(gpu_emitter *e, const tlc_expr *call,
 	return tlc_strdup(e->m, name);
 }
 
+static bool kw_int(const tlc_expr *call, const char *name, int64_t *v)
+{
+	const tlc_expr *x = tlc_call_kw(call, name);
+	return x && tlc_expr_as_int(x, v);
+}
+
+bool gpu_decode_mma(gpu_emitter *e, const tlc_expr *call, gpu_mma_call *g)
+{
+	memset(g, 0, sizeof(*g));
+	int64_t ta = 0, tb = 0, la = 0, lb = 0;
+	if (call->u.call.nargs != 3 || !kw_int(call, "M", &g->M) || !kw_int(call, "N", &g->N) ||
+	    !kw_int(call, "K", &g->K) || !kw_int(call, "warp_m", &g->warp_m) || !kw_int(call, "warp_n", &g->warp_n)) {
+		tlc_error(e->ctx, e->loc, "T.mma_gemm needs A, B, C and constant M, N, K, warp_m, warp_n");
+		return false;
+	}
+	kw_int(call, "transpose_A", &ta);
+	kw_int(call, "transpose_B", &tb);
+	kw_int(call, "ldmatrix_A", &la);
+	kw_int(call, "ldmatrix_B", &lb);
+	kw_int(call, "thread_lo", &g->thread_lo);
+	g->trans_a = ta, g->trans_b = tb, g->ldmatrix_a = la, g->ldmatrix_b = lb;
+	g->A = call->u.call.args[0], g->B = call->u.call.args[1], g->C = call->u.call.args[2];
+	if ((g->A->kind != TLC_EXPR_BUF && g->A->kind != TLC_EXPR_LOAD) ||
+	    (g->B->kind != TLC_EXPR_BUF && g->B->kind != TLC_EXPR_LOAD) || g->C->kind != TLC_EXPR_BUF) {
+		tlc_error(e->ctx, e->loc, "T.mma_gemm operands must be buffers (or, for A and B, the first element of a tile)");
+		return false;
+	}
+	g->a_buf = g->A->kind == TLC_EXPR_BUF ? g->A->u.buf : g->A->u.load.buf;
+	g->a_regs = g->a_buf->scope == TLC_SCOPE_LOCAL;
+	const tlc_target_info *info = e->target->desc->info;
+	g->inst = tlc_target_matrix_of_call(info, call, info->lanes);
+	if (!g->inst || g->inst->threads != info->lanes) {
+		tlc_error(e->ctx, e->loc, "T.mma_gemm: target %s has no %s instruction for these operands%s%s",
+		          gpu_target_name(e), info->lanes == 64 ? "wavefront" : "warp",
+		          tlc_call_kw(call, "inst") ? " named " : "",
+		          tlc_call_kw(call, "inst") && tlc_call_kw(call, "inst")->kind == TLC_EXPR_STR
+		              ? tlc_call_kw(call, "inst")->u.str
+		              : "");
+		return false;
+	}
+	const tlc_expr *lay_a = tlc_call_kw(call, "layout_A"), *lay_b = tlc_call_kw(call, "layout_B");
+	if (!lay_b || (!g->a_regs && !lay_a)) {
+		tlc_error(e->ctx, e->loc, "T.mma_gemm needs layout_B (and layout_A for a shared A)");
+		return false;
+	}
+	if (e->f->thread_ndim > 1) {
+		tlc_error(e->ctx, e->loc, "T.gemm needs a one-dimensional thread block (threads=N) on target %s",
+		          gpu_target_name(e));
+		return false;
+	}
+	g->layout_a = g->a_regs ? NULL : gpu_emit_layout_functor(e, call, lay_a, "A");
+	g->layout_b = gpu_emit_layout_functor(e, call, lay_b, "B");
+	return (g->a_regs || g->layout_a) && g->layout_b;
+}
+
+void gpu_emit_operand(gpu_emitter *e, const tlc_expr *x)
+{
+	if (x->kind == TLC_EXPR_BUF) {
+		tlc_buf_puts(e->out, gpu_name(e, x->u.buf->name));
+		return;
+	}
+	tlc_buf_puts(e->out, "&");
+	gpu_emit_access(e, e->loc, x->u.load.buf, x->u.load.n, x->u.load.idx);
+}
+
 bool gpu_emit_barrier_addr(gpu_emitter *e, tlc_loc loc, const tlc_expr *call, const tlc_expr *x)
 {
 	const tlc_buffer *b = x && x->kind == TLC_EXPR_BUF    ? x->u.buf
@@ -166,4 +232,21 @@ bool gpu_emit_barrier_addr(gpu_emitter *e, tlc_loc loc, const tlc_expr *call, co
 		tlc_buf_puts(e->out, "0");
 	tlc_buf_puts(e->out, "]");
 	return !gpu_failed(e);
+}
+
+const char *gpu_device_text(const struct tlc_device_source *table, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return table[i].text;
+	return NULL;
+}
+
+void gpu_paste_device_text(tlc_buf *out, const char *text, const char *file)
+{
+	if (text)
+		tlc_buf_puts(out, text);
+	else
+		tlc_buf_printf(out, "#error tlc: device helper %s missing from the target plugin\n", file);
+	tlc_buf_puts(out, "\n");
 }

@@ -16,6 +16,7 @@
 #define TLC_GPU_PRINTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <tlc/bounds.h>
 #include <tlc/diag.h>
@@ -224,12 +225,46 @@ bool gpu_vector_operands(const tlc_stmt *s, const tlc_expr **dst, const tlc_expr
 const char *gpu_emit_layout_functor(gpu_emitter *e, const tlc_expr *call, const tlc_expr *layout_expr,
                                     const char *what);
 
+/* A T.mma_gemm call as lower-tile-ops wrote it: the shapes, the grid of
+ * thread groups, the transposes, the operands (A and B: a whole shared
+ * buffer or the first element of a tile, which carries a pipeline stage's
+ * index; A may be registers), the functors of the shared operands' layouts
+ * (printed by gpu_decode_mma) and the instruction. */
+typedef struct gpu_mma_call {
+	int64_t M, N, K, warp_m, warp_n, thread_lo;
+	bool trans_a, trans_b, ldmatrix_a, ldmatrix_b;
+	const tlc_expr *A, *B, *C;
+	const tlc_buffer *a_buf;
+	bool a_regs;                    /* A is the thread's registers (T.alloc_local) */
+	const char *layout_a, *layout_b; /* functor names; layout_a NULL when a_regs */
+	const tlc_matrix_inst *inst;    /* the target's row the call names */
+} gpu_mma_call;
+
+/* Decode a T.mma_gemm call for e's target; false after reporting what is
+ * missing. */
+bool gpu_decode_mma(gpu_emitter *e, const tlc_expr *call, gpu_mma_call *g);
+/* Print a matrix operand: a whole buffer by name, the first element of a
+ * tile by its address (&A[stage, 0, 0] keeps the stage). */
+void gpu_emit_operand(gpu_emitter *e, const tlc_expr *x);
+
 /* The operand `x` of op statement `call` that names a barrier
  * (T.alloc_barrier): a whole barrier buffer (its barrier 0) or one element
  * bar[i].  Prints its address, &NAME[i], and returns true; reports
  * "T.<op>: barrier operands are T.alloc_barrier buffers (or their elements)
  * in tlc" at `loc` (or an index out of range) and returns false otherwise. */
 bool gpu_emit_barrier_addr(gpu_emitter *e, tlc_loc loc, const tlc_expr *call, const tlc_expr *x);
+
+/* A device helper's text, embedded in a target plugin by scripts/embed.sh
+ * (a generated device_sources.h holds a table of them). */
+struct tlc_device_source {
+	const char *name;
+	const char *text;
+};
+/* The text of helper `name` in table (n entries); NULL when it is not there. */
+const char *gpu_device_text(const struct tlc_device_source *table, size_t n, const char *name);
+/* Append `text` (the helper `file`) and a blank line to out; an #error line
+ * naming the file when text is NULL (a plugin built without it). */
+void gpu_paste_device_text(tlc_buf *out, const char *text, const char *file);
 
 /* ---- gpu_launcher.c: extern "C" launchers and the C header ---- */
 

@@ -1,0 +1,88 @@
+// tlc_mfma.hip.h - the MFMA gemm of tlc's hip target (AMD CDNA), pasted
+// into generated .hip sources that use T.gemm.
+//
+// There is no ldmatrix on AMD: each lane of a wavefront (64 lanes) reads the
+// elements of its MFMA operands from LDS itself.  Which elements a lane
+// holds is not written here: the hip target prints, per gemm, a struct I
+// from its description's fragments (I::a::row / col (lane, j) for A's
+// element j, I::b likewise, and I::run, the __builtin_amdgcn_mfma_* call),
+// and the layout functors of the shared operands (L::off(r, c)).  It also
+// checked that each run of V elements a lane reads is contiguous and
+// aligned in LDS, so V elements are read at once (ds_read_b64 / b128).
+//
+// A block of tid threads: wavefront g = tid / 64 is group (wm, wn) =
+// (g / WN, g % WN) of a WM x WN grid; it holds rows [wm M/WM, ...) and
+// columns [wn N/WN, ...) of the M x N accumulator as MI x NI instruction
+// tiles, tile (mi, ni)'s registers at C[(mi NI + ni) I::rc + j] (the
+// layout algebra's tlc_fragment_tile, as lowering and tlc-sim read them).
+// A in registers (mfma_gemm_rs): tile (mi, ki)'s at A[(mi KI + ki) I::ra + j].
+
+namespace tlc {
+
+template <int BYTES> struct mfma_chunk;
+template <> struct mfma_chunk<1> { typedef unsigned char type; };
+template <> struct mfma_chunk<2> { typedef unsigned short type; };
+template <> struct mfma_chunk<4> { typedef unsigned int type; };
+template <> struct mfma_chunk<8> { typedef unsigned int type __attribute__((ext_vector_type(2))); };
+template <> struct mfma_chunk<16> { typedef unsigned int type __attribute__((ext_vector_type(4))); };
+
+// Lane `lane`'s R elements of one operand tile whose logical element
+// (r, c) (A: (m, k); B: (k, n)) sits at L::off(r, c) from base, or at
+// L::off(c, r) when the operand is stored transposed.
+template <int R, int V, bool TRANS, class L, class Map, class T>
+__device__ __forceinline__ void mfma_load(const T *base, int lane, int row0, int col0, T *dst)
+{
+	typedef typename mfma_chunk<V * (int)sizeof(T)>::type chunk;
+#pragma unroll
+	for (int j = 0; j < R; j += V) {
+		const int r = row0 + Map::row(lane, j), c = col0 + Map::col(lane, j);
+		const int off = TRANS ? L::off(c, r) : L::off(r, c);
+		*reinterpret_cast<chunk *>(&dst[j]) = *reinterpret_cast<const chunk *>(&base[off]);
+	}
+}
+
+// C += A B with A (M x K) and B (K x N) in LDS.
+template <int M, int N, int K, int WM, int WN, bool TA, bool TB, int VA, int VB, class I, class LA, class LB, class T,
+          class Acc>
+__device__ __forceinline__ void mfma_gemm_ss(const T *A, const T *B, Acc *C, int tid)
+{
+	constexpr int MI = M / WM / I::m, NI = N / WN / I::n, KI = K / I::k;
+	const int lane = tid % 64, group = tid / 64, wm = group / WN, wn = group % WN;
+#pragma unroll
+	for (int ki = 0; ki < KI; ki++) {
+		T a[MI][I::ra], b[NI][I::rb];
+#pragma unroll
+		for (int mi = 0; mi < MI; mi++)
+			mfma_load<I::ra, VA, TA, LA, typename I::a>(A, lane, wm * (M / WM) + mi * I::m, ki * I::k, a[mi]);
+#pragma unroll
+		for (int ni = 0; ni < NI; ni++)
+			mfma_load<I::rb, VB, TB, LB, typename I::b>(B, lane, ki * I::k, wn * (N / WN) + ni * I::n, b[ni]);
+#pragma unroll
+		for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+			for (int ni = 0; ni < NI; ni++)
+				I::run(a[mi], b[ni], &C[(mi * NI + ni) * I::rc]);
+	}
+}
+
+// C += A B with A in the wavefront's registers and B (K x N) in LDS.
+template <int M, int N, int K, int WM, int WN, bool TB, int VB, class I, class LB, class T, class Acc>
+__device__ __forceinline__ void mfma_gemm_rs(const T *A, const T *B, Acc *C, int tid)
+{
+	constexpr int MI = M / WM / I::m, NI = N / WN / I::n, KI = K / I::k;
+	const int lane = tid % 64, wn = (tid / 64) % WN;
+#pragma unroll
+	for (int ki = 0; ki < KI; ki++) {
+		T b[NI][I::rb];
+#pragma unroll
+		for (int ni = 0; ni < NI; ni++)
+			mfma_load<I::rb, VB, TB, LB, typename I::b>(B, lane, ki * I::k, wn * (N / WN) + ni * I::n, b[ni]);
+#pragma unroll
+		for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+			for (int ni = 0; ni < NI; ni++)
+				I::run(&A[(mi * KI + ki) * I::ra], b[ni], &C[(mi * NI + ni) * I::rc]);
+	}
+}
+
+} // namespace tlc
