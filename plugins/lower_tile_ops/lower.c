@@ -252,6 +252,24 @@ static void init_barriers(lw_state *st)
 	st->f->body = out;
 }
 
+/* The shared copies of staged fragments, allocated first in the kernel (a
+ * copy serves every nest that stages its fragment, wherever they are). */
+static void alloc_staged(lw_state *st)
+{
+	if (!st->nstaged)
+		return;
+	tlc_stmt *body = st->f->body;
+	tlc_stmt *out = tlc_seq_new(st->m, body ? body->loc : st->f->loc);
+	for (int i = 0; i < st->nstaged; i++)
+		tlc_seq_append(st->m, out, tlc_alloc_new(st->m, st->staged_to[i]->loc, st->staged_to[i]));
+	if (body && body->kind == TLC_STMT_SEQ)
+		for (int i = 0; i < body->u.seq.n; i++)
+			tlc_seq_append(st->m, out, body->u.seq.items[i]);
+	else if (body)
+		tlc_seq_append(st->m, out, body);
+	st->f->body = out;
+}
+
 /* The flat thread index: x + X * (y + Y * z). */
 static const tlc_expr *flat_tid(tlc_module *m, const tlc_func *f)
 {
@@ -296,6 +314,8 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	rw.stmt_post = lower_post;
 	f->body = tlc_stmt_rewrite(&rw, f->body);
 	tlc_rewriter_free(&rw);
+	if (!st.errors)
+		alloc_staged(&st);
 	if (!st.errors)
 		init_barriers(&st);
 	tlc_mem_free(walk.saved);

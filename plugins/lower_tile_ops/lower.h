@@ -36,6 +36,8 @@ typedef struct lw_run_result {
 
 #define LW_MAX_WGMMA_ACC 16
 
+#define LW_MAX_STAGED 16
+
 typedef struct lw_state {
 	tlc_module *m;
 	tlc_context *ctx;
@@ -51,6 +53,11 @@ typedef struct lw_state {
 	bool async_copy;     /* inside inject-pipeline's `with T.attr("async_copy", 1)` */
 	int64_t op_lo;       /* the first thread of the enclosing T.ws scope (0: the block) */
 	int64_t op_threads;  /* its thread count (0: outside T.ws, the block's) */
+	bool one_replica_stores; /* the nest being lowered stores to memory from its first replica only */
+	/* fragments staged through shared memory (lower_parallel.c): one shared
+	 * copy per fragment, allocated at the top of the kernel */
+	int nstaged;
+	tlc_buffer *staged_from[LW_MAX_STAGED], *staged_to[LW_MAX_STAGED];
 	int nwgmma_acc;      /* accumulators of the T.wgmma_gemm calls lowered so far */
 	tlc_buffer *wgmma_acc[LW_MAX_WGMMA_ACC];
 } lw_state;

@@ -12,8 +12,16 @@
  * (so registers stay registers after unrolling).  Both facts are read off the
  * digits of L and P: every digit of P is made of digits of L of the same
  * kind (thread or register), nested the same way; the loop's thread digits on
- * dimensions P does not have are replication digits of P.  Anything else is
- * an error naming the fragment, never a guess. */
+ * dimensions P does not have are replication digits of P.
+ *
+ * A fragment the nest only reads, at elements its threads do not hold (the
+ * copy of an MFMA accumulator into the A operand of the next gemm, whose
+ * fragment holds the transposed pattern; a loop over a tile reading values
+ * of a row another thread holds), is staged through shared memory: before
+ * the nest, the threads that hold P write it to a shared buffer through P's
+ * own layout (one replica each), and the nest reads that buffer (sync-insert
+ * puts the barrier between).  Anything else is an error naming the
+ * fragment, never a guess. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,10 +225,17 @@ static bool is_atomic(const tlc_stmt *s)
 	return tlc_stmt_is_call(s, TLC_OP_ATOMIC_ADD);
 }
 
+/* A store into memory (not registers): replicas of the loop would repeat it. */
+static bool stores_memory(const tlc_stmt *s)
+{
+	return s->kind == TLC_STMT_STORE && s->u.store.buf->scope != TLC_SCOPE_FRAGMENT &&
+	       s->u.store.buf->scope != TLC_SCOPE_LOCAL && s->u.store.buf->scope != TLC_SCOPE_VAR;
+}
+
 static tlc_stmt *rewrite_post(tlc_rewriter *rw, tlc_stmt *s)
 {
 	body_rewrite *w = rw->ctx;
-	if (w->first_replica && is_atomic(s))
+	if (w->first_replica && (is_atomic(s) || (w->st->one_replica_stores && stores_memory(s))))
 		return tlc_if_new(w->st->m, s->loc, w->first_replica, s, NULL);
 	return NULL;
 }
@@ -298,6 +313,168 @@ static const tlc_layout *own_partition(lw_state *st, const nest *n)
 	return l;
 }
 
+/* ---- fragments staged through shared memory ---- */
+
+typedef struct frag_uses {
+	int n;
+	tlc_buffer *bufs[16];
+	bool written[16];
+} frag_uses;
+
+static void note_fragment(frag_uses *u, tlc_buffer *b, bool write)
+{
+	for (int i = 0; i < u->n; i++)
+		if (u->bufs[i] == b) {
+			u->written[i] |= write;
+			return;
+		}
+	if (u->n < 16) {
+		u->bufs[u->n] = b;
+		u->written[u->n++] = write;
+	}
+}
+
+static tlc_walk_action fragment_load(void *p, const tlc_expr *e)
+{
+	if (e->kind == TLC_EXPR_LOAD && e->u.load.buf->scope == TLC_SCOPE_FRAGMENT)
+		note_fragment(p, e->u.load.buf, false);
+	return TLC_WALK_CONTINUE;
+}
+
+static tlc_walk_action fragment_store(void *p, const tlc_stmt *s)
+{
+	if (s->kind == TLC_STMT_STORE && s->u.store.buf->scope == TLC_SCOPE_FRAGMENT)
+		note_fragment(p, s->u.store.buf, true);
+	return TLC_WALK_CONTINUE;
+}
+
+/* True when every load of P in the body is at the nest's own variables, in
+ * order, at elements the loop's threads hold. */
+typedef struct held_check {
+	lw_state *st;
+	const nest *n;
+	const tlc_buffer *P;
+	bool held;
+} held_check;
+
+static tlc_walk_action check_held(void *p, const tlc_expr *e)
+{
+	held_check *h = p;
+	if (e->kind != TLC_EXPR_LOAD || e->u.load.buf != h->P || !h->held)
+		return TLC_WALK_CONTINUE;
+	int keep[LW_MAX_DIMS], nk = 0;
+	bool regular = e->u.load.n == h->P->ndim;
+	for (int d = 0; regular && d < e->u.load.n; d++) {
+		int k = -1;
+		for (int j = 0; j < h->n->ndim; j++)
+			if (e->u.load.idx[d]->kind == TLC_EXPR_VAR && e->u.load.idx[d]->u.var == h->n->vars[j])
+				k = j;
+		regular = k > (nk ? keep[nk - 1] : -1);
+		keep[nk++] = k;
+	}
+	const char *why = NULL;
+	h->held = regular && lw_frag_register(h->st, h->n->loop, ci(h->st, 0), h->P->layout, keep, nk, &why);
+	return TLC_WALK_CONTINUE;
+}
+
+typedef struct stage_map {
+	const tlc_buffer *P;
+	tlc_buffer *S;
+	const int64_t *shape;
+} stage_map;
+
+/* The row-major offset of idx in a buffer of `shape`. */
+static const tlc_expr *flat_index(tlc_module *m, int nd, const int64_t *shape, const tlc_expr *const *idx)
+{
+	const tlc_expr *flat = idx[0];
+	for (int d = 1; d < nd; d++)
+		flat = tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, flat, tlc_i32(m, shape[d])), idx[d]);
+	return flat;
+}
+
+static const tlc_expr *read_staged(tlc_rewriter *rw, const tlc_expr *e)
+{
+	stage_map *sm = rw->ctx;
+	if (e->kind != TLC_EXPR_LOAD || e->u.load.buf != sm->P)
+		return NULL;
+	const tlc_expr *idx[LW_MAX_DIMS];
+	for (int d = 0; d < e->u.load.n; d++)
+		idx[d] = tlc_expr_rewrite(rw, e->u.load.idx[d]);
+	const tlc_expr *flat = tlc_simplify_expr(rw->m, flat_index(rw->m, e->u.load.n, sm->shape, idx));
+	return tlc_load(rw->m, sm->S, 1, &flat);
+}
+
+/* Stage fragment P: append the nest that fills its shared copy to out (the
+ * copy's allocation goes to the top of the kernel: lw_alloc_staged), and
+ * make the body read the copy. */
+static bool stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, tlc_loc loc)
+{
+	int64_t shape[LW_MAX_DIMS], numel = 1;
+	for (int d = 0; d < P->ndim; d++) {
+		if (d >= LW_MAX_DIMS || !tlc_expr_as_int(P->shape[d], &shape[d]))
+			return false;
+		numel *= shape[d];
+	}
+	/* one shared copy per fragment, whichever nests stage it */
+	tlc_buffer *S = NULL;
+	for (int i = 0; i < st->nstaged && !S; i++)
+		if (st->staged_from[i] == P)
+			S = st->staged_to[i];
+	if (!S) {
+		if (st->nstaged == LW_MAX_STAGED)
+			return false;
+		char name[64];
+		snprintf(name, sizeof name, "%s_staged", P->name);
+		const tlc_expr *size = ci(st, numel);
+		S = tlc_buffer_new(st->m, name, P->dtype, TLC_SCOPE_SHARED_DYN, 1, &size, loc);
+		st->staged_from[st->nstaged] = P;
+		st->staged_to[st->nstaged++] = S;
+	}
+	/* for v.. in T.Parallel(P's shape, loop_layout = P's layout): S[flat(v)] = P[v] */
+	tlc_var *v[LW_MAX_DIMS];
+	const tlc_expr *vr[LW_MAX_DIMS];
+	for (int d = 0; d < P->ndim; d++) {
+		v[d] = lw_fresh(st, "s");
+		vr[d] = tlc_var_ref(st->m, v[d]);
+	}
+	const tlc_expr *flat = flat_index(st->m, P->ndim, shape, vr);
+	tlc_stmt *body = tlc_store_new(st->m, loc, S, 1, &flat, tlc_load(st->m, P, P->ndim, vr));
+	for (int d = P->ndim - 1; d >= 0; d--)
+		body = tlc_for_new(st->m, loc, v[d], ci(st, 0), ci(st, shape[d]), TLC_FOR_PARALLEL, body);
+	body->u.loop.loop_layout = tlc_layout_to_expr(st->m, P->layout);
+	bool saved = st->one_replica_stores;
+	st->one_replica_stores = true;
+	tlc_seq_append(st->m, out, lw_lower_nest(st, body));
+	st->one_replica_stores = saved;
+	stage_map sm = {P, S, shape};
+	tlc_rewriter rw;
+	tlc_rewriter_init(&rw, st->m);
+	rw.ctx = &sm;
+	rw.expr_pre = read_staged;
+	n->body = tlc_stmt_rewrite(&rw, n->body);
+	tlc_rewriter_free(&rw);
+	return true;
+}
+
+/* Stage every fragment the nest only reads and whose elements its threads
+ * do not hold; the staging statements go to out.  The nest's own loops keep
+ * pointing at the rewritten body (n->body). */
+static void stage_foreign_fragments(lw_state *st, nest *n, tlc_stmt *out, tlc_loc loc)
+{
+	frag_uses u = {0};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &u, .expr_pre = fragment_load, .stmt_pre = fragment_store}, n->body);
+	for (int i = 0; i < u.n; i++) {
+		tlc_buffer *P = u.bufs[i];
+		if (u.written[i] || !P->layout || P->layout->kind != TLC_LAYOUT_FRAGMENT ||
+		    P->layout->replicate == P->layout->threads)
+			continue;
+		held_check h = {st, n, P, true};
+		tlc_walk_stmt(&(tlc_visitor){.ctx = &h, .expr_pre = check_held}, n->body);
+		if (!h.held)
+			stage_fragment(st, n, P, out, loc);
+	}
+}
+
 tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 {
 	nest n = {0};
@@ -329,6 +506,8 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 		return s;
 	}
 	tlc_loc loc = s->loc;
+	tlc_stmt *staged = tlc_seq_new(st->m, loc);
+	stage_foreign_fragments(st, &n, staged, loc);
 	int64_t nregs = L->out_shape[0];
 	/* one register: no loop, r is 0 */
 	tlc_var *r = nregs > 1 ? lw_fresh(st, "r") : NULL;
@@ -394,5 +573,9 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 		out = tlc_if_new(st->m, loc, c, out, NULL);
 	}
 	/* tells the target that threads diverge inside: no barrier may go there */
-	return tlc_attr_new(st->m, loc, tlc_intern(st->m, "parallel_nest"), ci(st, 1), out);
+	out = tlc_attr_new(st->m, loc, tlc_intern(st->m, "parallel_nest"), ci(st, 1), out);
+	if (!staged->u.seq.n)
+		return out;
+	tlc_seq_append(st->m, staged, out);
+	return staged;
 }
