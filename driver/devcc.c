@@ -1,10 +1,11 @@
-/* devcc.c - tlc --emit=ptx|cubin|so: the generated .cu goes to a temporary
- * directory and the target's device compiler (nvcc) turns it into the
- * output.  The compiler's own messages reach stderr unchanged; tlc adds one
- * line saying what failed.
+/* devcc.c - tlc --emit=ptx|cubin|hsaco|so: the generated source goes to a
+ * temporary directory and the target's device compiler (nvcc for CUDA
+ * targets, hipcc for HIP targets) turns it into the output.  The compiler's
+ * own messages reach stderr unchanged; tlc adds one line saying what failed.
  *
- * The compiler is looked for in this order: --nvcc=PATH; $NVCC (the
- * compiler's name in capitals); the path configure found (TLC_NVCC); PATH. */
+ * The compiler is looked for in this order: --nvcc=PATH / --hipcc=PATH;
+ * $NVCC / $HIPCC (the compiler's name in capitals); the path configure found
+ * (TLC_NVCC, TLC_HIPCC); PATH. */
 #include "config.h"
 
 #include "devcc.h"
@@ -25,12 +26,48 @@
 #ifndef TLC_NVCC
 #define TLC_NVCC ""
 #endif
+#ifndef TLC_HIPCC
+#define TLC_HIPCC ""
+#endif
+
+/* What each device compiler is asked for each output kind: the flags
+ * before the target's arch flags.  A kind a compiler lacks is refused. */
+typedef struct devcc_kind {
+	const char *compiler, *kind;
+	const char *flags[4];
+} devcc_kind;
+
+static const devcc_kind kinds[] = {
+	{"nvcc", "ptx", {"-ptx"}},
+	{"nvcc", "cubin", {"-cubin"}},
+	{"nvcc", "so", {"-shared", "-Xcompiler", "-fPIC"}},
+	/* a code object for hipModuleLoad (an offload bundle, which it reads) */
+	{"hipcc", "hsaco", {"--genco"}},
+	{"hipcc", "so", {"-shared", "-fPIC"}},
+};
+
+static const devcc_kind *find_kind(const char *compiler, const char *kind)
+{
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (!strcmp(kinds[i].compiler, compiler) && !strcmp(kinds[i].kind, kind))
+			return &kinds[i];
+	return NULL;
+}
+
+/* The configure-time path of a compiler ("" when configure found none). */
+static const char *configured(const char *compiler)
+{
+	return !strcmp(compiler, "nvcc") ? TLC_NVCC : !strcmp(compiler, "hipcc") ? TLC_HIPCC : "";
+}
 
 #define MAX_ARGS 64
 
 bool devcc_is_binary_kind(const char *kind)
 {
-	return strcmp(kind, "ptx") == 0 || strcmp(kind, "cubin") == 0 || strcmp(kind, "so") == 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (!strcmp(kinds[i].kind, kind))
+			return true;
+	return false;
 }
 
 /* ---- finding the compiler ---- */
@@ -84,25 +121,24 @@ static char *find_compiler(const tlc_target_desc *t, const devcc_opts *o)
 	char *path = NULL;
 	if (o->compiler) {
 		if (!(path = resolve_given(o->compiler)))
-			fprintf(stderr, "tlc: error: --nvcc=%s: no such executable; give the path of %s with --nvcc=PATH\n",
-			        o->compiler, cc);
+			fprintf(stderr, "tlc: error: --%s=%s: no such executable; give the path of %s with --%s=PATH\n", cc,
+			        o->compiler, cc, cc);
 		return path;
 	}
 	const char *from_env = getenv(env);
 	if (from_env && *from_env) {
 		if (!(path = resolve_given(from_env)))
-			fprintf(stderr, "tlc: error: %s=%s: no such executable; fix %s or give --nvcc=PATH\n", env,
-			        from_env, env);
+			fprintf(stderr, "tlc: error: %s=%s: no such executable; fix %s or give --%s=PATH\n", env, from_env,
+			        env, cc);
 		return path;
 	}
-	/* the configure-time path only stands for nvcc; other compilers go by PATH */
-	if (strcmp(cc, "nvcc") == 0 && TLC_NVCC[0] && is_executable(TLC_NVCC))
-		return strdup(TLC_NVCC);
+	const char *conf = configured(cc);
+	if (conf[0] && is_executable(conf))
+		return strdup(conf);
 	if (!(path = search_path(cc)))
 		fprintf(stderr, "tlc: error: %s not found (looked at $%s%s%s and PATH); "
-		                "give --nvcc=PATH or set %s to point tlc at it\n",
-		        cc, env, strcmp(cc, "nvcc") == 0 && TLC_NVCC[0] ? ", " : "",
-		        strcmp(cc, "nvcc") == 0 ? TLC_NVCC : "", env);
+		                "give --%s=PATH or set %s to point tlc at it\n",
+		        cc, env, conf[0] ? ", " : "", conf, cc, env);
 	return path;
 }
 
@@ -230,15 +266,9 @@ static bool build_argv(const char **argv, const tlc_target_desc *t, const devcc_
 {
 	int n = 0;
 	argv[n++] = cc;
-	if (strcmp(kind, "ptx") == 0) {
-		argv[n++] = "-ptx";
-	} else if (strcmp(kind, "cubin") == 0) {
-		argv[n++] = "-cubin";
-	} else {
-		argv[n++] = "-shared";
-		argv[n++] = "-Xcompiler";
-		argv[n++] = "-fPIC";
-	}
+	const devcc_kind *k = find_kind(t->compiler, kind);
+	for (int i = 0; k && i < 4 && k->flags[i]; i++)
+		argv[n++] = k->flags[i];
 	const char *const *flags = strcmp(kind, "ptx") == 0 && t->asm_flags ? t->asm_flags : t->arch_flags;
 	for (int i = 0; flags && flags[i]; i++) {
 		if (n >= MAX_ARGS - 8)
@@ -272,7 +302,7 @@ static int compile_in(const char *dir, const tlc_target_desc *t, const devcc_opt
 		return TLC_EXIT_ERROR;
 	const char *argv[MAX_ARGS + 1];
 	if (!build_argv(argv, t, o, kind, cc, src, out)) {
-		fprintf(stderr, "tlc: error: too many -Xnvcc arguments (at most %d)\n", MAX_ARGS - 16);
+		fprintf(stderr, "tlc: error: too many -X%s arguments (at most %d)\n", t->compiler, MAX_ARGS - 16);
 		return TLC_EXIT_USAGE;
 	}
 	if (o->verbose)
@@ -294,6 +324,17 @@ int devcc_build(const tlc_target_desc *t, const devcc_opts *o, const char *kind,
 		fprintf(stderr, "tlc: error: target '%s' has no device compiler: --emit=%s is not available for it\n",
 		        t->name, kind);
 		return TLC_EXIT_ERROR;
+	}
+	if (!find_kind(t->compiler, kind)) {
+		char list[64] = "";
+		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+			if (!strcmp(kinds[i].compiler, t->compiler))
+				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
+				         kinds[i].kind);
+		fprintf(stderr, "tlc: error: --emit=%s is not available for target '%s', which compiles with %s (it "
+		                "makes %s)\n",
+		        kind, t->name, t->compiler, list);
+		return TLC_EXIT_USAGE;
 	}
 	char *cc = find_compiler(t, o);
 	if (!cc)

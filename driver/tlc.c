@@ -39,6 +39,7 @@ typedef struct options {
 	const char *emit;
 	const char *passes; /* --passes value; NULL: the INI pipeline */
 	const char *nvcc;   /* --nvcc value; NULL: search */
+	const char *hipcc;  /* --hipcc value; NULL: search */
 	str_list define_names, define_values;
 	str_list input_names, input_values; /* --input NAME=VALUE (names copied) */
 	bool run;                           /* --run: simulate instead of emitting */
@@ -46,7 +47,7 @@ typedef struct options {
 	double atol, rtol;
 	unsigned long long seed;
 	long long blocks; /* --blocks: a sample of the grid (0: all) */
-	str_list pass_args, loads, plugin_dirs, print_before, print_after, xnvcc;
+	str_list pass_args, loads, plugin_dirs, print_before, print_after, xnvcc, xhipcc;
 	bool print_before_all, print_after_all, verify_each, time_passes, keep_temps;
 	bool verbose, list_passes, list_targets, print_plugin_path, no_caret, print_target_info;
 } options;
@@ -73,7 +74,7 @@ static void list_add(str_list *l, const char *s)
 static void options_free(options *o)
 {
 	str_list *lists[] = {&o->define_names, &o->define_values, &o->pass_args, &o->loads, &o->plugin_dirs,
-	                     &o->print_before, &o->print_after, &o->xnvcc, &o->input_names, &o->input_values};
+	                     &o->print_before, &o->print_after, &o->xnvcc, &o->xhipcc, &o->input_names, &o->input_values};
 	/* define and input names were copied to cut them at '=': free them before their array */
 	for (int i = 0; i < o->define_names.n; i++)
 		free((char *)o->define_names.items[i]);
@@ -96,12 +97,13 @@ static const char help_text[] =
 	"\n"
 	"Output:\n"
 	"  -o FILE                 write the output to FILE (-: stdout); default: stdout for\n"
-	"                          ir and cu, FILE's stem + .ptx/.cubin/.so in the current\n"
-	"                          directory for the others; with --emit=cu and --emit=so the\n"
-	"                          launcher header goes to the output's stem + .h\n"
-	"  --emit=KIND             ir: the tile IR after the pipeline; cu: CUDA source\n"
-	"                          (default); ptx, cubin: nvcc's PTX or cubin of that source;\n"
-	"                          so: a shared library of extern \"C\" launchers\n"
+	"                          ir and source, FILE's stem + .ptx/.cubin/.hsaco/.so in the\n"
+	"                          current directory for the others; with the source and\n"
+	"                          --emit=so the launcher header goes to the output's stem + .h\n"
+	"  --emit=KIND             ir: the tile IR after the pipeline; cu or hip: the target's\n"
+	"                          source, CUDA or HIP C++ (default); ptx, cubin: nvcc's PTX\n"
+	"                          or cubin of it (CUDA targets); hsaco: hipcc's code object\n"
+	"                          (HIP targets); so: a shared library of extern \"C\" launchers\n"
 	"  --target=NAME           code generation target (default: [tlc] default_target in\n"
 	"                          the config, else " DEFAULT_TARGET "); see --list-targets\n"
 	"\n"
@@ -121,12 +123,16 @@ static const char help_text[] =
 	"                          first to the last (the others' outputs keep their\n"
 	"                          initial values)\n"
 	"\n"
-	"Device compiler (--emit=ptx|cubin|so):\n"
-	"  --nvcc=PATH             the nvcc to run (default: $NVCC, the nvcc configure found,\n"
-	"                          then nvcc in PATH)\n"
+	"Device compiler (--emit=ptx|cubin|hsaco|so):\n"
+	"  --nvcc=PATH             the nvcc to run for CUDA targets (default: $NVCC, the nvcc\n"
+	"                          configure found, then nvcc in PATH)\n"
 	"  -Xnvcc=ARG              pass ARG to nvcc (repeatable); tlc passes -O3 and the\n"
 	"                          target's -gencode itself\n"
-	"  --keep-temps            keep the temporary .cu and nvcc output; print where\n"
+	"  --hipcc=PATH            the hipcc to run for HIP targets (default: $HIPCC, the\n"
+	"                          hipcc configure found, then hipcc in PATH)\n"
+	"  -Xhipcc=ARG             pass ARG to hipcc (repeatable); tlc passes -O3 and the\n"
+	"                          target's --offload-arch itself\n"
+	"  --keep-temps            keep the temporary source and compiler output; print where\n"
 	"\n"
 	"Pipeline and plugins:\n"
 	"  --config=FILE           read FILE instead of the default tlc.ini\n"
@@ -159,7 +165,7 @@ static const char help_text[] =
 	"  -h, --help              print this help and exit\n"
 	"\n"
 	"Environment: TLC_CONFIG (config file), TLC_PLUGIN_PATH (colon-separated plugin dirs),\n"
-	"NVCC (the nvcc to run), TMPDIR (where temporary files go).\n"
+	"NVCC, HIPCC (the device compilers to run), TMPDIR (where temporary files go).\n"
 	"Exit status: 0 success, 1 compile errors, 2 usage errors, 70 internal errors.\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -177,7 +183,7 @@ enum {
 	OPT_PLUGIN_PATH, OPT_LIST_PASSES, OPT_LIST_TARGETS, OPT_PRINT_PLUGIN_PATH, OPT_EMIT,
 	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
 	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
-	OPT_NVCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO, OPT_RUN, OPT_INPUT, OPT_SEED, OPT_BLOCKS, OPT_COMPARE,
+	OPT_NVCC, OPT_HIPCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO, OPT_RUN, OPT_INPUT, OPT_SEED, OPT_BLOCKS, OPT_COMPARE,
 };
 
 static const struct option long_options[] = {
@@ -200,6 +206,7 @@ static const struct option long_options[] = {
 	{"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
 	{"time-passes", no_argument, NULL, OPT_TIME_PASSES},
 	{"nvcc", required_argument, NULL, OPT_NVCC},
+	{"hipcc", required_argument, NULL, OPT_HIPCC},
 	{"keep-temps", no_argument, NULL, OPT_KEEP_TEMPS},
 	{"run", no_argument, NULL, OPT_RUN},
 	{"input", required_argument, NULL, OPT_INPUT},
@@ -284,18 +291,11 @@ static int parse_compare(options *o, const char *arg)
 
 static int check_emit(const char *emit)
 {
-	static const char *const known[] = {"ir", "cu", "ptx", "cubin", "so"};
-	static const char *const later[] = {"hip", "hsaco"};
+	static const char *const known[] = {"ir", "cu", "hip", "ptx", "cubin", "hsaco", "so"};
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (strcmp(emit, known[i]) == 0)
 			return 0;
-	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
-		if (strcmp(emit, later[i]) == 0) {
-			fprintf(stderr, "tlc: error: --emit=%s is not implemented yet\n", emit);
-			return TLC_EXIT_ERROR;
-		}
-	}
-	return usage_error("unknown --emit kind '%s' (expected ir, cu, ptx, cubin or so)", emit);
+	return usage_error("unknown --emit kind '%s' (expected ir, cu, hip, ptx, cubin, hsaco or so)", emit);
 }
 
 /* Returns -1 to go on compiling, or an exit code. */
@@ -309,6 +309,8 @@ static int parse_options(options *o, int argc, char **argv)
 			o->no_caret = true;
 		else if (strncmp(argv[i], "-Xnvcc=", 7) == 0 || strncmp(argv[i], "--Xnvcc=", 8) == 0)
 			list_add(&o->xnvcc, strchr(argv[i], '=') + 1);
+		else if (strncmp(argv[i], "-Xhipcc=", 8) == 0 || strncmp(argv[i], "--Xhipcc=", 9) == 0)
+			list_add(&o->xhipcc, strchr(argv[i], '=') + 1);
 		else
 			argv[n++] = argv[i];
 	}
@@ -348,6 +350,7 @@ static int parse_options(options *o, int argc, char **argv)
 		case OPT_VERIFY_EACH: o->verify_each = true; break;
 		case OPT_TIME_PASSES: o->time_passes = true; break;
 		case OPT_NVCC: o->nvcc = optarg; break;
+		case OPT_HIPCC: o->hipcc = optarg; break;
 		case OPT_KEEP_TEMPS: o->keep_temps = true; break;
 		case OPT_RUN: o->run = true; break;
 		case OPT_INPUT:
@@ -604,8 +607,8 @@ static void print_verbose(const session *s)
 	fprintf(stderr, "%s\n", s->passes.n ? "" : " (no passes)");
 }
 
-/* --emit=ptx|cubin|so: nvcc on the generated source; for so, the header
- * beside the library. */
+/* --emit=ptx|cubin|hsaco|so: the target's device compiler on the generated
+ * source; for so, the header beside the library. */
 static int build_binary(session *s, const tlc_codegen_result *res)
 {
 	options *o = s->opt;
@@ -620,10 +623,12 @@ static int build_binary(session *s, const tlc_codegen_result *res)
 	const char *out = o->output ? o->output : output;
 	bool want_header = strcmp(o->emit, "so") == 0 && res->header.len;
 	char *h = want_header ? header_path(out) : NULL;
+	bool hip = s->target->compiler && strcmp(s->target->compiler, "hipcc") == 0;
+	const str_list *x = hip ? &o->xhipcc : &o->xnvcc;
 	devcc_opts dopts = {
-		.compiler = o->nvcc,
-		.nextra = o->xnvcc.n,
-		.extra = o->xnvcc.items,
+		.compiler = hip ? o->hipcc : o->nvcc,
+		.nextra = x->n,
+		.extra = x->items,
 		.keep_temps = o->keep_temps,
 		.verbose = o->verbose,
 	};

@@ -1,6 +1,7 @@
 # lit configuration for tlc's golden tests.  Never pipe a test file into
 # FileCheck as its own input: the RUN line must produce the checked text.
 import os
+import shutil
 import sys
 
 import lit.formats
@@ -29,6 +30,18 @@ if config.nvcc:
     config.available_features.add("nvcc")
 if config.hipcc:
     config.available_features.add("hipcc")
+config.substitutions.append(("%hipcc", config.hipcc or "false"))
+config.substitutions.append(("%gfx942_arch", config.hip_gfx942_arch or "gfx942"))
+# an llvm-objdump that disassembles AMDGPU code objects (the LLVM of hipcc)
+amdgpu_objdump = None
+for cand in ["/opt/rocm/llvm/bin/llvm-objdump", "/usr/lib/llvm-15/bin/llvm-objdump",
+             shutil.which("llvm-objdump-15") or "", shutil.which("llvm-objdump") or ""]:
+    if cand and os.access(cand, os.X_OK):
+        amdgpu_objdump = cand
+        break
+if config.hipcc and amdgpu_objdump:
+    config.available_features.add("amdgpu-objdump")
+config.substitutions.append(("%amdgpu_objdump", amdgpu_objdump or "false"))
 # llvm's `not` (beside FileCheck): succeeds when the command exits non-zero, fails on a crash.
 llvm_bin = os.path.dirname(os.path.realpath(config.filecheck))
 config.environment["PATH"] = os.pathsep.join([llvm_bin, os.environ.get("PATH", "")])
