@@ -29,6 +29,13 @@ void cuda_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind)
 	gpu_mma_call g;
 	if (!gpu_decode_mma(e, call, &g))
 		return;
+	if (g.a_buf->dtype != TLC_DT_FLOAT16 && g.a_buf->dtype != TLC_DT_BFLOAT16) {
+		tlc_error(e->ctx, e->loc,
+		          "T.gemm on %s operands: target %s prints %s through its mma.sync helper, which takes float16 "
+		          "and bfloat16 operands only",
+		          tlc_dtype_name(g.a_buf->dtype), gpu_target_name(e), g.inst->name);
+		return;
+	}
 	const char *T = gpu_ctype(e, g.a_buf->dtype);
 	e->helpers |= CUDA_HELPER_GEMM;
 	gpu_indent(e, ind);

@@ -315,18 +315,25 @@ static bool all_run(sim *s, const tlc_stmt *st, const sim_gemm *g, const sim_mas
 	return true;
 }
 
+/* An operand element as a number (integer operands' products and sums of
+ * up to 2^16 terms are exact in float64). */
+static double number(const sim_array *a, sim_val v)
+{
+	return tlc_dtype_is_float(a->dtype) ? v.f : (double)v.i;
+}
+
 static double a_value(const sim_gemm *g, const operands *o, int64_t grp, int64_t i, int64_t k)
 {
 	if (g->a_off)
-		return sim_array_get(o->a, o->a0 + g->a_off[g->ta ? k * g->M + i : i * g->K + k]).f;
+		return number(o->a, sim_array_get(o->a, o->a0 + g->a_off[g->ta ? k * g->M + i : i * g->K + k]));
 	int64_t slot = g->a_slot[(grp * g->M + i) * g->K + k];
 	int64_t t = g->lo + slot / g->a_regs, r = slot % g->a_regs;
-	return sim_array_get(o->a, t * o->a->thread_stride + r).f;
+	return number(o->a, sim_array_get(o->a, t * o->a->thread_stride + r));
 }
 
 static double b_value(const sim_gemm *g, const operands *o, int64_t k, int64_t j)
 {
-	return sim_array_get(o->b, o->b0 + g->b_off[g->tb ? j * g->K + k : k * g->N + j]).f;
+	return number(o->b, sim_array_get(o->b, o->b0 + g->b_off[g->tb ? j * g->K + k : k * g->N + j]));
 }
 
 /* The shared bytes group grp reads, as reads of `agent`. */
@@ -384,7 +391,11 @@ void sim_mma_gemm(sim *s, const tlc_stmt *st, const sim_mask *m)
 			if (!product(g, &o, t, r, &sum))
 				continue;
 			int64_t e = t * o.c->thread_stride + r;
-			sim_val v = {tlc_sim_round(o.c->dtype, sim_array_get(o.c, e).f + sum), 0};
+			sim_val v = sim_array_get(o.c, e);
+			if (tlc_dtype_is_float(o.c->dtype))
+				v.f = tlc_sim_round(o.c->dtype, v.f + sum);
+			else
+				v.i = sim_wrap_int(o.c->dtype, v.i + (int64_t)sum);
 			sim_array_set(o.c, e, v);
 		}
 	/* a warp's lanes run a collective instruction together */

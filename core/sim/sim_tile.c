@@ -256,24 +256,32 @@ static void gemm(sim *s, const tlc_expr *call, tlc_loc loc)
 	int64_t la[TLC_SIM_MAX_DIMS], lb[TLC_SIM_MAX_DIMS];
 	if (!A || !B || !C || !operand_lead(s, &g, 0, A, la, loc) || !operand_lead(s, &g, 1, B, lb, loc))
 		return;
-	if (!tlc_dtype_is_float(A->dtype) || !tlc_dtype_is_float(B->dtype) || !tlc_dtype_is_float(C->dtype)) {
-		sim_fail(s, loc, "T.gemm on integers is not modelled by the simulator");
+	bool ints = !tlc_dtype_is_float(A->dtype) && !tlc_dtype_is_float(B->dtype) && !tlc_dtype_is_float(C->dtype);
+	if (!ints && (!tlc_dtype_is_float(A->dtype) || !tlc_dtype_is_float(B->dtype) || !tlc_dtype_is_float(C->dtype))) {
+		sim_fail(s, loc, "T.gemm mixing integer and float operands is not modelled by the simulator");
 		return;
 	}
 	if (C->ndim != 2 || C->shape[0] != g.M || C->shape[1] != g.N) {
 		sim_fail(s, loc, "T.gemm: the accumulator '%s' is not %lldx%lld", g.C->name, (long long)g.M, (long long)g.N);
 		return;
 	}
+	/* floats: the products summed in float64, rounded once; integers:
+	 * exactly, wrapping to the accumulator's type as the hardware does */
 	for (int64_t i = 0; i < g.M; i++)
 		for (int64_t j = 0; j < g.N; j++) {
 			double acc = 0.0;
+			int64_t iacc = 0;
 			for (int64_t k = 0; k < g.K; k++) {
-				double a = (g.trans_A ? operand_at(A, la, g.nlead[0], k, i) : operand_at(A, la, g.nlead[0], i, k)).f;
-				double b = (g.trans_B ? operand_at(B, lb, g.nlead[1], j, k) : operand_at(B, lb, g.nlead[1], k, j)).f;
-				acc += a * b;
+				sim_val a = g.trans_A ? operand_at(A, la, g.nlead[0], k, i) : operand_at(A, la, g.nlead[0], i, k);
+				sim_val b = g.trans_B ? operand_at(B, lb, g.nlead[1], j, k) : operand_at(B, lb, g.nlead[1], k, j);
+				acc += a.f * b.f;
+				iacc += a.i * b.i;
 			}
 			sim_val c = sim_array_get(C, i * g.N + j);
-			c.f = tlc_sim_round(C->dtype, g.clear_accum ? acc : c.f + acc);
+			if (ints)
+				c.i = sim_wrap_int(C->dtype, g.clear_accum ? iacc : c.i + iacc);
+			else
+				c.f = tlc_sim_round(C->dtype, g.clear_accum ? acc : c.f + acc);
 			sim_array_set(C, i * g.N + j, c);
 		}
 }

@@ -7,6 +7,8 @@ groupID g = lane / 4, threadID_in_group t = lane % 4.
     check_lanes.py mma-rs DIR M N K WM WN      ... with A read from registers (Asrc)
     check_lanes.py wgmma DIR M N WGM [--fp8-e4m3]  wgmma m64nNk16/k32 accumulator
     check_lanes.py wgmma-rs DIR M N K          ... with A read from registers (Asrc)
+    check_lanes.py mfma16 DIR M N WM WN        MFMA 16x16 accumulator (wave64)
+    check_lanes.py mfma32 DIR M N WM WN        MFMA 32x32 accumulator (wave64)
     check_lanes.py shfl-xor DIR MASK...        Out[i, l] = In[l ^ MASK_i] within each warp
 
 Out[thread * R + r] is register r of the thread.  A thread group (a warp, a
@@ -33,6 +35,16 @@ def a_16x16(lane, r):
     return lane // 4 + 8 * ((r >> 1) & 1), 2 * (lane % 4) + (r & 1) + 8 * (r >= 4)
 
 
+def d_16x16(lane, j):
+    """MFMA 16x16 accumulator (AMD ISA): lane l, register j holds D[4 (l / 16) + j][l % 16]."""
+    return 4 * (lane // 16) + j, lane % 16
+
+
+def d_32x32(lane, j):
+    """MFMA 32x32 accumulator: D[8 (j / 4) + 4 (l / 32) + j % 4][l % 32]."""
+    return 8 * (j // 4) + 4 * (lane // 32) + j % 4, lane % 32
+
+
 def matmul(A, B, M, N, K):
     return [[sum(A[i][k] * B[k][j] for k in range(K)) for j in range(N)] for i in range(M)]
 
@@ -51,6 +63,10 @@ def accumulator_slot(kind, M, N, GM, GN, thread, r):
     """(row, col) of register r of `thread` in the M x N accumulator."""
     if kind == "mma":
         group_threads, am, an, ratom = 32, 16, 8, 4
+    elif kind == "mfma16":
+        group_threads, am, an, ratom = 64, 16, 16, 4
+    elif kind == "mfma32":
+        group_threads, am, an, ratom = 64, 32, 32, 16
     else:
         group_threads, am, an, ratom = 128, 64, 8, 4
     group, lane = divmod(thread, group_threads)
@@ -60,6 +76,10 @@ def accumulator_slot(kind, M, N, GM, GN, thread, r):
     mi, ni = divmod(tile, NI)
     if kind == "mma":
         row, col = c_16x8(lane, ra)
+    elif kind == "mfma16":
+        row, col = d_16x16(lane, ra)
+    elif kind == "mfma32":
+        row, col = d_32x32(lane, ra)
     else:  # the warpgroup's warp w holds rows 16w .. 16w + 15 of the 64
         row, col = c_16x8(lane % 32, ra)
         row += 16 * (lane // 32)
@@ -83,7 +103,7 @@ def check_accumulator(d, kind, M, N, GM, GN, a_from_registers=None):
     (kb, nb), bv = load(d, "B")
     K = kb
     Bm = grid((K, N))(bv)
-    threads = GM * GN * (32 if kind == "mma" else 128)
+    threads = GM * GN * {"mma": 32, "mfma16": 64, "mfma32": 64}.get(kind, 128)
     if a_from_registers:
         K = a_from_registers
         _, av = load(d, "Asrc")
@@ -110,7 +130,7 @@ def check_accumulator(d, kind, M, N, GM, GN, a_from_registers=None):
             seen.add((i, j))
             got, want = out[t * R + r], C[i][j]
             if abs(got - want) > 1e-6 * abs(want) + 1e-6:
-                sys.exit(f"thread {t} register {r}: {got}, but the PTX table puts C[{i}][{j}] = {want} there")
+                sys.exit(f"thread {t} register {r}: {got}, but the ISA table puts C[{i}][{j}] = {want} there")
     if len(seen) != M * N:
         sys.exit(f"the registers hold {len(seen)} of the {M * N} accumulator elements")
 
@@ -124,6 +144,8 @@ def main():
         check_accumulator(d, "mma", n[0], n[1], n[3], n[4], a_from_registers=n[2])
     elif kind == "wgmma":
         check_accumulator(d, "wgmma", n[0], n[1], n[2], 1)
+    elif kind in ("mfma16", "mfma32"):
+        check_accumulator(d, kind, n[0], n[1], n[2], n[3])
     elif kind == "wgmma-rs":
         check_accumulator(d, "wgmma", n[0], n[1], 1, 1, a_from_registers=n[2])
     elif kind == "shfl-xor":
