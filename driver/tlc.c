@@ -37,6 +37,7 @@ typedef struct options {
 	const char *entry;
 	const char *config;
 	const char *emit;
+	bool emit_given; /* --emit was on the command line (else the target's source) */
 	const char *passes; /* --passes value; NULL: the INI pipeline */
 	const char *nvcc;   /* --nvcc value; NULL: search */
 	const char *hipcc;  /* --hipcc value; NULL: search */
@@ -382,7 +383,9 @@ static int parse_options(options *o, int argc, char **argv)
 	if ((o->input_names.n || o->seed || o->blocks || o->compare) && !o->run)
 		return usage_error("%s", "--input, --seed, --blocks and --compare are options of --run");
 	if (!o->emit)
-		o->emit = o->run ? "ir" : "cu";
+		o->emit = o->run ? "ir" : "cu"; /* the target's source, whichever its language */
+	else
+		o->emit_given = true;
 	int rc = check_emit(o->emit);
 	if (rc)
 		return rc;
@@ -657,6 +660,13 @@ static int emit_output(session *s, tlc_module *m)
 		int rc = write_output(o->output, tlc_buf_str(&out));
 		tlc_buf_free(&out);
 		return rc ? TLC_EXIT_ERROR : TLC_EXIT_OK;
+	}
+	const char *ext = s->target->source_ext ? s->target->source_ext : "cu";
+	bool gpu_source = !strcmp(ext, "cu") || !strcmp(ext, "hip");
+	if (o->emit_given && gpu_source && (!strcmp(o->emit, "cu") || !strcmp(o->emit, "hip")) && strcmp(o->emit, ext)) {
+		fprintf(stderr, "tlc: error: --emit=%s: target '%s' prints %s source: use --emit=%s\n", o->emit,
+		        s->target->name, !strcmp(ext, "hip") ? "HIP" : "CUDA", ext);
+		return TLC_EXIT_USAGE;
 	}
 	tlc_codegen_result res;
 	tlc_buf_init(&res.source);

@@ -47,23 +47,13 @@ static const tlc_target_desc cuda_sm80_target = {
 static const gpu_target sm90 = {&cuda_sm90_target, "sm_90a", &cuda_vendor};
 static const gpu_target sm80 = {&cuda_sm80_target, "sm_80", &cuda_vendor};
 
-static int emit_sm90(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
-{
-	(void)opts;
-	return gpu_emit_module(m, &sm90, out);
-}
-
-static int emit_sm80(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
-{
-	(void)opts;
-	return gpu_emit_module(m, &sm80, out);
-}
+GPU_TARGET_EMIT(emit_sm90, sm90)
+GPU_TARGET_EMIT(emit_sm80, sm80)
 
 static int cuda_plugin_init(tlc_registry *reg)
 {
-	if (tlc_register_target(reg, &cuda_sm90_target) || tlc_register_target(reg, &cuda_sm80_target))
-		return -1;
-	return 0;
+	static const tlc_target_desc *const targets[] = {&cuda_sm90_target, &cuda_sm80_target};
+	return gpu_register_targets(reg, targets, 2);
 }
 
 /* what the plugin is, then the ABI stamp */

@@ -327,3 +327,11 @@ int gpu_emit_module(tlc_module *m, const gpu_target *t, tlc_codegen_result *out)
 	tlc_buf_free(&header);
 	return errors;
 }
+
+int gpu_register_targets(tlc_registry *reg, const tlc_target_desc *const *targets, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (tlc_register_target(reg, targets[i]))
+			return -1;
+	return 0;
+}

@@ -22,6 +22,7 @@
 #include <tlc/diag.h>
 #include <tlc/ir.h>
 #include <tlc/pass.h>
+#include <tlc/plugin.h>
 #include <tlc/target.h>
 #include <tlc/tileops.h>
 
@@ -119,6 +120,19 @@ typedef struct gpu_target {
 	const char *arch; /* "sm_90a": named in the banner of the source */
 	const gpu_vendor *vendor;
 } gpu_target;
+
+/* The emit function of a target plugin's tlc_target_desc for gpu_target T
+ * (a static const gpu_target): the descriptor's emit has no context
+ * argument, so each target gets its own one-line function. */
+#define GPU_TARGET_EMIT(fn, T)                                                                              \
+	static int fn(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)                      \
+	{                                                                                                        \
+		(void)opts;                                                                                          \
+		return gpu_emit_module(m, &(T), out);                                                                \
+	}
+
+/* Register the descriptors of n targets; 0, or -1 when one fails. */
+int gpu_register_targets(tlc_registry *reg, const tlc_target_desc *const *targets, int n);
 
 /* Device helpers printed into the source only when some kernel uses them,
  * in the order of these bits. */

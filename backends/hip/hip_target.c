@@ -52,23 +52,13 @@ static const tlc_target_desc hip_gfx942_target = {
 static const gpu_target gfx90a = {&hip_gfx90a_target, "gfx90a", &hip_vendor};
 static const gpu_target gfx942 = {&hip_gfx942_target, TLC_HIP_GFX942_ARCH, &hip_vendor};
 
-static int emit_gfx90a(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
-{
-	(void)opts;
-	return gpu_emit_module(m, &gfx90a, out);
-}
-
-static int emit_gfx942(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_result *out)
-{
-	(void)opts;
-	return gpu_emit_module(m, &gfx942, out);
-}
+GPU_TARGET_EMIT(emit_gfx90a, gfx90a)
+GPU_TARGET_EMIT(emit_gfx942, gfx942)
 
 static int hip_plugin_init(tlc_registry *reg)
 {
-	if (tlc_register_target(reg, &hip_gfx90a_target) || tlc_register_target(reg, &hip_gfx942_target))
-		return -1;
-	return 0;
+	static const tlc_target_desc *const targets[] = {&hip_gfx90a_target, &hip_gfx942_target};
+	return gpu_register_targets(reg, targets, 2);
 }
 
 static const tlc_plugin_desc hip_plugin = {

@@ -41,6 +41,22 @@ __device__ __forceinline__ void mfma_load(const T *base, int lane, int row0, int
 	}
 }
 
+// One step of K: B's tiles of this step from LDS, then every product of
+// the wavefront's MI x NI tiles; a_of(mi) is A's tile mi of the step.
+template <int N, int WN, int MI, int NI, bool TB, int VB, class I, class LB, class T, class Acc, class AOf>
+__device__ __forceinline__ void mfma_k_step(AOf a_of, const T *B, Acc *C, int lane, int wn, int ki)
+{
+	T b[NI][I::rb];
+#pragma unroll
+	for (int ni = 0; ni < NI; ni++)
+		mfma_load<I::rb, VB, TB, LB, typename I::b>(B, lane, ki * I::k, wn * (N / WN) + ni * I::n, b[ni]);
+#pragma unroll
+	for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+		for (int ni = 0; ni < NI; ni++)
+			I::run(a_of(mi), b[ni], &C[(mi * NI + ni) * I::rc]);
+}
+
 // C += A B with A (M x K) and B (K x N) in LDS.
 template <int M, int N, int K, int WM, int WN, bool TA, bool TB, int VA, int VB, class I, class LA, class LB, class T,
           class Acc>
@@ -50,18 +66,11 @@ __device__ __forceinline__ void mfma_gemm_ss(const T *A, const T *B, Acc *C, int
 	const int lane = tid % 64, group = tid / 64, wm = group / WN, wn = group % WN;
 #pragma unroll
 	for (int ki = 0; ki < KI; ki++) {
-		T a[MI][I::ra], b[NI][I::rb];
+		T a[MI][I::ra];
 #pragma unroll
 		for (int mi = 0; mi < MI; mi++)
 			mfma_load<I::ra, VA, TA, LA, typename I::a>(A, lane, wm * (M / WM) + mi * I::m, ki * I::k, a[mi]);
-#pragma unroll
-		for (int ni = 0; ni < NI; ni++)
-			mfma_load<I::rb, VB, TB, LB, typename I::b>(B, lane, ki * I::k, wn * (N / WN) + ni * I::n, b[ni]);
-#pragma unroll
-		for (int mi = 0; mi < MI; mi++)
-#pragma unroll
-			for (int ni = 0; ni < NI; ni++)
-				I::run(a[mi], b[ni], &C[(mi * NI + ni) * I::rc]);
+		mfma_k_step<N, WN, MI, NI, TB, VB, I, LB>([&](int mi) -> const T * { return a[mi]; }, B, C, lane, wn, ki);
 	}
 }
 
@@ -72,17 +81,9 @@ __device__ __forceinline__ void mfma_gemm_rs(const T *A, const T *B, Acc *C, int
 	constexpr int MI = M / WM / I::m, NI = N / WN / I::n, KI = K / I::k;
 	const int lane = tid % 64, wn = (tid / 64) % WN;
 #pragma unroll
-	for (int ki = 0; ki < KI; ki++) {
-		T b[NI][I::rb];
-#pragma unroll
-		for (int ni = 0; ni < NI; ni++)
-			mfma_load<I::rb, VB, TB, LB, typename I::b>(B, lane, ki * I::k, wn * (N / WN) + ni * I::n, b[ni]);
-#pragma unroll
-		for (int mi = 0; mi < MI; mi++)
-#pragma unroll
-			for (int ni = 0; ni < NI; ni++)
-				I::run(&A[(mi * KI + ki) * I::ra], b[ni], &C[(mi * NI + ni) * I::rc]);
-	}
+	for (int ki = 0; ki < KI; ki++)
+		mfma_k_step<N, WN, MI, NI, TB, VB, I, LB>([&](int mi) -> const T * { return &A[(mi * KI + ki) * I::ra]; },
+		                                          B, C, lane, wn, ki);
 }
 
 } // namespace tlc
