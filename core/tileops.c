@@ -130,6 +130,13 @@ bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
 	g->trans_A = flag(call, "transpose_A");
 	g->trans_B = flag(call, "transpose_B");
 	g->clear_accum = flag(call, "clear_accum");
+	const tlc_expr *kp = tlc_call_kw(call, "k_pack");
+	int64_t kpv = 1;
+	if (kp && (!tlc_expr_as_int(kp, &kpv) || (kpv != 1 && kpv != 2 && kpv != 4))) {
+		*why = "k_pack takes 1, 2 or 4";
+		return false;
+	}
+	g->k_pack = (int)kpv;
 	const tlc_expr *p = tlc_call_kw(call, "policy");
 	g->policy = TLC_WARP_POLICY_SQUARE;
 	if (p && p->kind == TLC_EXPR_SYM) {

@@ -51,9 +51,13 @@ static int atom_regs(const tlc_frag_atom *a)
 	return n;
 }
 
-/* The logical (row, col) of a lane's element j, from the atom's digits. */
-static void atom_at(const tlc_frag_atom *a, int lane, int j, int64_t *row, int64_t *col)
+/* The logical (row, col) of a lane's element e of P instructions along K
+ * (k_pack; kdim: the atom's k dimension), as tlc::mfma_load reads it: the
+ * atom's element j = e % regs with its k coordinate c moved to
+ * P (c - j) + e. */
+static void atom_at(const tlc_frag_atom *a, int regs, int P, int kdim, int lane, int e, int64_t *row, int64_t *col)
 {
+	int j = e % regs;
 	*row = *col = 0;
 	for (int i = 0; i < a->ndigits; i++) {
 		const tlc_frag_digit *d = &a->digits[i];
@@ -62,6 +66,23 @@ static void atom_at(const tlc_frag_atom *a, int lane, int j, int64_t *row, int64
 		int64_t v = (d->is_thread ? lane : j) / d->weight % d->radix * d->stride;
 		*(d->dim == 0 ? row : col) += v;
 	}
+	int64_t *k = kdim == 0 ? row : col;
+	*k = P * (*k - j) + e;
+}
+
+/* True when every lane's k coordinate of element j is a multiple of the
+ * atom's elements per lane plus j (what k_pack's reordering needs). */
+static bool k_runs(const tlc_frag_atom *a, int regs, int kdim, int lanes)
+{
+	for (int lane = 0; lane < lanes; lane++)
+		for (int j = 0; j < regs; j++) {
+			int64_t r, c;
+			atom_at(a, regs, 1, kdim, lane, j, &r, &c);
+			int64_t k = kdim == 0 ? r : c;
+			if (k % regs != j)
+				return false;
+		}
+	return true;
 }
 
 /* Print `return EXPR;` of the row (dim 0) or column (dim 1) of a lane's
@@ -119,8 +140,8 @@ static int64_t known_multiple(const tlc_expr *x)
 
 /* The widest run of elements a lane may read at once from a shared operand
  * (see the header comment); 1 when nothing wider is safe. */
-static int operand_vector(gpu_emitter *e, const tlc_frag_atom *a, int lanes, const tlc_expr *operand,
-                          const tlc_expr *layout_expr, bool trans, int elem_bytes)
+static int operand_vector(gpu_emitter *e, const tlc_frag_atom *a, int P, int kdim, int lanes,
+                          const tlc_expr *operand, const tlc_expr *layout_expr, bool trans, int elem_bytes)
 {
 	const tlc_layout *l = tlc_layout_from_expr(e->m, layout_expr, NULL);
 	if (!l || l->ndim != 2)
@@ -141,26 +162,31 @@ static int operand_vector(gpu_emitter *e, const tlc_frag_atom *a, int lanes, con
 	}
 	int regs = atom_regs(a), widest = e->target->desc->info->shared_vector_bytes / elem_bytes;
 	int64_t rows = l->shape[trans ? 1 : 0], cols = l->shape[trans ? 0 : 1]; /* logical */
+	int64_t kext = kdim == 0 ? rows : cols, other = kdim == 0 ? cols : rows;
 	for (int v = widest; v > 1; v /= 2) {
-		if (regs % v || start % v)
+		if ((regs * P) % v || start % v)
 			continue;
+		/* a lane's elements e .. e+v-1: one row (A) or column (B), v
+		 * consecutive k from a multiple of v */
 		bool good = true;
 		for (int lane = 0; good && lane < lanes; lane++)
-			for (int j = 0; good && j < regs; j += v) {
+			for (int j = 0; good && j < regs * P; j += v) {
 				int64_t r0, c0;
-				atom_at(a, lane, j, &r0, &c0);
-				good = c0 % v == 0;
+				atom_at(a, regs, P, kdim, lane, j, &r0, &c0);
+				good = (kdim == 0 ? r0 : c0) % v == 0;
 				for (int i = 1; good && i < v; i++) {
 					int64_t r, c;
-					atom_at(a, lane, j + i, &r, &c);
-					good = r == r0 && c == c0 + i;
+					atom_at(a, regs, P, kdim, lane, j + i, &r, &c);
+					good = kdim == 0 ? c == c0 && r == r0 + i : r == r0 && c == c0 + i;
 				}
 			}
-		for (int64_t r = 0; good && r < rows; r++)
-			for (int64_t c = 0; good && c < cols; c += v) {
+		/* the layout stores each such run contiguously, aligned */
+		for (int64_t o = 0; good && o < other; o++)
+			for (int64_t k = 0; good && k < kext; k += v) {
 				int64_t first = 0;
 				for (int i = 0; good && i < v; i++) {
-					int64_t idx[2] = {trans ? c + i : r, trans ? r : c + i}, off;
+					int64_t r = kdim == 0 ? k + i : o, c = kdim == 0 ? o : k + i; /* logical */
+					int64_t idx[2] = {trans ? c : r, trans ? r : c}, off;
 					good = tlc_layout_eval(l, idx, &off) && (i ? off == first + i : off % v == 0);
 					if (!i)
 						first = off;
@@ -211,7 +237,16 @@ void hip_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind)
 	               "\t\t__builtin_memcpy(c, &vc, sizeof vc);\n\t}\n};\n\n",
 	               mb->operand, mb->acc, mb->builtin);
 
-	int vb = operand_vector(e, &x->frag_b, lanes, g.B, tlc_call_kw(call, "layout_B"), g.trans_b, elem);
+	int64_t P = 1;
+	const tlc_expr *kp = tlc_call_kw(call, "k_pack");
+	if (kp && (!tlc_expr_as_int(kp, &P) || P < 1 || g.K % (P * x->k) || (P > 1 && g.a_regs) ||
+	           !k_runs(&x->frag_a, ra, 1, lanes) || !k_runs(&x->frag_b, rb, 0, lanes))) {
+		tlc_error(e->ctx, e->loc,
+		          "T.gemm k_pack: %s with A and B in LDS and K a multiple of k_pack x %d (here K = %lld%s)", x->name,
+		          x->k, (long long)g.K, g.a_regs ? ", A in registers" : "");
+		return;
+	}
+	int vb = operand_vector(e, &x->frag_b, (int)P, 0, lanes, g.B, tlc_call_kw(call, "layout_B"), g.trans_b, elem);
 	e->helpers |= HIP_HELPER_MFMA;
 	gpu_indent(e, ind);
 	if (g.a_regs) {
@@ -219,11 +254,12 @@ void hip_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind)
 		               (long long)g.N, (long long)g.K, (long long)g.warp_m, (long long)g.warp_n,
 		               g.trans_b ? "true" : "false", vb, inst, g.layout_b);
 	} else {
-		int va = operand_vector(e, &x->frag_a, lanes, g.A, tlc_call_kw(call, "layout_A"), g.trans_a, elem);
-		tlc_buf_printf(e->out, "tlc::mfma_gemm_ss<%lld, %lld, %lld, %lld, %lld, %s, %s, %d, %d, %s, %s, %s>(",
+		int va = operand_vector(e, &x->frag_a, (int)P, 1, lanes, g.A, tlc_call_kw(call, "layout_A"), g.trans_a,
+		                        elem);
+		tlc_buf_printf(e->out, "tlc::mfma_gemm_ss<%lld, %lld, %lld, %lld, %lld, %lld, %s, %s, %d, %d, %s, %s, %s>(",
 		               (long long)g.M, (long long)g.N, (long long)g.K, (long long)g.warp_m, (long long)g.warp_n,
-		               g.trans_a ? "true" : "false", g.trans_b ? "true" : "false", va, vb, inst, g.layout_a,
-		               g.layout_b);
+		               (long long)P, g.trans_a ? "true" : "false", g.trans_b ? "true" : "false", va, vb, inst,
+		               g.layout_a, g.layout_b);
 	}
 	tlc_buf_printf(e->out, "(const %s *)", T);
 	gpu_emit_operand(e, g.A);

@@ -50,6 +50,10 @@ typedef struct tlc_gemm_info {
 	bool clear_accum;
 	tlc_warp_policy policy;
 	int64_t M, N, K;
+	/* k_pack=P (AMD): each operand read of a lane covers P instructions'
+	 * k elements at once, the k of P consecutive instructions interleaved
+	 * (doc/hip.md); 1 otherwise, and ignored by targets without it */
+	int k_pack;
 } tlc_gemm_info;
 
 /* Decode a gemm call (whole-buffer operands with constant 2-D shapes); false

@@ -231,6 +231,8 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 	KW("thread_lo", tlc_i32(m, CL->thread_lo));
 	/* the plan's instruction: the simulator and the target follow it */
 	KW("inst", tlc_str(m, plan.inst->name));
+	if (g.k_pack > 1)
+		KW("k_pack", tlc_i32(m, g.k_pack));
 #undef KW
 	const tlc_expr *args[3] = {operand_base(st, g.A, g.nlead[0], g.lead[0]),
 	                           operand_base(st, g.B, g.nlead[1], g.lead[1]), call->u.call.args[2]};

@@ -26,55 +26,68 @@ template <> struct mfma_chunk<4> { typedef unsigned int type; };
 template <> struct mfma_chunk<8> { typedef unsigned int type __attribute__((ext_vector_type(2))); };
 template <> struct mfma_chunk<16> { typedef unsigned int type __attribute__((ext_vector_type(4))); };
 
-// Lane `lane`'s R elements of one operand tile whose logical element
-// (r, c) (A: (m, k); B: (k, n)) sits at L::off(r, c) from base, or at
-// L::off(c, r) when the operand is stored transposed.
-template <int R, int V, bool TRANS, class L, class Map, class T>
+// Lane `lane`'s elements of one operand tile for P instructions along K
+// (k_pack): element j of instruction p is the atom's element j with its k
+// coordinate c (the column of A, the row of B; c - j is a multiple of R)
+// moved to P (c - j) + p R + j, so that a lane's P R elements are
+// consecutive in k.  Logical (r, c) (A: (m, k); B: (k, n)) sits at
+// L::off(r, c) from base, or at L::off(c, r) when stored transposed.
+template <int R, int P, int V, int KDIM, bool TRANS, class L, class Map, class T>
 __device__ __forceinline__ void mfma_load(const T *base, int lane, int row0, int col0, T *dst)
 {
 	typedef typename mfma_chunk<V * (int)sizeof(T)>::type chunk;
 #pragma unroll
-	for (int j = 0; j < R; j += V) {
-		const int r = row0 + Map::row(lane, j), c = col0 + Map::col(lane, j);
-		const int off = TRANS ? L::off(c, r) : L::off(r, c);
-		*reinterpret_cast<chunk *>(&dst[j]) = *reinterpret_cast<const chunk *>(&base[off]);
+	for (int e = 0; e < R * P; e += V) {
+		const int j = e % R;
+		int r = Map::row(lane, j), c = Map::col(lane, j);
+		if (KDIM == 1)
+			c = P * (c - j) + e;
+		else
+			r = P * (r - j) + e;
+		const int off = TRANS ? L::off(col0 + c, row0 + r) : L::off(row0 + r, col0 + c);
+		*reinterpret_cast<chunk *>(&dst[e]) = *reinterpret_cast<const chunk *>(&base[off]);
 	}
 }
 
-// One step of K: B's tiles of this step from LDS, then every product of
-// the wavefront's MI x NI tiles; a_of(mi) is A's tile mi of the step.
-template <int N, int WN, int MI, int NI, bool TB, int VB, class I, class LB, class T, class Acc, class AOf>
-__device__ __forceinline__ void mfma_k_step(AOf a_of, const T *B, Acc *C, int lane, int wn, int ki)
+// One step of P instructions along K: B's tiles from LDS, then every
+// product of the wavefront's MI x NI tiles; a_of(mi) is A's tile mi of the
+// step (P instructions' elements, each instruction's ra of them in turn).
+template <int N, int WN, int MI, int NI, int P, bool TB, int VB, class I, class LB, class T, class Acc, class AOf>
+__device__ __forceinline__ void mfma_k_step(AOf a_of, const T *B, Acc *C, int lane, int wn, int kg)
 {
-	T b[NI][I::rb];
+	T b[NI][I::rb * P];
 #pragma unroll
 	for (int ni = 0; ni < NI; ni++)
-		mfma_load<I::rb, VB, TB, LB, typename I::b>(B, lane, ki * I::k, wn * (N / WN) + ni * I::n, b[ni]);
+		mfma_load<I::rb, P, VB, 0, TB, LB, typename I::b>(B, lane, kg * P * I::k, wn * (N / WN) + ni * I::n, b[ni]);
 #pragma unroll
-	for (int mi = 0; mi < MI; mi++)
-#pragma unroll
-		for (int ni = 0; ni < NI; ni++)
-			I::run(a_of(mi), b[ni], &C[(mi * NI + ni) * I::rc]);
-}
-
-// C += A B with A (M x K) and B (K x N) in LDS.
-template <int M, int N, int K, int WM, int WN, bool TA, bool TB, int VA, int VB, class I, class LA, class LB, class T,
-          class Acc>
-__device__ __forceinline__ void mfma_gemm_ss(const T *A, const T *B, Acc *C, int tid)
-{
-	constexpr int MI = M / WM / I::m, NI = N / WN / I::n, KI = K / I::k;
-	const int lane = tid % 64, group = tid / 64, wm = group / WN, wn = group % WN;
-#pragma unroll
-	for (int ki = 0; ki < KI; ki++) {
-		T a[MI][I::ra];
+	for (int p = 0; p < P; p++)
 #pragma unroll
 		for (int mi = 0; mi < MI; mi++)
-			mfma_load<I::ra, VA, TA, LA, typename I::a>(A, lane, wm * (M / WM) + mi * I::m, ki * I::k, a[mi]);
-		mfma_k_step<N, WN, MI, NI, TB, VB, I, LB>([&](int mi) -> const T * { return a[mi]; }, B, C, lane, wn, ki);
+#pragma unroll
+			for (int ni = 0; ni < NI; ni++)
+				I::run(a_of(mi) + p * I::ra, &b[ni][p * I::rb], &C[(mi * NI + ni) * I::rc]);
+}
+
+// C += A B with A (M x K) and B (K x N) in LDS; P = k_pack.
+template <int M, int N, int K, int WM, int WN, int P, bool TA, bool TB, int VA, int VB, class I, class LA, class LB,
+          class T, class Acc>
+__device__ __forceinline__ void mfma_gemm_ss(const T *A, const T *B, Acc *C, int tid)
+{
+	constexpr int MI = M / WM / I::m, NI = N / WN / I::n, KG = K / I::k / P;
+	const int lane = tid % 64, group = tid / 64, wm = group / WN, wn = group % WN;
+#pragma unroll
+	for (int kg = 0; kg < KG; kg++) {
+		T a[MI][I::ra * P];
+#pragma unroll
+		for (int mi = 0; mi < MI; mi++)
+			mfma_load<I::ra, P, VA, 1, TA, LA, typename I::a>(A, lane, wm * (M / WM) + mi * I::m, kg * P * I::k,
+			                                                  a[mi]);
+		mfma_k_step<N, WN, MI, NI, P, TB, VB, I, LB>([&](int mi) -> const T * { return a[mi]; }, B, C, lane, wn, kg);
 	}
 }
 
-// C += A B with A in the wavefront's registers and B (K x N) in LDS.
+// C += A B with A in the wavefront's registers (tile (mi, ki) at
+// A[(mi KI + ki) I::ra ..]) and B (K x N) in LDS.
 template <int M, int N, int K, int WM, int WN, bool TB, int VB, class I, class LB, class T, class Acc>
 __device__ __forceinline__ void mfma_gemm_rs(const T *A, const T *B, Acc *C, int tid)
 {
@@ -82,8 +95,8 @@ __device__ __forceinline__ void mfma_gemm_rs(const T *A, const T *B, Acc *C, int
 	const int lane = tid % 64, wn = (tid / 64) % WN;
 #pragma unroll
 	for (int ki = 0; ki < KI; ki++)
-		mfma_k_step<N, WN, MI, NI, TB, VB, I, LB>([&](int mi) -> const T * { return &A[(mi * KI + ki) * I::ra]; },
-		                                          B, C, lane, wn, ki);
+		mfma_k_step<N, WN, MI, NI, 1, TB, VB, I, LB>([&](int mi) -> const T * { return &A[(mi * KI + ki) * I::ra]; },
+		                                             B, C, lane, wn, ki);
 }
 
 } // namespace tlc
