@@ -154,10 +154,10 @@ check "two input files" 2 "tlc: error: more than one input file ('b.tl')" -- "$T
 check "bad -D" 2 "tlc: error: -D expects NAME=VALUE, not '1M=4'" -- "$TLC" -D 1M=4 "$f"
 check "bad --pass-arg" 2 "tlc: error: --pass-arg expects PASS.KEY=VALUE, not 'simplify'" -- \
 	"$TLC" --pass-arg=simplify "$f"
-check "unknown --emit" 2 "tlc: error: unknown --emit kind 'asm' (expected ir, cu, ptx, cubin or so)" -- \
+check "unknown --emit" 2 "tlc: error: unknown --emit kind 'asm' (expected ir, cu, hip, ptx, cubin, hsaco or so)" -- \
 	"$TLC" --emit=asm "$f"
-check "--emit=hsaco is not there yet" 1 "tlc: error: --emit=hsaco is not implemented yet" -- \
-	"$TLC" --emit=hsaco "$f"
+check "--emit=hsaco on a CUDA target" 2 "tlc: error: --emit=hsaco is not available for target 'cuda-sm90', which compiles with nvcc (it makes ptx, cubin, so)" -- \
+	"$TLC" --emit=hsaco -o x.hsaco "$f"
 check "missing input file" 1 "tlc: error: cannot open '$tmp/none.tl': No such file or directory" -- \
 	"$TLC" "$tmp/none.tl"
 
