@@ -12,8 +12,9 @@
 
 #include "gpu_printer.h"
 
-const char *gpu_ctype(const gpu_emitter *e, tlc_dtype t)
+const char *gpu_ctype(gpu_emitter *e, tlc_dtype t)
 {
+	const gpu_vendor *v = e->target->vendor;
 	switch (t) {
 	case TLC_DT_BOOL: return "bool";
 	case TLC_DT_INT8: return "signed char";
@@ -30,6 +31,11 @@ const char *gpu_ctype(const gpu_emitter *e, tlc_dtype t)
 	case TLC_DT_FLOAT64: return "double";
 	case TLC_DT_FLOAT8_E4M3: return e->target->vendor->float8_e4m3_type;
 	case TLC_DT_FLOAT8_E5M2: return e->target->vendor->float8_e5m2_type;
+	case TLC_DT_FLOAT8_E4M3FNUZ:
+	case TLC_DT_FLOAT8_E5M2FNUZ:
+		if (v->float8_e4m3fnuz_type)
+			e->helpers |= v->fnuz_helper;
+		return t == TLC_DT_FLOAT8_E4M3FNUZ ? v->float8_e4m3fnuz_type : v->float8_e5m2fnuz_type;
 	default: return NULL;
 	}
 }

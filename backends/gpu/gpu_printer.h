@@ -49,6 +49,12 @@ typedef struct gpu_vendor {
 	 * from float with C++ casts */
 	const char *float8_e4m3_type;  /* "__nv_fp8_e4m3" */
 	const char *float8_e5m2_type;  /* "__nv_fp8_e5m2" */
+	/* CDNA3's float8 (fnuz) storage types, converted the same way; NULL when
+	 * the vendor has none.  A kernel that uses one sets the vendor helper
+	 * bit fnuz_helper (the types' definitions, printed by emit_helpers). */
+	const char *float8_e4m3fnuz_type;
+	const char *float8_e5m2fnuz_type;
+	unsigned fnuz_helper;
 	const char *float16_to_float;  /* "__half2float" */
 	const char *float_to_float16;  /* "__float2half_rn" */
 	const char *bfloat16_to_float; /* "__bfloat162float" */
@@ -202,7 +208,7 @@ int gpu_add_host_arg(gpu_emitter *e, const gpu_host_arg *arg);
 
 /* The device C++ type of a dtype ("half", "__nv_bfloat16", "float"...);
  * NULL for dtypes the printer cannot print yet. */
-const char *gpu_ctype(const gpu_emitter *e, tlc_dtype t);
+const char *gpu_ctype(gpu_emitter *e, tlc_dtype t);
 /* Print x as a C++ expression of x's dtype. */
 void gpu_emit_expr(gpu_emitter *e, const tlc_expr *x);
 /* Print the row-major flat offset of buffer b at idx. */

@@ -21,7 +21,8 @@ extern const gpu_vendor hip_vendor;
 
 /* HIP's device helpers, after the shared ones (gpu_printer.h). */
 enum {
-	HIP_HELPER_MFMA = GPU_HELPER_VENDOR << 0, /* device/tlc_mfma.hip.h */
+	HIP_HELPER_FP8 = GPU_HELPER_VENDOR << 0,  /* device/tlc_fp8.hip.h: float8 fnuz types */
+	HIP_HELPER_MFMA = GPU_HELPER_VENDOR << 1, /* device/tlc_mfma.hip.h */
 };
 
 /* ---- hip_ops.c ---- */

@@ -16,6 +16,7 @@
  *                            D[8 (j / 4) + 4 (l / 32) + j % 4][l % 32]
  *   16x16x4 float32:         A[l % 16][l / 16], B[l / 16][l % 16]
  *   16x16x32 8-bit (CDNA3):  A[l % 16][8 (l / 16) + j], B[8 (l / 16) + j][l % 16]
+ *                            (int8, and float8 in CDNA3's fnuz encodings)
  * There is no ldmatrix: each lane reads its operand elements from LDS
  * itself (the hip target's MFMA helper, through these fragments). */
 #include <tlc/target.h>
@@ -102,7 +103,8 @@ static const tlc_matrix_inst gfx90a_matrix[] = {
 	MFMA_16x16x16("v_mfma_i32_16x16x16i8", TLC_DT_INT8, TLC_DT_INT32),
 };
 
-/* CDNA3 keeps the 16-bit and float32 rows and widens 8-bit K to 32 */
+/* CDNA3 keeps the 16-bit and float32 rows, widens 8-bit K to 32 and adds
+ * float8 in its fnuz encodings (fp8 = e4m3fnuz, bf8 = e5m2fnuz) */
 static const tlc_matrix_inst gfx942_matrix[] = {
 	MFMA_16x16x16("v_mfma_f32_16x16x16f16", TLC_DT_FLOAT16, TLC_DT_FLOAT32),
 	MFMA_16x16x16("v_mfma_f32_16x16x16bf16_1k", TLC_DT_BFLOAT16, TLC_DT_FLOAT32),
@@ -111,6 +113,10 @@ static const tlc_matrix_inst gfx942_matrix[] = {
 	MFMA("v_mfma_f32_16x16x4f32", 16, 16, 4, TLC_DT_FLOAT32, TLC_DT_FLOAT32, ATOM(16, 4, mfma_a_16x4),
 	     ATOM(4, 16, mfma_b_4x16), ATOM(16, 16, mfma_c_16x16)),
 	MFMA("v_mfma_i32_16x16x32_i8", 16, 16, 32, TLC_DT_INT8, TLC_DT_INT32, ATOM(16, 32, mfma_a_16x32),
+	     ATOM(32, 16, mfma_b_32x16), ATOM(16, 16, mfma_c_16x16)),
+	MFMA("v_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, TLC_DT_FLOAT8_E4M3FNUZ, TLC_DT_FLOAT32, ATOM(16, 32, mfma_a_16x32),
+	     ATOM(32, 16, mfma_b_32x16), ATOM(16, 16, mfma_c_16x16)),
+	MFMA("v_mfma_f32_16x16x32_bf8_bf8", 16, 16, 32, TLC_DT_FLOAT8_E5M2FNUZ, TLC_DT_FLOAT32, ATOM(16, 32, mfma_a_16x32),
 	     ATOM(32, 16, mfma_b_32x16), ATOM(16, 16, mfma_c_16x16)),
 };
 

@@ -39,6 +39,8 @@ static const mfma_builtin mfma_builtins[] = {
 	{"v_mfma_f32_16x16x4f32", "__builtin_amdgcn_mfma_f32_16x16x4f32", "float", VEC("float", 4)},
 	{"v_mfma_i32_16x16x16i8", "__builtin_amdgcn_mfma_i32_16x16x16i8", "int", VEC("int", 4)},
 	{"v_mfma_i32_16x16x32_i8", "__builtin_amdgcn_mfma_i32_16x16x32_i8", "long", VEC("int", 4)},
+	{"v_mfma_f32_16x16x32_fp8_fp8", "__builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8", "long", VEC("float", 4)},
+	{"v_mfma_f32_16x16x32_bf8_bf8", "__builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8", "long", VEC("float", 4)},
 };
 
 /* Elements per lane of an operand atom: the product of its register digits. */

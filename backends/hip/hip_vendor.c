@@ -18,6 +18,8 @@ static bool hip_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 
 static void hip_emit_helpers(tlc_buf *out, unsigned helpers)
 {
+	if (helpers & HIP_HELPER_FP8)
+		gpu_paste_device_text(out, hip_device_text("tlc_fp8"), "tlc_fp8.hip.h");
 	if (helpers & HIP_HELPER_MFMA)
 		gpu_paste_device_text(out, hip_device_text("tlc_mfma"), "tlc_mfma.hip.h");
 }
@@ -29,8 +31,12 @@ const gpu_vendor hip_vendor = {
 	.includes = "#include <hip/hip_runtime.h>\n#include <hip/hip_fp16.h>\n#include <hip/hip_bfloat16.h>\n",
 	.float16_type = "__half",
 	.bfloat16_type = "hip_bfloat16",
+	/* OCP float8 (e4m3fn, e5m2) has no CDNA instruction; CDNA3's are fnuz */
 	.float8_e4m3_type = NULL,
 	.float8_e5m2_type = NULL,
+	.float8_e4m3fnuz_type = "tlc::fp8_e4m3fnuz",
+	.float8_e5m2fnuz_type = "tlc::fp8_e5m2fnuz",
+	.fnuz_helper = HIP_HELPER_FP8,
 	.float16_to_float = "__half2float",
 	.float_to_float16 = "__float2half_rn",
 	.bfloat16_to_float = "static_cast<float>",

@@ -573,7 +573,7 @@ const tlc_expr *fe_to_scalar(fe *F, fe_val *v, tlc_loc loc)
 /* TileLang dtype names that tlc does not support yet. */
 static const char *const unsupported_dtypes[] = {
 	"int4", "uint4", "int2", "uint2", "int1", "uint1", "float4_e2m1fn", "float4",
-	"float6_e2m3fn", "float6_e3m2fn", "float8_e8m0fnu", "float8_e4m3fnuz", "float8_e5m2fnuz",
+	"float6_e2m3fn", "float6_e3m2fn", "float8_e8m0fnu",
 	"float8_e4m3b11fnuz", "float4_e2m1fnx2",
 };
 

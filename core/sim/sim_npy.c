@@ -33,7 +33,9 @@ static const char *descr_of(tlc_dtype t)
 	case TLC_DT_FLOAT64: return "<f8";
 	case TLC_DT_BFLOAT16: return "<u2"; /* raw bits */
 	case TLC_DT_FLOAT8_E4M3:
-	case TLC_DT_FLOAT8_E5M2: return "|u1"; /* raw bits */
+	case TLC_DT_FLOAT8_E5M2:
+	case TLC_DT_FLOAT8_E4M3FNUZ:
+	case TLC_DT_FLOAT8_E5M2FNUZ: return "|u1"; /* raw bits */
 	default: return NULL;
 	}
 }

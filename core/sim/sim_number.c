@@ -16,6 +16,11 @@
  *                   __NV_SATFINITE), NaN is S.1111.111
  *   float8_e5m2     2 mantissa bits, exponents -14..15, overflow saturates
  *                   to +-57344 (SATFINITE as well)
+ *   float8_e4m3fnuz 3 mantissa bits, exponents -7..7, overflow saturates to
+ *                   +-240; no infinities, no negative zero: NaN is 0x80
+ *   float8_e5m2fnuz 2 mantissa bits, exponents -15..15, overflow saturates
+ *                   to +-57344; NaN is 0x80 (the hip target's conversions
+ *                   saturate the same way)
  * float32 and float64 are the C types. */
 #include "sim_internal.h"
 
@@ -30,12 +35,15 @@ typedef struct fmt {
 	bool saturate; /* overflow gives +-max (CUDA's SATFINITE), else +-inf */
 	bool ieee;     /* the all-ones exponent holds inf (mantissa 0) and NaN; else (e4m3fn)
 	                * it holds normal values and NaN is the all-ones mantissa */
+	bool fnuz;     /* every exponent holds normal values; NaN is the negative zero's code */
 } fmt;
 
-static const fmt F16 = {10, 5, -14, 65504.0, false, true};
-static const fmt BF16 = {7, 8, -126, 3.38953138925153547590e38, false, true};
-static const fmt E4M3 = {3, 4, -6, 448.0, true, false};
-static const fmt E5M2 = {2, 5, -14, 57344.0, true, true};
+static const fmt F16 = {10, 5, -14, 65504.0, false, true, false};
+static const fmt BF16 = {7, 8, -126, 3.38953138925153547590e38, false, true, false};
+static const fmt E4M3 = {3, 4, -6, 448.0, true, false, false};
+static const fmt E5M2 = {2, 5, -14, 57344.0, true, true, false};
+static const fmt E4M3FNUZ = {3, 4, -7, 240.0, true, false, true};
+static const fmt E5M2FNUZ = {2, 5, -15, 57344.0, true, false, true};
 
 static const fmt *format_of(tlc_dtype t)
 {
@@ -44,6 +52,8 @@ static const fmt *format_of(tlc_dtype t)
 	case TLC_DT_BFLOAT16: return &BF16;
 	case TLC_DT_FLOAT8_E4M3: return &E4M3;
 	case TLC_DT_FLOAT8_E5M2: return &E5M2;
+	case TLC_DT_FLOAT8_E4M3FNUZ: return &E4M3FNUZ;
+	case TLC_DT_FLOAT8_E5M2FNUZ: return &E5M2FNUZ;
 	default: return NULL;
 	}
 }
@@ -80,6 +90,8 @@ static uint64_t encode_small(const fmt *f, double x)
 	uint64_t sign = signbit(x) ? 1 : 0, exp_all = (UINT64_C(1) << f->exp_bits) - 1, bias = (uint64_t)(1 - f->emin);
 	uint64_t e = 0, m = 0;
 	x = round_to(f, x);
+	if (f->fnuz && (isnan(x) || x == 0.0))
+		return isnan(x) ? UINT64_C(1) << (f->exp_bits + f->mant) : 0; /* NaN 0x80; no -0 */
 	if (isnan(x)) {
 		e = exp_all;
 		m = (UINT64_C(1) << f->mant) - 1;
@@ -105,9 +117,11 @@ static double decode_small(const fmt *f, uint64_t bits)
 	uint64_t m = bits & m_all, e = (bits >> f->mant) & exp_all;
 	bool neg = (bits >> (f->exp_bits + f->mant)) & 1;
 	double v;
+	if (f->fnuz && neg && !e && !m)
+		return NAN;
 	if (f->ieee && e == exp_all)
 		v = m ? NAN : INFINITY;
-	else if (!f->ieee && e == exp_all && m == m_all)
+	else if (!f->ieee && !f->fnuz && e == exp_all && m == m_all)
 		v = NAN;
 	else if (e == 0)
 		v = ldexp((double)m, f->emin - f->mant);

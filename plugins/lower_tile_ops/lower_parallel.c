@@ -22,6 +22,7 @@
  * own layout (one replica each), and the nest reads that buffer (sync-insert
  * puts the barrier between).  Anything else is an error naming the
  * fragment, never a guess. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,7 +2,9 @@
 # mfma_host.sh - run the MFMA gemm helper that the hip target prints on the
 # CPU (tests/hip/mfma_host.cpp says how), for gemms of every shape of
 # helper call: A and B in LDS, transposed operands, k_pack, both MFMA
-# shapes, float32.  TAP output; needs clang++ (a skip without it).
+# shapes, float32 and float8 fnuz; and the float8 fnuz conversions it prints
+# against tlc-sim's rounding (tests/hip/fp8_host.cpp).  TAP output; needs
+# clang++ (a skip without it).
 #
 # Environment (set by make check): TLC, TLC_SRCDIR, TLC_PLUGIN_PATH, TLC_CONFIG.
 set -u
@@ -45,6 +47,11 @@ case_() {
 #define __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, x, y, z) tlc_host_mfma(a, b, c)
 #define __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, x, y, z) tlc_host_mfma(a, b, c)
 #define __builtin_amdgcn_mfma_f32_16x16x4f32(a, b, c, x, y, z) tlc_host_mfma(a, b, c)
+#define __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a, b, c, x, y, z) tlc_host_mfma(a, b, c)
+#define __builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8(a, b, c, x, y, z) tlc_host_mfma(a, b, c)
+#define __host__
+#include <cmath>
+#include "$TLC_SRCDIR/backends/hip/device/tlc_fp8.hip.h"
 #define TLC_M $1
 #define TLC_N $2
 #define TLC_K $3
@@ -77,12 +84,28 @@ K=$TLC_SRCDIR/tests/lit/hip/k_pack.tl
 G=$TLC_SRCDIR/tests/gpu/kernels/gemm_trans.tl
 D=$TLC_SRCDIR/tests/lit/hip/dtypes.tl
 L=$TLC_SRCDIR/tests/lit/sim/lane_semantics.tl
-echo "1..7"
+echo "1..10"
 case_ "gemm, B transposed (16-byte reads of both)" hip-gfx90a "$K" 'gemm(1)' tlc_half
 case_ "k_pack=2 (k of two MFMAs interleaved)" hip-gfx90a "$K" 'gemm(2)' tlc_half
 case_ "k_pack=4" hip-gfx942 "$K" 'gemm(4, K=128)' tlc_half
 case_ "A and B transposed" hip-gfx90a "$G" 'gemm(128, 128, 64, trans_A=True, trans_B=True)' tlc_half
 case_ "A transposed, B not (element reads)" hip-gfx942 "$G" 'gemm(128, 128, 64, trans_A=True)' tlc_half
 case_ "float32 (16x16x4f32)" hip-gfx90a "$D" 'gemm("float32", "float32")' float
+case_ "float8 e4m3fnuz (16x16x32 fp8_fp8)" hip-gfx942 "$D" 'gemm("float8_e4m3fnuz", "float32")' tlc::fp8_e4m3fnuz
+case_ "float8 e5m2fnuz (16x16x32 bf8_bf8)" hip-gfx942 "$D" 'gemm("float8_e5m2fnuz", "float32")' tlc::fp8_e5m2fnuz
 case_ "the 32x32x8 instruction (hand-written IR)" hip-gfx90a "$L" 'mfma_ss(64, 64, 16, 2, 1, "float16", "v_mfma_f32_32x32x8f16")' tlc_half
+# the float8 fnuz conversions the target prints, against tlc-sim's rounding
+n=$((n + 1))
+if [ -z "$CXX" ]; then
+	echo "ok $n - float8 fnuz conversions # SKIP no clang++"
+elif ! "$CXX" -std=c++17 -O1 -w -I"$TLC_SRCDIR/include" -I"$(dirname "$TLC")/include" \
+	-I"$TLC_SRCDIR/backends/hip/device" "$TLC_SRCDIR/tests/hip/fp8_host.cpp" -o "$tmp/fp8" \
+	-L"$TLC_PLUGIN_PATH" -ltlc -Wl,-rpath,"$TLC_PLUGIN_PATH" 2>"$tmp/fp8.err"; then
+	echo "not ok $n - float8 fnuz conversions: the test does not build"; sed 's/^/# /' "$tmp/fp8.err" | head
+	fail=$((fail + 1))
+elif "$tmp/fp8" >"$tmp/fp8.out"; then
+	echo "ok $n - float8 fnuz conversions agree with tlc-sim ($(tr '\n' ' ' <"$tmp/fp8.out"))"
+else
+	echo "not ok $n - float8 fnuz conversions"; sed 's/^/# /' "$tmp/fp8.out"; fail=$((fail + 1))
+fi
 [ "$fail" -eq 0 ]

@@ -78,6 +78,26 @@ int main(void)
 	dec(TLC_DT_FLOAT8_E5M2, 0x7c, INFINITY, "inf");
 	dec(TLC_DT_FLOAT8_E5M2, 0x7d, NAN, "NaN");
 
+	/* float8 e4m3fnuz (CDNA3): bias 8, no infinities, no negative zero, NaN = 0x80, largest 240 */
+	enc(TLC_DT_FLOAT8_E4M3FNUZ, 1.0, 0x40, "1");
+	enc(TLC_DT_FLOAT8_E4M3FNUZ, 240.0, 0x7f, "240, the largest");
+	enc(TLC_DT_FLOAT8_E4M3FNUZ, 300.0, 0x7f, "300 (saturates to 240)");
+	enc(TLC_DT_FLOAT8_E4M3FNUZ, -1e9, 0xff, "-1e9 (saturates to -240)");
+	enc(TLC_DT_FLOAT8_E4M3FNUZ, ldexp(1.0, -10), 0x01, "2^-10, the smallest subnormal");
+	enc(TLC_DT_FLOAT8_E4M3FNUZ, -0.0, 0x00, "-0 (no negative zero)");
+	enc(TLC_DT_FLOAT8_E4M3FNUZ, NAN, 0x80, "NaN");
+	dec(TLC_DT_FLOAT8_E4M3FNUZ, 0x80, NAN, "0x80 is NaN");
+	dec(TLC_DT_FLOAT8_E4M3FNUZ, 0x78, 128.0, "128 (the all-ones exponent holds normal values)");
+	rnd(TLC_DT_FLOAT8_E4M3FNUZ, 1.0 + ldexp(1.0, -4), 1.0, "1 + 2^-4 (a tie: to even)");
+
+	/* float8 e5m2fnuz: bias 16, NaN = 0x80, largest 57344 */
+	enc(TLC_DT_FLOAT8_E5M2FNUZ, 1.0, 0x40, "1");
+	enc(TLC_DT_FLOAT8_E5M2FNUZ, 57344.0, 0x7f, "57344, the largest");
+	enc(TLC_DT_FLOAT8_E5M2FNUZ, INFINITY, 0x7f, "inf (saturates)");
+	enc(TLC_DT_FLOAT8_E5M2FNUZ, ldexp(1.0, -17), 0x01, "2^-17, the smallest subnormal");
+	dec(TLC_DT_FLOAT8_E5M2FNUZ, 0x80, NAN, "0x80 is NaN");
+	dec(TLC_DT_FLOAT8_E5M2FNUZ, 0x7c, 32768.0, "32768 (the all-ones exponent holds normal values)");
+
 	/* float32: C's float */
 	rnd(TLC_DT_FLOAT32, 0.1, (double)0.1f, "0.1");
 	enc(TLC_DT_FLOAT32, 1.0, 0x3f800000, "1");
