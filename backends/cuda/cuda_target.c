@@ -20,29 +20,12 @@ static const char *const sm90_asm_flags[] = {"-arch=compute_90a", NULL};
 static const char *const sm80_arch_flags[] = {"-gencode=arch=compute_80,code=sm_80", NULL};
 static const char *const sm80_asm_flags[] = {"-arch=compute_80", NULL};
 
-static const tlc_target_desc cuda_sm90_target = {
-	.name = "cuda-sm90",
-	.summary = "NVIDIA Hopper (sm_90a): CUDA C++ with extern \"C\" launchers",
-	.pipeline = "pipeline.cuda-sm90",
-	.source_ext = "cu",
-	.emit = emit_sm90,
-	.compiler = "nvcc",
-	.arch_flags = sm90_arch_flags,
-	.asm_flags = sm90_asm_flags,
-	.info = &cuda_sm90_info,
-};
-
-static const tlc_target_desc cuda_sm80_target = {
-	.name = "cuda-sm80",
-	.summary = "NVIDIA Ampere (sm_80): CUDA C++ with extern \"C\" launchers",
-	.pipeline = "pipeline.cuda-sm80",
-	.source_ext = "cu",
-	.emit = emit_sm80,
-	.compiler = "nvcc",
-	.arch_flags = sm80_arch_flags,
-	.asm_flags = sm80_asm_flags,
-	.info = &cuda_sm80_info,
-};
+static const tlc_target_desc cuda_sm90_target =
+    GPU_TARGET_DESC("cuda-sm90", "NVIDIA Hopper (sm_90a): CUDA C++ with extern \"C\" launchers", "cu", emit_sm90, "nvcc",
+                    sm90_arch_flags, sm90_asm_flags, &cuda_sm90_info);
+static const tlc_target_desc cuda_sm80_target =
+    GPU_TARGET_DESC("cuda-sm80", "NVIDIA Ampere (sm_80): CUDA C++ with extern \"C\" launchers", "cu", emit_sm80, "nvcc",
+                    sm80_arch_flags, sm80_asm_flags, &cuda_sm80_info);
 
 static const gpu_target sm90 = {&cuda_sm90_target, "sm_90a", &cuda_vendor};
 static const gpu_target sm80 = {&cuda_sm80_target, "sm_80", &cuda_vendor};

@@ -127,6 +127,15 @@ typedef struct gpu_target {
 	const gpu_vendor *vendor;
 } gpu_target;
 
+/* The tlc_target_desc of a GPU target NAME ("cuda-sm90"): its pipeline
+ * is the INI's [pipeline.NAME]; the device compiler takes ARCH for binaries
+ * and ASM for assembly text (NULL-terminated flag lists). */
+#define GPU_TARGET_DESC(NAME, SUMMARY, EXT, EMIT, COMPILER, ARCH, ASM, INFO)                                  \
+	{                                                                                                        \
+		.name = NAME, .summary = SUMMARY, .pipeline = "pipeline." NAME, .source_ext = EXT, .emit = EMIT,     \
+		.compiler = COMPILER, .arch_flags = ARCH, .asm_flags = ASM, .info = INFO,                            \
+	}
+
 /* The emit function of a target plugin's tlc_target_desc for gpu_target T
  * (a static const gpu_target): the descriptor's emit has no context
  * argument, so each target gets its own one-line function. */

@@ -25,29 +25,12 @@ static int emit_gfx942(tlc_module *m, const tlc_pass_options *opts, tlc_codegen_
 static const char *const gfx90a_flags[] = {"--offload-arch=gfx90a", NULL};
 static const char *const gfx942_flags[] = {"--offload-arch=" TLC_HIP_GFX942_ARCH, NULL};
 
-static const tlc_target_desc hip_gfx90a_target = {
-	.name = "hip-gfx90a",
-	.summary = "AMD Instinct MI200 (gfx90a, CDNA2): HIP C++ with extern \"C\" launchers",
-	.pipeline = "pipeline.hip-gfx90a",
-	.source_ext = "hip",
-	.emit = emit_gfx90a,
-	.compiler = "hipcc",
-	.arch_flags = gfx90a_flags,
-	.asm_flags = gfx90a_flags,
-	.info = &hip_gfx90a_info,
-};
-
-static const tlc_target_desc hip_gfx942_target = {
-	.name = "hip-gfx942",
-	.summary = "AMD Instinct MI300 (gfx942, CDNA3): HIP C++ with extern \"C\" launchers",
-	.pipeline = "pipeline.hip-gfx942",
-	.source_ext = "hip",
-	.emit = emit_gfx942,
-	.compiler = "hipcc",
-	.arch_flags = gfx942_flags,
-	.asm_flags = gfx942_flags,
-	.info = &hip_gfx942_info,
-};
+static const tlc_target_desc hip_gfx90a_target =
+    GPU_TARGET_DESC("hip-gfx90a", "AMD Instinct MI200 (gfx90a, CDNA2): HIP C++ with extern \"C\" launchers", "hip",
+                    emit_gfx90a, "hipcc", gfx90a_flags, gfx90a_flags, &hip_gfx90a_info);
+static const tlc_target_desc hip_gfx942_target =
+    GPU_TARGET_DESC("hip-gfx942", "AMD Instinct MI300 (gfx942, CDNA3): HIP C++ with extern \"C\" launchers", "hip",
+                    emit_gfx942, "hipcc", gfx942_flags, gfx942_flags, &hip_gfx942_info);
 
 static const gpu_target gfx90a = {&hip_gfx90a_target, "gfx90a", &hip_vendor};
 static const gpu_target gfx942 = {&hip_gfx942_target, TLC_HIP_GFX942_ARCH, &hip_vendor};

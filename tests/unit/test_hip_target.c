@@ -121,6 +121,11 @@ static const isa_mfma cdna3[] = {
     BF16_32("v_mfma_f32_32x32x8bf16_1k"),
     F32("v_mfma_f32_16x16x4f32"),
     {"v_mfma_i32_16x16x32_i8", 16, 16, 32, TLC_DT_INT8, TLC_DT_INT32, a_16x32, b_32x16, d_16x16, 8, 8, 4},
+    /* float8 (fp8 = e4m3fnuz, bf8 = e5m2fnuz): the 8-bit 16x16x32 operand maps */
+    {"v_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, TLC_DT_FLOAT8_E4M3FNUZ, TLC_DT_FLOAT32, a_16x32, b_32x16, d_16x16, 8, 8,
+     4},
+    {"v_mfma_f32_16x16x32_bf8_bf8", 16, 16, 32, TLC_DT_FLOAT8_E5M2FNUZ, TLC_DT_FLOAT32, a_16x32, b_32x16, d_16x16, 8, 8,
+     4},
 };
 
 /* Every (lane, element) of the atom holds the element the rule names, the
