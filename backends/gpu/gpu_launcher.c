@@ -176,12 +176,20 @@ void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	tlc_buf_printf(out, "\tconst dim3 tlc_grid((unsigned)tlc_grid0, (unsigned)tlc_grid1, (unsigned)tlc_grid2);\n"
 	                    "\tconst dim3 tlc_block(%lld, %lld, %lld);\n",
 	               (long long)tdims[0], (long long)tdims[1], (long long)tdims[2]);
-	tlc_buf_printf(out, "\t%s_kernel<<<tlc_grid, tlc_block, %lld, (%sStream_t)stream>>>(",
-		       e->f->name, (long long)e->dyn_smem, rt);
-	for (int i = 0; i < e->f->nparams; i++)
-		tlc_buf_printf(out, "%s%s", i ? ", " : "", param_name(e, &e->f->params[i]));
-	for (int i = 0; i < e->nhost_args; i++)
-		tlc_buf_printf(out, "%s%s", e->f->nparams || i ? ", " : "", e->host_args[i].name);
+	const char *launch = e->target->vendor->launch_macro;
+	bool first = true;
+	if (launch) {
+		tlc_buf_printf(out, "\t%s(%s_kernel, tlc_grid, tlc_block, %lld, (%sStream_t)stream", launch, e->f->name,
+		               (long long)e->dyn_smem, rt);
+		first = false;
+	} else {
+		tlc_buf_printf(out, "\t%s_kernel<<<tlc_grid, tlc_block, %lld, (%sStream_t)stream>>>(", e->f->name,
+		               (long long)e->dyn_smem, rt);
+	}
+	for (int i = 0; i < e->f->nparams; i++, first = false)
+		tlc_buf_printf(out, "%s%s", first ? "" : ", ", param_name(e, &e->f->params[i]));
+	for (int i = 0; i < e->nhost_args; i++, first = false)
+		tlc_buf_printf(out, "%s%s", first ? "" : ", ", e->host_args[i].name);
 	tlc_buf_printf(out, ");\n\treturn (int)%sGetLastError();\n}\n\n", rt);
 }
 

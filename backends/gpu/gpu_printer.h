@@ -79,6 +79,10 @@ typedef struct gpu_vendor {
 	 * const void *) */
 	const char *kernel_handle_cast;
 	int64_t max_grid[3]; /* the most blocks a launch may have in x, y, z */
+	/* The launch statement: NULL for CUDA's kernel<<<grid, block, bytes,
+	 * stream>>>(args); else a macro called as MACRO(kernel, grid, block,
+	 * bytes, stream, args...) (HIP: "hipLaunchKernelGGL") */
+	const char *launch_macro;
 	/* Print the op statement s (TLC_STMT_EVAL) that the shared printer does
 	 * not know: the vendor's matrix instructions, vector atomics, mbarriers,
 	 * register budgets and bulk copies (which may add gpu_host_args).

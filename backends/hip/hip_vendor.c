@@ -54,6 +54,7 @@ const gpu_vendor hip_vendor = {
 	 * dimension; y and z are kept to CUDA's limits so that the launcher's
 	 * checks do not depend on the vendor */
 	.max_grid = {2147483647, 65535, 65535},
+	.launch_macro = "hipLaunchKernelGGL",
 	.emit_op = hip_emit_op,
 	.emit_helpers = hip_emit_helpers,
 };
