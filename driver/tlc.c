@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DEFAULT_TARGET "cuda-sm90"
 
@@ -299,6 +300,15 @@ static int check_emit(const char *emit)
 	return usage_error("unknown --emit kind '%s' (expected ir, cu, hip, ptx, cubin, hsaco or so)", emit);
 }
 
+/* True when paths a and b name one existing file (or are the same string). */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (strcmp(a, b) == 0)
+		return true;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* Returns -1 to go on compiling, or an exit code. */
 static int parse_options(options *o, int argc, char **argv)
 {
@@ -395,6 +405,10 @@ static int parse_options(options *o, int argc, char **argv)
 	bool query = o->list_passes || o->list_targets || o->print_plugin_path || o->verbose || o->print_target_info;
 	if (!o->input && !query)
 		return usage_error("%s", "no input file");
+	/* never overwrite the input (-o of --run is a directory) */
+	if (o->input && o->output && !o->run && strcmp(o->input, "-") && strcmp(o->output, "-") &&
+	    same_file(o->input, o->output))
+		return usage_error("-o %s is the input file: tlc does not overwrite its input", o->output);
 	return -1;
 }
 
@@ -650,6 +664,20 @@ static int build_binary(session *s, const tlc_codegen_result *res)
 	return rc;
 }
 
+/* The launcher header goes to the output's stem + .h: an output named so
+ * (or the input) would be overwritten; say so instead. */
+static bool header_clashes(const char *out)
+{
+	char *h = header_path(out);
+	bool clash = same_file(h, out);
+	if (clash)
+		fprintf(stderr, "tlc: error: -o %s: the launcher header goes to %s, which would overwrite the output; "
+		                "name the output *.cu or *.hip\n",
+		        out, h);
+	free(h);
+	return clash;
+}
+
 static int emit_output(session *s, tlc_module *m)
 {
 	options *o = s->opt;
@@ -677,6 +705,8 @@ static int emit_output(session *s, tlc_module *m)
 		rc = fail_code(s->ctx);
 	} else if (devcc_is_binary_kind(o->emit)) {
 		rc = build_binary(s, &res);
+	} else if (!to_stdout(o->output) && res.header.len && header_clashes(o->output)) {
+		rc = TLC_EXIT_USAGE;
 	} else if (write_output(o->output, tlc_buf_str(&res.source))) {
 		rc = TLC_EXIT_ERROR;
 	} else if (!to_stdout(o->output) && res.header.len) {

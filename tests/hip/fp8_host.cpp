@@ -1,6 +1,7 @@
 // fp8_host.cpp - the float8 fnuz conversions the hip target prints
 // (device/tlc_fp8.hip.h, compiled here for the CPU) against tlc-sim's
-// rounding (libtlc's tlc_sim_encode / tlc_sim_decode): every code decodes
+// rounding (tlc_sim_encode / tlc_sim_decode, core/sim/sim_number.c built
+// with it by mfma_host.sh): every code decodes
 // to the same value, and floats across the whole range (random, ties,
 // subnormals, overflow, NaN, infinities, signed zeros) encode to the same
 // code.  So a kernel's float8 values on the GPU are the simulator's.
