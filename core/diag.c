@@ -5,6 +5,8 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,4 +247,70 @@ void tlc_internal_error(tlc_context *ctx, const char *pass, const char *fmt, ...
 bool tlc_had_internal_error(const tlc_context *ctx)
 {
 	return ctx->internal_error;
+}
+
+/* ---- did you mean ---- */
+
+void tlc_suggest_init(tlc_suggestion *s, const char *word)
+{
+	s->word = word;
+	s->best = NULL;
+	s->cost = 0;
+}
+
+/* Twice the edit distance of a and b (insertions, deletions,
+ * substitutions and swaps of neighbours; a case-only difference costs 1),
+ * or more than `limit` once it is sure to exceed it. */
+static int edit_cost(const char *a, const char *b, int limit)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if (na > 64 || nb > 64)
+		return limit + 1;
+	int rows[3][65], *prev2 = rows[0], *prev = rows[1], *row = rows[2];
+	for (size_t j = 0; j <= nb; j++)
+		prev[j] = 2 * (int)j;
+	for (size_t i = 1; i <= na; i++) {
+		int best = row[0] = 2 * (int)i;
+		for (size_t j = 1; j <= nb; j++) {
+			int sub = a[i - 1] == b[j - 1]                                                   ? 0
+			          : tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 1
+			                                                                                 : 2;
+			int v = prev[j - 1] + sub;
+			if (prev[j] + 2 < v)
+				v = prev[j] + 2;
+			if (row[j - 1] + 2 < v)
+				v = row[j - 1] + 2;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && prev2[j - 2] + 2 < v)
+				v = prev2[j - 2] + 2;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+		int *t = prev2;
+		prev2 = prev, prev = row, row = t;
+	}
+	return prev[nb];
+}
+
+void tlc_suggest_add(tlc_suggestion *s, const char *candidate)
+{
+	if (!s->word || !candidate || strcmp(s->word, candidate) == 0)
+		return;
+	int len = (int)strlen(s->word), limit = 2 * (len / 3 > 1 ? len / 3 : 1);
+	int cost = edit_cost(s->word, candidate, limit);
+	if (cost <= limit && (!s->best || cost < s->cost)) {
+		s->best = candidate;
+		s->cost = cost;
+	}
+}
+
+const char *tlc_suggest_text(const tlc_suggestion *s, char *buf, size_t n)
+{
+	if (n)
+		buf[0] = '\0';
+	if (s->best)
+		snprintf(buf, n, "; did you mean '%s'?", s->best);
+	return buf;
 }

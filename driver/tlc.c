@@ -309,6 +309,26 @@ static bool same_file(const char *a, const char *b)
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* An unknown option, with the long option it is closest to. */
+static int unknown_option(const char *arg)
+{
+	char word[64];
+	const char *w = arg;
+	while (*w == '-')
+		w++;
+	snprintf(word, sizeof word, "%.*s", (int)strcspn(w, "="), w);
+	tlc_suggestion sg;
+	tlc_suggest_init(&sg, word);
+	for (int i = 0; long_options[i].name; i++)
+		tlc_suggest_add(&sg, long_options[i].name);
+	if (sg.best) {
+		fprintf(stderr, "tlc: error: unknown option '%s'; did you mean '--%s'?\n", arg, sg.best);
+		fputs("try 'tlc --help' for more information\n", stderr);
+		return TLC_EXIT_USAGE;
+	}
+	return usage_error("unknown option '%s'", arg);
+}
+
 /* Returns -1 to go on compiling, or an exit code. */
 static int parse_options(options *o, int argc, char **argv)
 {
@@ -381,7 +401,7 @@ static int parse_options(options *o, int argc, char **argv)
 				return TLC_EXIT_USAGE;
 			break;
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
-		default: return usage_error("unknown option '%s'", argv[optind - 1]);
+		default: return unknown_option(argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -540,6 +560,18 @@ static void list_registry(const session *s)
 			printf("%-24s %s\n", t->name, t->summary ? t->summary : "");
 }
 
+static void unknown_target(const session *s, const char *name)
+{
+	tlc_suggestion sg;
+	tlc_suggest_init(&sg, name);
+	const tlc_target_desc *t;
+	for (int i = 0; (t = tlc_target_at(s->ctx, i)); i++)
+		tlc_suggest_add(&sg, t->name);
+	char hint[160];
+	fprintf(stderr, "tlc: error: unknown target '%s'%s (see tlc --list-targets)\n", name,
+	        tlc_suggest_text(&sg, hint, sizeof hint));
+}
+
 /* The machine description of --target (or the default target). */
 static int print_target_info(session *s)
 {
@@ -549,7 +581,7 @@ static int print_target_info(session *s)
 	                                                      : DEFAULT_TARGET;
 	const tlc_target_desc *t = tlc_find_target(s->ctx, name);
 	if (!t) {
-		fprintf(stderr, "tlc: error: unknown target '%s' (see tlc --list-targets)\n", name);
+		unknown_target(s, name);
 		return TLC_EXIT_ERROR;
 	}
 	tlc_buf out;
@@ -570,8 +602,7 @@ static int resolve_pipeline(session *s)
 	s->target = tlc_find_target(s->ctx, s->target_name);
 	bool need_target = (strcmp(o->emit, "ir") != 0 && !o->run) || !o->passes;
 	if (!s->target && need_target) {
-		fprintf(stderr, "tlc: error: unknown target '%s' (see tlc --list-targets)\n",
-		        s->target_name);
+		unknown_target(s, s->target_name);
 		return TLC_EXIT_ERROR;
 	}
 	if (o->passes) {

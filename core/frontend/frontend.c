@@ -361,7 +361,14 @@ static bool select_entry(fe *F, const char *entry)
 	}
 	fe_val *fn = fe_env_get_local(F->globals, callee->str);
 	if (!fn || (fn->kind != FV_FUNC && fn->kind != FV_PRIMFUNC)) {
-		tlc_error(F->ctx, callee->loc, "--entry: no kernel function '%s' in the file", callee->str);
+		tlc_suggestion sg;
+		tlc_suggest_init(&sg, callee->str);
+		for (int i = 0; i < F->globals->n; i++)
+			if (F->globals->vals[i]->kind == FV_FUNC || F->globals->vals[i]->kind == FV_PRIMFUNC)
+				tlc_suggest_add(&sg, F->globals->names[i]);
+		char hint[160];
+		tlc_error(F->ctx, callee->loc, "--entry: no kernel function '%s' in the file%s", callee->str,
+		          tlc_suggest_text(&sg, hint, sizeof hint));
 		return false;
 	}
 	if (fn->kind == FV_PRIMFUNC) {

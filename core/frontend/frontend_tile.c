@@ -38,7 +38,20 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 			return fe_builtin(F, fe_strdup(F, buf));
 	if (tlc_op_lookup(F->ctx, name) >= 0)
 		return fe_builtin(F, fe_strdup(F, buf));
-	tlc_error(F->ctx, loc, "unknown T.* function 'T.%s'", name);
+	tlc_suggestion sg;
+	tlc_suggest_init(&sg, name);
+	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
+		tlc_suggest_add(&sg, t_builtins[i]);
+	const tlc_op_info *op;
+	for (tlc_op_id i = 0; (op = tlc_op_get(F->ctx, i)); i++)
+		tlc_suggest_add(&sg, op->name);
+	for (int t = 1; t < TLC_DT_COUNT; t++)
+		tlc_suggest_add(&sg, tlc_dtype_name((tlc_dtype)t));
+	tlc_suggest_add(&sg, "GemmWarpPolicy");
+	if (sg.best)
+		tlc_error(F->ctx, loc, "unknown T.* function 'T.%s'; did you mean 'T.%s'?", name, sg.best);
+	else
+		tlc_error(F->ctx, loc, "unknown T.* function 'T.%s'", name);
 	return NULL;
 }
 

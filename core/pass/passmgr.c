@@ -156,8 +156,14 @@ int tlc_pipeline_check(tlc_context *ctx, const tlc_pipeline_opts *o)
 		for (int i = 0; i < lists[l].n; i++) {
 			if (tlc_find_pass(ctx, lists[l].names[i]))
 				continue;
-			tlc_error(ctx, no_loc, "unknown pass '%s' in the %s (see tlc --list-passes)",
-			          lists[l].names[i], lists[l].option);
+			tlc_suggestion sg;
+			tlc_suggest_init(&sg, lists[l].names[i]);
+			const tlc_pass_desc *p;
+			for (int k = 0; (p = tlc_pass_at(ctx, k)); k++)
+				tlc_suggest_add(&sg, p->name);
+			char hint[160];
+			tlc_error(ctx, no_loc, "unknown pass '%s' in the %s%s (see tlc --list-passes)", lists[l].names[i],
+			          lists[l].option, tlc_suggest_text(&sg, hint, sizeof hint));
 			rc = -1;
 		}
 	}

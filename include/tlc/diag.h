@@ -59,6 +59,19 @@ TLC_API void tlc_diag_capture(tlc_context *ctx, tlc_buf *sink);
 /* Print diagnostics without the source line and caret. */
 TLC_API void tlc_diag_set_caret(tlc_context *ctx, bool enabled);
 
+/* "Did you mean": offer the candidates one by one (tlc_suggest_add); the
+ * closest by edit distance, within a third of the word's length (at least
+ * one edit), is kept.  Case differences count as half an edit. */
+typedef struct tlc_suggestion {
+	const char *word;
+	const char *best; /* NULL: none close enough */
+	int cost;         /* twice the edit distance of best */
+} tlc_suggestion;
+TLC_API void tlc_suggest_init(tlc_suggestion *s, const char *word);
+TLC_API void tlc_suggest_add(tlc_suggestion *s, const char *candidate);
+/* "; did you mean 'X'?" into buf (empty when there is no suggestion). */
+TLC_API const char *tlc_suggest_text(const tlc_suggestion *s, char *buf, size_t n);
+
 /* Report an internal error in `pass` (a bug in tlc or a plugin); the driver
  * exits with TLC_EXIT_INTERNAL. */
 TLC_API void tlc_internal_error(tlc_context *ctx, const char *pass, const char *fmt, ...)
