@@ -99,9 +99,10 @@ static const char help_text[] =
 	"\n"
 	"Output:\n"
 	"  -o FILE                 write the output to FILE (-: stdout); default: stdout for\n"
-	"                          ir and source, FILE's stem + .ptx/.cubin/.hsaco/.so in the\n"
-	"                          current directory for the others; with the source and\n"
-	"                          --emit=so the launcher header goes to the output's stem + .h\n"
+	"                          ir and source, FILE's stem + .ptx/.cubin/.hsaco and\n"
+	"                          lib + stem + .so in the current directory for the others;\n"
+	"                          with the source and --emit=so the launcher header goes to\n"
+	"                          the output's stem + .h\n"
 	"  --emit=KIND             ir: the tile IR after the pipeline; cu or hip: the target's\n"
 	"                          source, CUDA or HIP C++ (default); ptx, cubin: nvcc's PTX\n"
 	"                          or cubin of it (CUDA targets); hsaco: hipcc's code object\n"
@@ -663,10 +664,12 @@ static int build_binary(session *s, const tlc_codegen_result *res)
 	char *stem = input_stem(o->input);
 	char *output = NULL;
 	if (!o->output) {
-		/* like a.out: without a file name, stdin's output is a.<kind> */
-		size_t n = strlen(stem ? stem : "a") + strlen(o->emit) + 2;
+		/* like a.out: without a file name, stdin's output is a.<kind>; a
+		 * shared library is named as the linker's -l looks for it */
+		bool lib = strcmp(o->emit, "so") == 0;
+		size_t n = strlen(stem ? stem : "a") + strlen(o->emit) + 5;
 		output = xrealloc(NULL, n);
-		snprintf(output, n, "%s.%s", stem ? stem : "a", o->emit);
+		snprintf(output, n, "%s%s.%s", lib ? "lib" : "", stem ? stem : "a", o->emit);
 	}
 	const char *out = o->output ? o->output : output;
 	bool want_header = strcmp(o->emit, "so") == 0 && res->header.len;
