@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* defined in plugin.c */
@@ -37,6 +38,7 @@ struct tlc_pass_options {
 	int n, cap;
 	char **keys;
 	char **values;
+	tlc_loc *locs; /* where each was set: an INI line, or file 0 for --pass-arg */
 	tlc_hash_table index; /* key -> index in keys */
 };
 
@@ -92,6 +94,7 @@ static void options_free(tlc_pass_options *o)
 	}
 	free(o->keys);
 	free(o->values);
+	free(o->locs);
 	free(o->name);
 	tlc_hash_free(&o->index);
 	free(o);
@@ -159,21 +162,25 @@ static tlc_pass_options *options_get(tlc_config *cfg, const char *name, bool cre
 
 /* Set key to value; a later value replaces an earlier one (in place: keys
  * keep the order of their first appearance). */
-static void options_set(tlc_pass_options *o, const char *key, const char *value)
+static void options_set(tlc_pass_options *o, const char *key, const char *value, tlc_loc loc)
 {
 	int i = tlc_hash_find_str(&o->index, key);
 	if (i >= 0) {
 		free(o->values[i]);
 		o->values[i] = tlc_xstrdup(value);
+		o->locs[i] = loc;
 		return;
 	}
 	int cap = o->cap;
 	o->keys = grow(o->keys, o->n, &cap, sizeof(*o->keys));
 	cap = o->cap;
 	o->values = grow(o->values, o->n, &cap, sizeof(*o->values));
+	cap = o->cap;
+	o->locs = grow(o->locs, o->n, &cap, sizeof(*o->locs));
 	o->cap = cap;
 	o->keys[o->n] = tlc_xstrdup(key);
 	o->values[o->n] = tlc_xstrdup(value);
+	o->locs[o->n] = loc;
 	tlc_hash_put_str(&o->index, o->keys[o->n], o->n);
 	o->n++;
 }
@@ -357,9 +364,9 @@ static int cfg_handler(void *user, const char *section, const char *key, const c
 		p->locs[p->n] = (tlc_loc){st->file, st->line, col_of(st, value)};
 		p->n++;
 	} else if (strncmp(section, "pass.", 5) == 0) {
-		options_set(options_get(cfg, section + 5, true), key, value);
+		options_set(options_get(cfg, section + 5, true), key, value, (tlc_loc){st->file, st->line, 1});
 	} else if (strncmp(section, "target.", 7) == 0) {
-		options_set(options_get(cfg, section + 7, true), key, value);
+		options_set(options_get(cfg, section + 7, true), key, value, (tlc_loc){st->file, st->line, 1});
 	} else {
 		const char *expect = strcmp(section, "plugins") == 0 ? "load"
 		                     : strcmp(section, "tlc") == 0 ? "default_target"
@@ -490,6 +497,56 @@ static void check_error(tlc_context *ctx, int *nerrors, tlc_loc loc, const char 
 	va_end(ap);
 }
 
+static bool parses_as(tlc_opt_kind kind, const char *v)
+{
+	if (kind == TLC_OPT_STRING)
+		return true;
+	if (kind == TLC_OPT_BOOL) {
+		static const char *const words[] = {"1", "true", "yes", "on", "0", "false", "no", "off"};
+		for (size_t i = 0; i < TLC_ARRAY_LEN(words); i++)
+			if (strcasecmp(v, words[i]) == 0)
+				return true;
+		return false;
+	}
+	char *end;
+	errno = 0;
+	(void)strtol(v, &end, 0);
+	return *v && !*end && !errno;
+}
+
+/* Every key set for `pass` is one of its declared options, with a value of
+ * the option's kind. */
+static void check_options(tlc_context *ctx, int *nerrors, const tlc_pass_desc *pass, const tlc_pass_options *o)
+{
+	static const char *const kinds[] = {"a boolean (true/false, 1/0, yes/no, on/off)", "an integer", "a string"};
+	for (int k = 0; k < o->n; k++) {
+		const tlc_pass_option *opt = NULL;
+		tlc_suggestion sg;
+		tlc_suggest_init(&sg, o->keys[k]);
+		tlc_buf names;
+		tlc_buf_init(&names);
+		for (const tlc_pass_option *x = pass->options; x->name; x++) {
+			if (strcmp(x->name, o->keys[k]) == 0)
+				opt = x;
+			tlc_suggest_add(&sg, x->name);
+			tlc_buf_printf(&names, "%s%s", names.len ? ", " : "", x->name);
+		}
+		char where[256], hint[160];
+		if (o->locs[k].file)
+			snprintf(where, sizeof where, "[pass.%s] %s = %s", pass->name, o->keys[k], o->values[k]);
+		else
+			snprintf(where, sizeof where, "--pass-arg=%s.%s=%s", pass->name, o->keys[k], o->values[k]);
+		if (!opt)
+			check_error(ctx, nerrors, o->locs[k], "%s: pass '%s' has no option '%s'%s (%s%s)", where, pass->name,
+			            o->keys[k], tlc_suggest_text(&sg, hint, sizeof hint),
+			            names.len ? "its options: " : "it takes no options", tlc_buf_str(&names));
+		else if (!parses_as(opt->kind, o->values[k]))
+			check_error(ctx, nerrors, o->locs[k], "%s: option '%s' of pass '%s' takes %s", where, opt->name,
+			            pass->name, kinds[opt->kind]);
+		tlc_buf_free(&names);
+	}
+}
+
 int tlc_config_check(tlc_context *ctx, const tlc_config *cfg)
 {
 	int nerrors = 0;
@@ -512,6 +569,11 @@ int tlc_config_check(tlc_context *ctx, const tlc_config *cfg)
 			check_error(ctx, &nerrors, r->loc, "--pass-arg: no pass or target named '%s'",
 			            r->name);
 	}
+	for (int i = 0; i < cfg->nopts; i++) {
+		const tlc_pass_desc *pass = tlc_find_pass(ctx, cfg->opts[i]->name);
+		if (pass && pass->options)
+			check_options(ctx, &nerrors, pass, cfg->opts[i]);
+	}
 	note_hidden_errors(ctx, (tlc_loc){0}, nerrors);
 	return nerrors ? -1 : 0;
 }
@@ -531,7 +593,7 @@ int tlc_config_set_pass_arg(tlc_context *ctx, tlc_config *cfg, const char *arg)
 	name[dot - arg] = '\0';
 	name[eq - arg] = '\0';
 	const char *key = name + (dot - arg) + 1;
-	options_set(options_get(cfg, name, true), key, eq + 1);
+	options_set(options_get(cfg, name, true), key, eq + 1, (tlc_loc){0});
 	add_ref(cfg, REF_PASS_OR_TARGET, name, (tlc_loc){0});
 	free(name);
 	return 0;

@@ -308,10 +308,13 @@ static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_optio
 	return st.errors ? 1 : 0;
 }
 
+static const tlc_pass_option no_options[] = {{NULL, TLC_OPT_BOOL, NULL}};
+
 static const tlc_pass_desc layout_inference_pass = {
 	.name = "layout-inference",
 	.summary = "choose layouts for fragments and shared gemm operands and thread mappings for T.Parallel nests",
 	.run = run_layout_inference,
+	.options = no_options,
 };
 
 static int layout_inference_init(tlc_registry *reg)

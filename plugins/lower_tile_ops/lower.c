@@ -325,10 +325,13 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	return st.errors ? 1 : 0;
 }
 
+static const tlc_pass_option no_options[] = {{NULL, TLC_OPT_BOOL, NULL}};
+
 static const tlc_pass_desc lower_tile_ops_pass = {
 	.name = "lower-tile-ops",
 	.summary = "lower tile ops and T.Parallel nests to per-thread code through their layouts",
 	.run = run_lower_tile_ops,
+	.options = no_options,
 };
 
 static int lower_init(tlc_registry *reg)

@@ -9,22 +9,36 @@
 
 #include "pipeline.h"
 
+static const tlc_pass_option no_options[] = {{NULL, TLC_OPT_BOOL, NULL}};
+static const tlc_pass_option ws_options[] = {
+	{"enable", TLC_OPT_BOOL, "warp-specialize TMA-fed pipelined loops"},
+	{"remarks", TLC_OPT_BOOL, "say on stderr why a loop was not specialized"},
+	{NULL, TLC_OPT_BOOL, NULL},
+};
+static const tlc_pass_option inject_options[] = {
+	{"async-copy", TLC_OPT_BOOL, "fill the stages with cp.async where the target has it"},
+	{NULL, TLC_OPT_BOOL, NULL},
+};
+
 static const tlc_pass_desc planning_pass = {
 	.name = "pipeline-planning",
 	.summary = "give each statement of a T.Pipelined loop a stage and an order (copies prefetched num_stages-1 ahead)",
 	.run = pl_run_planning,
+	.options = no_options,
 };
 
 static const tlc_pass_desc ws_pass = {
 	.name = "warp-specialize",
 	.summary = "run a TMA-fed pipelined loop as a producer warpgroup and the user's threads as consumers, on mbarriers",
 	.run = pl_run_warp_specialize,
+	.options = ws_options,
 };
 
 static const tlc_pass_desc inject_pass = {
 	.name = "inject-pipeline",
 	.summary = "software-pipeline T.Pipelined loops: prologue, steady state, epilogue, versioned shared buffers, cp.async",
 	.run = pl_run_inject,
+	.options = inject_options,
 };
 
 static int pipeline_init(tlc_registry *reg)

@@ -135,10 +135,16 @@ static int run_simplify(tlc_module *m, tlc_func *f, const tlc_pass_options *opts
 	return 0;
 }
 
+static const tlc_pass_option simplify_options[] = {
+	{"fold-branches", TLC_OPT_BOOL, "drop ifs with a constant condition and loops that run zero times"},
+	{NULL, TLC_OPT_BOOL, NULL},
+};
+
 static const tlc_pass_desc simplify_pass = {
 	.name = "simplify",
 	.summary = "fold constants, canonicalize arithmetic, drop constant ifs and empty loops",
 	.run = run_simplify,
+	.options = simplify_options,
 };
 
 static int simplify_init(tlc_registry *reg)

@@ -363,10 +363,16 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 	return st.errors;
 }
 
+static const tlc_pass_option storage_plan_options[] = {
+	{"max-bytes", TLC_OPT_INT, "shared memory a block may use, at most the target's smem_max"},
+	{NULL, TLC_OPT_BOOL, NULL},
+};
+
 static const tlc_pass_desc storage_plan_pass = {
 	.name = "storage-plan",
 	.summary = "place shared buffers in one arena, reusing bytes of buffers whose lifetimes do not overlap",
 	.run = run_storage_plan,
+	.options = storage_plan_options,
 };
 
 static int storage_plan_init(tlc_registry *reg)

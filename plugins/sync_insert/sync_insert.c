@@ -453,11 +453,14 @@ static int run_sync_insert(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	return errors;
 }
 
+static const tlc_pass_option no_options[] = {{NULL, TLC_OPT_BOOL, NULL}};
+
 static const tlc_pass_desc sync_insert_pass = {
 	.name = "sync-insert",
 	.summary = "insert T.sync_threads() between shared-memory writes and reads by other threads",
 	.run = run_sync_insert,
 	.flags = TLC_PASS_PLACES_BARRIERS,
+	.options = no_options,
 };
 
 static int sync_insert_init(tlc_registry *reg)

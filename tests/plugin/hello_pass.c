@@ -25,10 +25,17 @@ static int hello_run(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 	return 0;
 }
 
+/* the options it reads: tlc checks --pass-arg and [pass.hello] against them */
+static const tlc_pass_option hello_options[] = {
+	{"suffix", TLC_OPT_STRING, "what to append (default _hello)"},
+	{NULL, TLC_OPT_STRING, NULL},
+};
+
 static const tlc_pass_desc hello_pass = {
 	.name = "hello",
 	.summary = "append a suffix to every kernel name (an example plugin)",
 	.run = hello_run,
+	.options = hello_options,
 };
 
 static int hello_init(tlc_registry *reg)
