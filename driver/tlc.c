@@ -530,6 +530,17 @@ static int load_config_and_plugins(session *s)
 {
 	options *o = s->opt;
 	char *path = o->config ? strdup(o->config) : tlc_config_default_path();
+	if (!path && !o->loads.n) {
+		/* nothing would be loaded: every target and pass would be unknown */
+		tlc_buf where;
+		tlc_buf_init(&where);
+		tlc_config_search_path(&where);
+		fprintf(stderr, "tlc: error: no configuration file (tlc.ini) found; looked at: %s; give --config=FILE "
+		                "or set TLC_CONFIG\n",
+		        tlc_buf_str(&where));
+		tlc_buf_free(&where);
+		return TLC_EXIT_ERROR;
+	}
 	int rc = path ? tlc_config_load(s->ctx, s->cfg, path) : 0;
 	free(path);
 	if (rc)
@@ -548,10 +559,24 @@ static int load_config_and_plugins(session *s)
 	return tlc_config_check(s->ctx, s->cfg) ? TLC_EXIT_ERROR : -1;
 }
 
-static void list_registry(const session *s)
+/* Nothing registered that kind of thing: the configuration loads no plugin
+ * for it (an empty or wrong tlc.ini): say which file, and where tlc looked. */
+static void nothing_registered(const session *s, const char *what)
+{
+	const char *path = tlc_config_path(s->cfg);
+	fprintf(stderr, "tlc: error: no %s registered: %s%s%s loads no plugin that registers one (its [plugins] "
+	                "section; see tlc -v)\n",
+	        what, path ? "the configuration '" : "no configuration file", path ? path : "", path ? "'" : "");
+}
+
+static int list_registry(const session *s)
 {
 	const tlc_pass_desc *p;
 	const tlc_target_desc *t;
+	if ((s->opt->list_passes && !tlc_pass_at(s->ctx, 0)) || (s->opt->list_targets && !tlc_target_at(s->ctx, 0))) {
+		nothing_registered(s, s->opt->list_passes && !tlc_pass_at(s->ctx, 0) ? "passes" : "targets");
+		return TLC_EXIT_ERROR;
+	}
 	if (s->opt->list_passes)
 		for (int i = 0; (p = tlc_pass_at(s->ctx, i)); i++)
 			printf("%-24s %s [%s]\n", p->name, p->summary ? p->summary : "",
@@ -559,10 +584,15 @@ static void list_registry(const session *s)
 	if (s->opt->list_targets)
 		for (int i = 0; (t = tlc_target_at(s->ctx, i)); i++)
 			printf("%-24s %s\n", t->name, t->summary ? t->summary : "");
+	return TLC_EXIT_OK;
 }
 
 static void unknown_target(const session *s, const char *name)
 {
+	if (!tlc_target_at(s->ctx, 0)) {
+		nothing_registered(s, "targets");
+		return;
+	}
 	tlc_suggestion sg;
 	tlc_suggest_init(&sg, name);
 	const tlc_target_desc *t;
@@ -847,10 +877,8 @@ static int run(session *s)
 	int rc = load_config_and_plugins(s);
 	if (rc >= 0)
 		return rc;
-	if (o->list_passes || o->list_targets) {
-		list_registry(s);
-		return TLC_EXIT_OK;
-	}
+	if (o->list_passes || o->list_targets)
+		return list_registry(s);
 	if (o->print_target_info)
 		return print_target_info(s);
 	if ((rc = resolve_pipeline(s)) >= 0)

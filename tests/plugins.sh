@@ -106,7 +106,7 @@ check "TLC_CONFIG names the default config" 1 \
 	env TLC_CONFIG="$tmp/bad-key.ini" "$TLC" --list-passes
 printf '[plugins]\nload = simplify\n' >"$tmp/no-pipe.ini"
 check "the target's plugin is not loaded" 1 \
-	"tlc: error: unknown target 'cuda-sm90' (see tlc --list-targets)" -- \
+	"tlc: error: no targets registered: the configuration '$tmp/no-pipe.ini' loads no plugin that registers one (its [plugins] section; see tlc -v)" -- \
 	"$TLC" --config="$tmp/no-pipe.ini" "$TLC_SRCDIR/examples/elementwise_add.tl"
 printf '[plugins]\nload = simplify\nload = cuda\n' >"$tmp/no-pipe.ini"
 check "no pipeline for the target" 1 \

@@ -460,6 +460,17 @@ char *tlc_config_default_path(void)
 	return NULL;
 }
 
+void tlc_config_search_path(tlc_buf *out)
+{
+	const char *env = getenv("TLC_CONFIG");
+	tlc_buf_printf(out, "$TLC_CONFIG (%s)", env && *env ? env : "unset");
+	char lib[PATH_MAX];
+	tlc_libtlc_dir(lib, sizeof(lib));
+	if (lib[0])
+		tlc_buf_printf(out, ", %s/../share/tlc/tlc.ini", lib);
+	tlc_buf_printf(out, ", %s/tlc.ini", TLC_SYSCONFDIR);
+}
+
 const char *tlc_config_path(const tlc_config *cfg)
 {
 	return cfg->path;

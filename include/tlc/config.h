@@ -34,6 +34,8 @@ TLC_API int tlc_config_load_string(tlc_context *ctx, tlc_config *cfg, const char
  * <libdir of the running libtlc>/../share/tlc/tlc.ini, else the installed
  * pkgdatadir's tlc.ini.  NULL when none exists.  The caller frees it. */
 TLC_API char *tlc_config_default_path(void);
+/* Where tlc_config_default_path looks, in order, as one line for messages. */
+TLC_API void tlc_config_search_path(tlc_buf *out);
 /* The file cfg was read from, or NULL. */
 TLC_API const char *tlc_config_path(const tlc_config *cfg);
 
