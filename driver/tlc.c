@@ -39,6 +39,8 @@ typedef struct options {
 	const char *config;
 	const char *emit;
 	bool emit_given; /* --emit was on the command line (else the target's source) */
+	bool dep_file;        /* -MD: write the output's dependencies for make */
+	const char *dep_path; /* -MF FILE: where (else the output's stem + .d) */
 	const char *passes; /* --passes value; NULL: the INI pipeline */
 	const char *nvcc;   /* --nvcc value; NULL: search */
 	const char *hipcc;  /* --hipcc value; NULL: search */
@@ -103,6 +105,9 @@ static const char help_text[] =
 	"                          lib + stem + .so in the current directory for the others;\n"
 	"                          with the source and --emit=so the launcher header goes to\n"
 	"                          the output's stem + .h\n"
+	"  -MD, -MF FILE           also write a make rule of the output's dependencies (the\n"
+	"                          kernel file, the configuration, the plugins) to FILE, or\n"
+	"                          to the output's stem + .d; needs -o FILE\n"
 	"  --emit=KIND             ir: the tile IR after the pipeline; cu or hip: the target's\n"
 	"                          source, CUDA or HIP C++ (default); ptx, cubin: nvcc's PTX\n"
 	"                          or cubin of it (CUDA targets); hsaco: hipcc's code object\n"
@@ -339,6 +344,12 @@ static int parse_options(options *o, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-fno-caret-diagnostics") == 0)
 			o->no_caret = true;
+		else if (strcmp(argv[i], "-MD") == 0)
+			o->dep_file = true;
+		else if (strcmp(argv[i], "-MF") == 0 && i + 1 < argc)
+			o->dep_path = argv[++i], o->dep_file = true;
+		else if (strcmp(argv[i], "-MF") == 0)
+			return usage_error("%s", "-MF needs a file name");
 		else if (strncmp(argv[i], "-Xnvcc=", 7) == 0 || strncmp(argv[i], "--Xnvcc=", 8) == 0)
 			list_add(&o->xnvcc, strchr(argv[i], '=') + 1);
 		else if (strncmp(argv[i], "-Xhipcc=", 8) == 0 || strncmp(argv[i], "--Xhipcc=", 9) == 0)
@@ -426,6 +437,9 @@ static int parse_options(options *o, int argc, char **argv)
 	bool query = o->list_passes || o->list_targets || o->print_plugin_path || o->verbose || o->print_target_info;
 	if (!o->input && !query)
 		return usage_error("%s", "no input file");
+	if (o->dep_file && (o->run || !o->output || !strcmp(o->output, "-") || !strcmp(o->emit, "ir")))
+		return usage_error("%s", "-MD and -MF write the dependencies of an output file: give -o FILE (not with "
+		                         "--run or --emit=ir)");
 	/* never overwrite the input (-o of --run is a directory) */
 	if (o->input && o->output && !o->run && strcmp(o->input, "-") && strcmp(o->output, "-") &&
 	    same_file(o->input, o->output))
@@ -742,6 +756,61 @@ static bool header_clashes(const char *out)
 	return clash;
 }
 
+/* -MD / -MF: a make rule saying what the output was made from: the kernel
+ * file, the configuration and every plugin loaded (a new tlc, pass or
+ * target changes the output), each also a target of its own, so that make
+ * does not fail when one goes away. */
+/* A file name as make reads it: spaces and '#' escaped, '$' doubled. */
+static void make_name(tlc_buf *out, const char *name)
+{
+	for (const char *c = name; *c; c++) {
+		if (*c == ' ' || *c == '#')
+			tlc_buf_putc(out, '\\');
+		if (*c == '$')
+			tlc_buf_putc(out, '$');
+		tlc_buf_putc(out, *c);
+	}
+}
+
+static int write_deps(session *s)
+{
+	const options *o = s->opt;
+	char *path = o->dep_path ? strdup(o->dep_path) : NULL;
+	if (!path) {
+		char *h = header_path(o->output); /* stem + .h */
+		h[strlen(h) - 1] = 'd';
+		path = h;
+	}
+	str_list deps = {0};
+	if (strcmp(o->input, "-"))
+		list_add(&deps, o->input);
+	if (tlc_config_path(s->cfg))
+		list_add(&deps, tlc_config_path(s->cfg));
+	const char *file;
+	for (int i = 0; tlc_plugin_at(s->ctx, i, &file); i++)
+		if (file)
+			list_add(&deps, file);
+	tlc_buf text;
+	tlc_buf_init(&text);
+	make_name(&text, o->output);
+	tlc_buf_puts(&text, ":");
+	for (int i = 0; i < deps.n; i++) {
+		tlc_buf_puts(&text, " \\\n ");
+		make_name(&text, deps.items[i]);
+	}
+	tlc_buf_puts(&text, "\n");
+	for (int i = 0; i < deps.n; i++) {
+		tlc_buf_puts(&text, "\n");
+		make_name(&text, deps.items[i]);
+		tlc_buf_puts(&text, ":\n");
+	}
+	int rc = write_output(path, tlc_buf_str(&text));
+	tlc_buf_free(&text);
+	free(deps.items);
+	free(path);
+	return rc;
+}
+
 static int emit_output(session *s, tlc_module *m)
 {
 	options *o = s->opt;
@@ -858,6 +927,8 @@ static int compile(session *s)
 	}
 	else
 		rc = emit_output(s, m);
+	if (rc == TLC_EXIT_OK && o->dep_file && write_deps(s))
+		rc = TLC_EXIT_ERROR;
 	tlc_module_free(m);
 	tlc_module_free(tile);
 	return rc;
