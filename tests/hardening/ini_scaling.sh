@@ -16,11 +16,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tlc-ini-scaling.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . "$TLC_SRCDIR/tests/hardening/scaling_lib.sh"
 
-# keys FILE COUNT: the default configuration plus COUNT options of simplify
+# keys FILE COUNT: the default configuration plus COUNT keys of a target
 keys() {
 	{
 		cat "$TLC_SRCDIR/etc/tlc.ini"
-		echo "[pass.simplify]"
+		# a target's section: its keys are kept but not checked (a pass's
+		# keys must be options it declares)
+		echo "[target.cuda-sm90]"
 		awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++) printf "key%d = %d\n", i, i }'
 	} >"$1"
 }
