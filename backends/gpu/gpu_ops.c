@@ -165,14 +165,12 @@ bool gpu_decode_mma(gpu_emitter *e, const tlc_expr *call, gpu_mma_call *g)
 	g->a_buf = g->A->kind == TLC_EXPR_BUF ? g->A->u.buf : g->A->u.load.buf;
 	g->a_regs = g->a_buf->scope == TLC_SCOPE_LOCAL;
 	const tlc_target_info *info = e->target->desc->info;
+	const tlc_expr *named = tlc_call_kw(call, "inst");
 	g->inst = tlc_target_matrix_of_call(info, call, info->lanes);
 	if (!g->inst || g->inst->threads != info->lanes) {
-		tlc_error(e->ctx, e->loc, "T.mma_gemm: target %s has no %s instruction for these operands%s%s",
-		          gpu_target_name(e), info->lanes == 64 ? "wavefront" : "warp",
-		          tlc_call_kw(call, "inst") ? " named " : "",
-		          tlc_call_kw(call, "inst") && tlc_call_kw(call, "inst")->kind == TLC_EXPR_STR
-		              ? tlc_call_kw(call, "inst")->u.str
-		              : "");
+		tlc_error(e->ctx, e->loc, "T.mma_gemm: target %s has no instruction of %d threads for these operands%s%s",
+		          gpu_target_name(e), info->lanes, named && named->kind == TLC_EXPR_STR ? " named " : "",
+		          named && named->kind == TLC_EXPR_STR ? named->u.str : "");
 		return false;
 	}
 	const tlc_expr *lay_a = tlc_call_kw(call, "layout_A"), *lay_b = tlc_call_kw(call, "layout_B");

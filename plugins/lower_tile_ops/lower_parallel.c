@@ -147,6 +147,24 @@ typedef struct body_rewrite {
 	bool failed;
 } body_rewrite;
 
+/* True when fragment b is indexed by the nest's own loop variables, one per
+ * dimension, in the loop's order; keep[d] is then the loop dimension of b's
+ * dimension d. */
+static bool loop_dims(const nest *n, const tlc_buffer *b, int ni, const tlc_expr *const *idx, int *keep)
+{
+	if (ni != b->ndim)
+		return false;
+	for (int d = 0; d < ni; d++) {
+		keep[d] = -1;
+		for (int j = 0; j < n->ndim; j++)
+			if (idx[d]->kind == TLC_EXPR_VAR && idx[d]->u.var == n->vars[j])
+				keep[d] = j;
+		if (keep[d] <= (d ? keep[d - 1] : -1))
+			return false;
+	}
+	return true;
+}
+
 /* The register of fragment buffer b at idx inside the nest. */
 static const tlc_expr *frag_index(tlc_rewriter *rw, tlc_buffer *b, int ni,
                                   const tlc_expr *const *idx)
@@ -155,18 +173,9 @@ static const tlc_expr *frag_index(tlc_rewriter *rw, tlc_buffer *b, int ni,
 	lw_state *st = w->st;
 	const char *why = "it has no layout";
 	if (b->layout) {
-		int keep[LW_MAX_DIMS], nk = 0;
-		bool regular = ni == b->ndim;
-		for (int d = 0; regular && d < ni; d++) {
-			int k = -1;
-			for (int j = 0; j < w->n->ndim; j++)
-				if (idx[d]->kind == TLC_EXPR_VAR && idx[d]->u.var == w->n->vars[j])
-					k = j;
-			regular = k > (nk ? keep[nk - 1] : -1);
-			keep[nk++] = k;
-		}
-		if (regular) {
-			const tlc_expr *r = lw_frag_register(st, w->n->loop, w->n->r, b->layout, keep, nk, &why);
+		int keep[LW_MAX_DIMS];
+		if (loop_dims(w->n, b, ni, idx, keep)) {
+			const tlc_expr *r = lw_frag_register(st, w->n->loop, w->n->r, b->layout, keep, ni, &why);
 			if (r)
 				return r;
 		} else if (b->layout->replicate == b->layout->threads) {
@@ -363,18 +372,10 @@ static tlc_walk_action check_held(void *p, const tlc_expr *e)
 	held_check *h = p;
 	if (e->kind != TLC_EXPR_LOAD || e->u.load.buf != h->P || !h->held)
 		return TLC_WALK_CONTINUE;
-	int keep[LW_MAX_DIMS], nk = 0;
-	bool regular = e->u.load.n == h->P->ndim;
-	for (int d = 0; regular && d < e->u.load.n; d++) {
-		int k = -1;
-		for (int j = 0; j < h->n->ndim; j++)
-			if (e->u.load.idx[d]->kind == TLC_EXPR_VAR && e->u.load.idx[d]->u.var == h->n->vars[j])
-				k = j;
-		regular = k > (nk ? keep[nk - 1] : -1);
-		keep[nk++] = k;
-	}
+	int keep[LW_MAX_DIMS];
 	const char *why = NULL;
-	h->held = regular && lw_frag_register(h->st, h->n->loop, ci(h->st, 0), h->P->layout, keep, nk, &why);
+	h->held = loop_dims(h->n, h->P, e->u.load.n, e->u.load.idx, keep) &&
+	          lw_frag_register(h->st, h->n->loop, ci(h->st, 0), h->P->layout, keep, e->u.load.n, &why);
 	return TLC_WALK_CONTINUE;
 }
 
@@ -408,12 +409,12 @@ static const tlc_expr *read_staged(tlc_rewriter *rw, const tlc_expr *e)
 /* Stage fragment P: append the nest that fills its shared copy to out (the
  * copy's allocation goes to the top of the kernel: lw_alloc_staged), and
  * make the body read the copy. */
-static bool stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, tlc_loc loc)
+static void stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, tlc_loc loc)
 {
 	int64_t shape[LW_MAX_DIMS], numel = 1;
 	for (int d = 0; d < P->ndim; d++) {
 		if (d >= LW_MAX_DIMS || !tlc_expr_as_int(P->shape[d], &shape[d]))
-			return false;
+			return; /* fragments have constant shapes: frag_index reports it */
 		numel *= shape[d];
 	}
 	/* one shared copy per fragment, whichever nests stage it */
@@ -422,8 +423,11 @@ static bool stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, 
 		if (st->staged_from[i] == P)
 			S = st->staged_to[i];
 	if (!S) {
-		if (st->nstaged == LW_MAX_STAGED)
-			return false;
+		if (st->nstaged == LW_MAX_STAGED) {
+			lw_error(st, loc, "fragment '%s' needs staging through shared memory, and %d fragments of this kernel "
+			         "already are", P->name, LW_MAX_STAGED);
+			return;
+		}
 		char name[64];
 		snprintf(name, sizeof name, "%s_staged", P->name);
 		const tlc_expr *size = ci(st, numel);
@@ -454,7 +458,6 @@ static bool stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, 
 	rw.expr_pre = read_staged;
 	n->body = tlc_stmt_rewrite(&rw, n->body);
 	tlc_rewriter_free(&rw);
-	return true;
 }
 
 /* Stage every fragment the nest only reads and whose elements its threads

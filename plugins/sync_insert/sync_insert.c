@@ -51,14 +51,29 @@
 
 #include "sync_insert.h"
 
-static tlc_walk_action find_async_reader(void *p, const tlc_expr *x)
+/* A search for a call of any of n ops anywhere inside a statement. */
+typedef struct call_search {
+	const tlc_op_id *ops;
+	int n;
+	bool found;
+} call_search;
+
+static tlc_walk_action find_call(void *p, const tlc_expr *x)
 {
-	bool *found = p;
-	if (x->kind == TLC_EXPR_CALL && x->u.call.op == TLC_OP_WGMMA_ISSUE) {
-		*found = true;
-		return TLC_WALK_STOP;
-	}
+	call_search *c = p;
+	for (int i = 0; x->kind == TLC_EXPR_CALL && i < c->n; i++)
+		if (x->u.call.op == c->ops[i]) {
+			c->found = true;
+			return TLC_WALK_STOP;
+		}
 	return TLC_WALK_CONTINUE;
+}
+
+static bool calls_any(const tlc_stmt *s, const tlc_op_id *ops, int n)
+{
+	call_search c = {ops, n, false};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .expr_pre = find_call}, s);
+	return c.found;
 }
 
 /* True when s reads shared memory through the async proxy (WGMMA
@@ -66,9 +81,15 @@ static tlc_walk_action find_async_reader(void *p, const tlc_expr *x)
  * to that proxy with T.fence_proxy_async() before the barrier. */
 static bool reads_async_proxy(const tlc_stmt *s)
 {
-	bool found = false;
-	tlc_walk_stmt(&(tlc_visitor){.ctx = &found, .expr_pre = find_async_reader}, s);
-	return found;
+	static const tlc_op_id ops[] = {TLC_OP_WGMMA_ISSUE};
+	return calls_any(s, ops, 1);
+}
+
+/* True when s waits on an mbarrier (what orders T.ws scopes of a group). */
+static bool waits_on_mbarrier(const tlc_stmt *s)
+{
+	static const tlc_op_id ops[] = {TLC_OP_BARRIER_WAIT, TLC_OP_MBARRIER_WAIT_PARITY};
+	return calls_any(s, ops, 2);
 }
 
 static tlc_stmt *make_fence_proxy(si_state *si, tlc_loc loc)
@@ -81,24 +102,6 @@ static tlc_stmt *make_barrier(si_state *si, tlc_loc loc)
 {
 	tlc_module *m = si->m;
 	return tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL));
-}
-
-static tlc_walk_action find_mbarrier_wait(void *p, const tlc_expr *x)
-{
-	bool *found = p;
-	if (x->kind == TLC_EXPR_CALL &&
-	    (x->u.call.op == TLC_OP_BARRIER_WAIT || x->u.call.op == TLC_OP_MBARRIER_WAIT_PARITY)) {
-		*found = true;
-		return TLC_WALK_STOP;
-	}
-	return TLC_WALK_CONTINUE;
-}
-
-static bool waits_on_mbarrier(const tlc_stmt *s)
-{
-	bool found = false;
-	tlc_walk_stmt(&(tlc_visitor){.ctx = &found, .expr_pre = find_mbarrier_wait}, s);
-	return found;
 }
 
 typedef struct thread_search {

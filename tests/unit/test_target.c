@@ -3,6 +3,7 @@
  * formulas of the PTX ISA's fragment tables (written here in their own
  * form: groupID g = lane / 4, threadID_in_group t = lane % 4), and the
  * plan of a gemm on them.  Needs TLC_PLUGIN_PATH (make check sets it). */
+#include "frag_digits.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -15,18 +16,6 @@
 
 static tlc_context *ctx;
 static tlc_module *m;
-
-/* The thread (relative) of a constant logical index, from the digits. */
-static int64_t thread_of(const tlc_layout *f, const int64_t *idx)
-{
-	int64_t t = 0;
-	for (int k = 0; k < f->ndigits; k++) {
-		const tlc_frag_digit *d = &f->digits[k];
-		if (d->is_thread && d->dim >= 0)
-			t += (idx[d->dim] / d->stride) % d->radix * d->weight;
-	}
-	return t;
-}
 
 typedef void (*ptx_rule)(int lane, int reg, int64_t *row, int64_t *col);
 
