@@ -27,6 +27,11 @@ void tlc_module_set_target(tlc_module *m, const tlc_target_desc *t)
 	m->target = t;
 }
 
+bool tlc_matrix_inst_is_async(const tlc_matrix_inst *x)
+{
+	return x && !(x->b_from & TLC_MMA_FROM_REGS);
+}
+
 const tlc_matrix_inst *tlc_target_find_matrix(const tlc_target_info *info, tlc_dtype a, tlc_dtype b, tlc_dtype acc,
                                               int64_t n_total)
 {

@@ -115,6 +115,12 @@ TLC_API const tlc_target_info *tlc_module_target_info(const tlc_module *m);
 TLC_API const char *tlc_module_target_name(const tlc_module *m);
 /* Compile m for target t from now on (the pass manager does this). */
 TLC_API void tlc_module_set_target(tlc_module *m, const tlc_target_desc *t);
+/* True when x runs asynchronously: an instruction that reads B through a
+ * shared-memory descriptor (WGMMA) is issued and committed as a group that
+ * a later wait completes, so its operands are read, and its accumulator
+ * written, until then.  One that takes B from registers has finished with
+ * them when it returns. */
+TLC_API bool tlc_matrix_inst_is_async(const tlc_matrix_inst *x);
 /* The first matrix instruction of info for these operand and accumulator
  * types whose n divides n_total (0: any); NULL when none. */
 TLC_API const tlc_matrix_inst *tlc_target_find_matrix(const tlc_target_info *info, tlc_dtype a, tlc_dtype b,

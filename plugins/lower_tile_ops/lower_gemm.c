@@ -187,7 +187,7 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 		         (long long)CL->threads, st->target->max_regs, tlc_module_target_name(st->m));
 		return NULL;
 	}
-	if (!(plan.inst->b_from & TLC_MMA_FROM_REGS))
+	if (tlc_matrix_inst_is_async(plan.inst))
 		return lower_wgmma(st, s, &g, &plan);
 	/* Hopper's float8 runs on WGMMA (the plan fell back to mma.sync: say why) */
 	if ((g.A->dtype == TLC_DT_FLOAT8_E4M3 || g.A->dtype == TLC_DT_FLOAT8_E5M2) && st->target->warpgroup) {

@@ -71,6 +71,7 @@ typedef struct ws_state {
 	tlc_func *f;
 	const tlc_target_info *t;
 	int64_t threads; /* the user's */
+	const tlc_pass_options *opts;
 } ws_state;
 
 /* ---- is the kernel a candidate? ---- */
@@ -147,6 +148,8 @@ typedef struct ws_plan {
 	bool *hoist; /* per statement of the kernel: a LET bound before the roles split */
 	tlc_var **consumer_vars; /* the variables only the consumers bind */
 	int nconsumer_vars;
+	int lag;     /* iterations a stage stays busy after its own (plan_release) */
+	int overlap; /* the T.gemm item made asynchronous (plan_release), or -1 */
 } ws_plan;
 
 typedef struct buf_scan {
@@ -351,6 +354,102 @@ static bool fits_shared_memory(ws_state *w, tlc_stmt *body, const ws_plan *p, co
 	return true;
 }
 
+/* ---- when the consumers free a stage ---- */
+
+static tlc_walk_action find_async_gemm(void *p, const tlc_expr *e)
+{
+	(void)p;
+	return e->kind == TLC_EXPR_CALL && (e->u.call.op == TLC_OP_WGMMA_GEMM || e->u.call.op == TLC_OP_WAIT_WGMMA)
+	           ? TLC_WALK_STOP
+	           : TLC_WALK_CONTINUE;
+}
+
+static bool has_async_gemm(const tlc_stmt *s)
+{
+	return !tlc_walk_stmt(&(tlc_visitor){.expr_pre = find_async_gemm}, s);
+}
+
+/* The loop body's one T.gemm can overlap the next iteration (item j, or -1
+ * when there is none): it is the consumers' only statement, reads both
+ * operands from shared memory, accumulates, and runs on an asynchronous
+ * matrix instruction of the target (WGMMA).  Nothing else of the iteration
+ * touches its accumulator, so the consumers may leave it in flight while
+ * they wait for the next stage and issue the next gemm, and wait for the
+ * previous one only then: the tensor cores never idle between iterations. */
+static int overlappable_gemm(ws_state *w, const ws_plan *p)
+{
+	int gemm = -1;
+	for (int j = 0; j < p->n; j++) {
+		if (p->role[j] != WS_CONSUMER)
+			continue;
+		if (gemm >= 0 || !tlc_stmt_is_call(p->items[j], TLC_OP_GEMM))
+			return -1;
+		gemm = j;
+	}
+	tlc_gemm_info g;
+	tlc_gemm_plan plan;
+	const char *why = NULL;
+	if (gemm < 0 || p->guard || !tlc_gemm_decode(p->items[gemm]->u.eval.call, &g, &why) ||
+	    !tlc_buffer_in_shared(g.A) || !tlc_buffer_in_shared(g.B) || g.C->scope != TLC_SCOPE_FRAGMENT ||
+	    g.clear_accum || !tlc_gemm_plan_for(w->m, &g, w->threads, w->t->warpgroup, &plan, &why) ||
+	    !tlc_matrix_inst_is_async(plan.inst))
+		return -1;
+	return gemm;
+}
+
+/* How many iterations a stage stays busy after its own: the lag with which
+ * the consumers free it (arrive on `empty`).  A T.gemm has read its
+ * operands when it returns (lag 0).  A T.wgmma_gemm reads them until a
+ * T.wait_wgmma leaves fewer groups in flight: with G of them at the top of
+ * the body and T.wait_wgmma(n) after the last one, at most n groups, those
+ * of the last ceil(n / G) iterations, are in flight at the end of an
+ * iteration.  Freeing a stage any earlier lets the producer overwrite what
+ * the tensor cores still read; the producer needs a stage freed before it
+ * can run S iterations ahead, so the lag must stay below S. */
+static bool plan_release(ws_state *w, ws_plan *p, const char **why)
+{
+	int S = p->loop->u.loop.pipe.num_stages;
+	int groups = 0, last_gemm = -1, last_wait = -1;
+	int64_t in_flight = 0;
+	p->lag = 0;
+	p->overlap = -1;
+	for (int j = 0; j < p->n; j++) {
+		tlc_stmt *s = p->items[j];
+		if (tlc_stmt_is_call(s, TLC_OP_WGMMA_GEMM)) {
+			groups++;
+			last_gemm = j;
+		} else if (tlc_stmt_is_call(s, TLC_OP_WAIT_WGMMA)) {
+			const tlc_expr *n = s->u.eval.call->u.call.nargs == 1 ? s->u.eval.call->u.call.args[0] : NULL;
+			if (!n || !tlc_expr_as_int(n, &in_flight) || in_flight < 0) {
+				*why = "a T.wait_wgmma of the loop body has no constant count";
+				return false;
+			}
+			last_wait = j;
+		} else if (has_async_gemm(s)) {
+			*why = "a T.wgmma_gemm or T.wait_wgmma of the loop body is inside another statement";
+			return false;
+		}
+	}
+	if (!groups) {
+		if (tlc_opt_bool(w->opts, "overlap-gemm", true))
+			p->overlap = overlappable_gemm(w, p);
+		p->lag = p->overlap >= 0;
+		return true;
+	}
+	if (last_wait < last_gemm) {
+		*why = "the loop body's last T.wgmma_gemm has no T.wait_wgmma after it, so no iteration says when "
+		       "its stage is free";
+		return false;
+	}
+	p->lag = (int)((in_flight + groups - 1) / groups);
+	if (p->lag >= S) {
+		*why = "the T.wait_wgmma at the end of the loop body leaves stages busy for as many iterations as "
+		       "the loop has stages";
+		return false;
+	}
+	return true;
+}
+
 /* The loop to specialize (false, and why for the remark, when there is none). */
 static bool candidate(ws_state *w, tlc_stmt *body, ws_plan *p, const char **why)
 {
@@ -428,7 +527,7 @@ static bool candidate(ws_state *w, tlc_stmt *body, ws_plan *p, const char **why)
 		return false;
 	}
 	plan_kernel_lets(w, body, p);
-	return producer_vars_ok(p, why) && fits_shared_memory(w, body, p, why);
+	return producer_vars_ok(p, why) && fits_shared_memory(w, body, p, why) && plan_release(w, p, why);
 }
 
 /* ---- the rewrite ---- */
@@ -513,24 +612,19 @@ static int blocks_per_sm(ws_state *w, const ws_plan *p, const pl_versions *vers)
 	return 2;
 }
 
-static tlc_walk_action find_async_gemm(void *p, const tlc_expr *e)
-{
-	(void)p;
-	return e->kind == TLC_EXPR_CALL && e->u.call.op == TLC_OP_WGMMA_GEMM ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
-}
-
 /* The consumers free a stage (arrive on `empty`) right after the last
  * statement of the loop body that reads one of its buffers, so that the
  * producer refills it while the rest of the body (a softmax, a float32
  * promotion of the accumulator) runs.  A tile-level T.gemm has waited for
  * its reads when it ends; an asynchronous T.wgmma_gemm reads until some
- * later T.wait_wgmma, so a body with one frees the stage at its end. */
+ * later T.wait_wgmma, so a body with one frees a stage at its end (and
+ * the stage of an earlier iteration when groups stay in flight: lag). */
 static int last_stage_reader(const pl_versions *vers, const ws_plan *p)
 {
 	int last = p->n - 1;
 	for (int j = 0; j < p->n; j++)
-		if (!tlc_walk_stmt(&(tlc_visitor){.expr_pre = find_async_gemm}, p->items[j]))
-			return last; /* the walk stopped at one */
+		if (has_async_gemm(p->items[j]))
+			return last;
 	for (; last > 0; last--) {
 		bool reads = false;
 		for (int i = 0; i < vers->n && !reads; i++)
@@ -667,13 +761,35 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 		/* the producer's threads wrote part of the stage through the
 		 * generic proxy; WGMMA reads it through the async proxy */
 		tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_FENCE_PROXY_ASYNC, 0, NULL, 0, NULL, NULL));
-	int last_read = last_stage_reader(&vers, p);
+	int last_read = p->lag ? -1 : last_stage_reader(&vers, p);
 	const tlc_expr *empty_c = bar_at(w, empty, cp.stage);
 	for (int j = 0; j < p->n; j++) {
-		if (p->role[j] == WS_CONSUMER || p->role[j] == WS_BOTH)
+		if (j == p->overlap) {
+			/* T.gemm as T.wgmma_gemm: the group stays in flight until the
+			 * next iteration's gemm is issued */
+			tlc_loc gloc = p->items[j]->loc;
+			const tlc_expr *g = tlc_stmt_clone(&rw, p->items[j])->u.eval.call;
+			tlc_seq_append(m, cons_body,
+			               eval(w, gloc, TLC_OP_WGMMA_GEMM, g->u.call.nargs, g->u.call.args, g->u.call.nkw,
+			                    g->u.call.kw_names, g->u.call.kw_values));
+			const tlc_expr *one = tlc_i32(m, 1);
+			tlc_seq_append(m, cons_body, eval(w, gloc, TLC_OP_WAIT_WGMMA, 1, &one, 0, NULL, NULL));
+		} else if (p->role[j] == WS_CONSUMER || p->role[j] == WS_BOTH) {
 			tlc_seq_append(m, cons_body, tlc_stmt_clone(&rw, p->items[j]));
+		}
 		if (j == last_read)
 			tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_c, 0, NULL, NULL));
+	}
+	if (p->lag) {
+		/* the groups still in flight read the stages of the last `lag`
+		 * iterations: free the one before them */
+		const tlc_expr *lag = tlc_i32(m, p->lag);
+		const tlc_expr *older = tlc_simplify_expr(
+		    m, tlc_binary(m, TLC_EXPR_FLOORMOD, tlc_binary(m, TLC_EXPR_ADD, cons_it, tlc_i32(m, S - p->lag)),
+		                  tlc_i32(m, S)));
+		const tlc_expr *empty_old = bar_at(w, empty, older);
+		tlc_stmt *free_old = eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_old, 0, NULL, NULL);
+		tlc_seq_append(m, cons_body, tlc_if_new(m, loc, tlc_binary(m, TLC_EXPR_GE, cons_it, lag), free_old, NULL));
 	}
 	if (consumed)
 		tlc_seq_append(m, cons_body, count_iteration(w, loc, consumed));
@@ -698,8 +814,14 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 	tlc_stmt *out = tlc_seq_new(m, body->loc);
 	for (int i = 0; i < body->u.seq.n; i++) {
 		tlc_stmt *s = body->u.seq.items[i];
-		if (s == loop)
+		if (s == loop) {
 			tlc_seq_append(m, consumer, cons_loop);
+			if (p->overlap >= 0) {
+				/* the last gemm is still in flight */
+				const tlc_expr *zero_left = tlc_i32(m, 0);
+				tlc_seq_append(m, consumer, eval(w, loc, TLC_OP_WAIT_WGMMA, 1, &zero_left, 0, NULL, NULL));
+			}
+		}
 		else if (kernel_level(s) || p->hoist[i])
 			tlc_seq_append(m, out, s);
 		else
@@ -735,7 +857,7 @@ int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	if (!tlc_opt_bool(opts, "enable", true) || !t || !(t->async_copy & TLC_ASYNC_TMA) ||
 	    !(t->barriers & TLC_BARRIER_MBARRIER_TX) || !t->warpgroup || !f->body || f->body->kind != TLC_STMT_SEQ)
 		return 0;
-	ws_state w = {m, tlc_module_context(m), f, t, 0};
+	ws_state w = {m, tlc_module_context(m), f, t, 0, opts};
 	if (f->thread_ndim != 1 || !tlc_expr_as_int(f->threads[0], &w.threads) || w.threads % t->warpgroup ||
 	    w.threads + t->warpgroup > t->max_threads || w.threads / t->warpgroup > 8)
 		return 0;
