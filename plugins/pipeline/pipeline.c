@@ -13,7 +13,6 @@ static const tlc_pass_option no_options[] = {{NULL, TLC_OPT_BOOL, NULL}};
 static const tlc_pass_option ws_options[] = {
 	{"enable", TLC_OPT_BOOL, "warp-specialize TMA-fed pipelined loops"},
 	{"remarks", TLC_OPT_BOOL, "say on stderr why a loop was not specialized"},
-	{"overlap-gemm", TLC_OPT_BOOL, "leave a lone T.gemm on WGMMA in flight until the next iteration's is issued"},
 	{NULL, TLC_OPT_BOOL, NULL},
 };
 static const tlc_pass_option inject_options[] = {

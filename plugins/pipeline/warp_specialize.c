@@ -71,7 +71,6 @@ typedef struct ws_state {
 	tlc_func *f;
 	const tlc_target_info *t;
 	int64_t threads; /* the user's */
-	const tlc_pass_options *opts;
 } ws_state;
 
 /* ---- is the kernel a candidate? ---- */
@@ -148,8 +147,7 @@ typedef struct ws_plan {
 	bool *hoist; /* per statement of the kernel: a LET bound before the roles split */
 	tlc_var **consumer_vars; /* the variables only the consumers bind */
 	int nconsumer_vars;
-	int lag;     /* iterations a stage stays busy after its own (plan_release) */
-	int overlap; /* the T.gemm item made asynchronous (plan_release), or -1 */
+	int lag; /* iterations a stage stays busy after its own (plan_release) */
 } ws_plan;
 
 typedef struct buf_scan {
@@ -369,34 +367,6 @@ static bool has_async_gemm(const tlc_stmt *s)
 	return !tlc_walk_stmt(&(tlc_visitor){.expr_pre = find_async_gemm}, s);
 }
 
-/* The loop body's one T.gemm can overlap the next iteration (item j, or -1
- * when there is none): it is the consumers' only statement, reads both
- * operands from shared memory, accumulates, and runs on an asynchronous
- * matrix instruction of the target (WGMMA).  Nothing else of the iteration
- * touches its accumulator, so the consumers may leave it in flight while
- * they wait for the next stage and issue the next gemm, and wait for the
- * previous one only then: the tensor cores never idle between iterations. */
-static int overlappable_gemm(ws_state *w, const ws_plan *p)
-{
-	int gemm = -1;
-	for (int j = 0; j < p->n; j++) {
-		if (p->role[j] != WS_CONSUMER)
-			continue;
-		if (gemm >= 0 || !tlc_stmt_is_call(p->items[j], TLC_OP_GEMM))
-			return -1;
-		gemm = j;
-	}
-	tlc_gemm_info g;
-	tlc_gemm_plan plan;
-	const char *why = NULL;
-	if (gemm < 0 || p->guard || !tlc_gemm_decode(p->items[gemm]->u.eval.call, &g, &why) ||
-	    !tlc_buffer_in_shared(g.A) || !tlc_buffer_in_shared(g.B) || g.C->scope != TLC_SCOPE_FRAGMENT ||
-	    g.clear_accum || !tlc_gemm_plan_for(w->m, &g, w->threads, w->t->warpgroup, &plan, &why) ||
-	    !tlc_matrix_inst_is_async(plan.inst))
-		return -1;
-	return gemm;
-}
-
 /* How many iterations a stage stays busy after its own: the lag with which
  * the consumers free it (arrive on `empty`).  A T.gemm has read its
  * operands when it returns (lag 0).  A T.wgmma_gemm reads them until a
@@ -406,13 +376,12 @@ static int overlappable_gemm(ws_state *w, const ws_plan *p)
  * iteration.  Freeing a stage any earlier lets the producer overwrite what
  * the tensor cores still read; the producer needs a stage freed before it
  * can run S iterations ahead, so the lag must stay below S. */
-static bool plan_release(ws_state *w, ws_plan *p, const char **why)
+static bool plan_release(ws_plan *p, const char **why)
 {
 	int S = p->loop->u.loop.pipe.num_stages;
 	int groups = 0, last_gemm = -1, last_wait = -1;
 	int64_t in_flight = 0;
 	p->lag = 0;
-	p->overlap = -1;
 	for (int j = 0; j < p->n; j++) {
 		tlc_stmt *s = p->items[j];
 		if (tlc_stmt_is_call(s, TLC_OP_WGMMA_GEMM)) {
@@ -430,12 +399,8 @@ static bool plan_release(ws_state *w, ws_plan *p, const char **why)
 			return false;
 		}
 	}
-	if (!groups) {
-		if (tlc_opt_bool(w->opts, "overlap-gemm", true))
-			p->overlap = overlappable_gemm(w, p);
-		p->lag = p->overlap >= 0;
+	if (!groups)
 		return true;
-	}
 	if (last_wait < last_gemm) {
 		*why = "the loop body's last T.wgmma_gemm has no T.wait_wgmma after it, so no iteration says when "
 		       "its stage is free";
@@ -527,7 +492,7 @@ static bool candidate(ws_state *w, tlc_stmt *body, ws_plan *p, const char **why)
 		return false;
 	}
 	plan_kernel_lets(w, body, p);
-	return producer_vars_ok(p, why) && fits_shared_memory(w, body, p, why) && plan_release(w, p, why);
+	return producer_vars_ok(p, why) && fits_shared_memory(w, body, p, why) && plan_release(p, why);
 }
 
 /* ---- the rewrite ---- */
@@ -764,19 +729,8 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 	int last_read = p->lag ? -1 : last_stage_reader(&vers, p);
 	const tlc_expr *empty_c = bar_at(w, empty, cp.stage);
 	for (int j = 0; j < p->n; j++) {
-		if (j == p->overlap) {
-			/* T.gemm as T.wgmma_gemm: the group stays in flight until the
-			 * next iteration's gemm is issued */
-			tlc_loc gloc = p->items[j]->loc;
-			const tlc_expr *g = tlc_stmt_clone(&rw, p->items[j])->u.eval.call;
-			tlc_seq_append(m, cons_body,
-			               eval(w, gloc, TLC_OP_WGMMA_GEMM, g->u.call.nargs, g->u.call.args, g->u.call.nkw,
-			                    g->u.call.kw_names, g->u.call.kw_values));
-			const tlc_expr *one = tlc_i32(m, 1);
-			tlc_seq_append(m, cons_body, eval(w, gloc, TLC_OP_WAIT_WGMMA, 1, &one, 0, NULL, NULL));
-		} else if (p->role[j] == WS_CONSUMER || p->role[j] == WS_BOTH) {
+		if (p->role[j] == WS_CONSUMER || p->role[j] == WS_BOTH)
 			tlc_seq_append(m, cons_body, tlc_stmt_clone(&rw, p->items[j]));
-		}
 		if (j == last_read)
 			tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_c, 0, NULL, NULL));
 	}
@@ -814,14 +768,8 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 	tlc_stmt *out = tlc_seq_new(m, body->loc);
 	for (int i = 0; i < body->u.seq.n; i++) {
 		tlc_stmt *s = body->u.seq.items[i];
-		if (s == loop) {
+		if (s == loop)
 			tlc_seq_append(m, consumer, cons_loop);
-			if (p->overlap >= 0) {
-				/* the last gemm is still in flight */
-				const tlc_expr *zero_left = tlc_i32(m, 0);
-				tlc_seq_append(m, consumer, eval(w, loc, TLC_OP_WAIT_WGMMA, 1, &zero_left, 0, NULL, NULL));
-			}
-		}
 		else if (kernel_level(s) || p->hoist[i])
 			tlc_seq_append(m, out, s);
 		else
@@ -857,7 +805,7 @@ int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	if (!tlc_opt_bool(opts, "enable", true) || !t || !(t->async_copy & TLC_ASYNC_TMA) ||
 	    !(t->barriers & TLC_BARRIER_MBARRIER_TX) || !t->warpgroup || !f->body || f->body->kind != TLC_STMT_SEQ)
 		return 0;
-	ws_state w = {m, tlc_module_context(m), f, t, 0, opts};
+	ws_state w = {m, tlc_module_context(m), f, t, 0};
 	if (f->thread_ndim != 1 || !tlc_expr_as_int(f->threads[0], &w.threads) || w.threads % t->warpgroup ||
 	    w.threads + t->warpgroup > t->max_threads || w.threads / t->warpgroup > 8)
 		return 0;
