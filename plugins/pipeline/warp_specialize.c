@@ -30,7 +30,8 @@
  *         for k in T.serial(n):
  *             T.barrier_wait(full[k % S], (k // S) % 2)
  *             <the loop's other statements, on buf[k % S, ...]>
- *             T.barrier_arrive(empty[k % S])   (after the last one that reads buf)
+ *             T.barrier_arrive(empty[k % S])   (after the last one that reads buf;
+ *                                               see plan_release for T.wgmma_gemm)
  *
  * The first wait on `empty` asks for parity 1, which a fresh barrier has
  * already completed: the producer fills all S stages before it waits for
