@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ typedef struct options {
 	double atol, rtol;
 	unsigned long long seed;
 	long long blocks; /* --blocks: a sample of the grid (0: all) */
+	tlc_frontend_limits limits; /* --limit NAME=N (0: the default) */
 	str_list pass_args, loads, plugin_dirs, print_before, print_after, xnvcc, xhipcc;
 	bool print_before_all, print_after_all, verify_each, time_passes, keep_temps;
 	bool verbose, list_passes, list_targets, print_plugin_path, no_caret, print_target_info;
@@ -98,6 +100,12 @@ static const char help_text[] =
 	"  --entry=CALL            the kernel to build: a factory call such as\n"
 	"                          'matmul(1024, 1024, 1024, 128, 128, 32)'\n"
 	"  -D NAME=VALUE           set a compile-time size or constant (repeatable)\n"
+	"  --limit NAME=N          raise or lower a budget of compile-time evaluation:\n"
+	"                          steps (statements and loop iterations, default 2M),\n"
+	"                          work (items operations go through, 100M), items (of one\n"
+	"                          list, tuple, dict or range, 1M), string-bytes (16M),\n"
+	"                          memory (bytes of all values, 1G); N may end in K, M or G\n"
+	"                          (repeatable; doc/security.md)\n"
 	"\n"
 	"Output:\n"
 	"  -o FILE                 write the output to FILE (-: stdout); default: stdout for\n"
@@ -192,6 +200,7 @@ enum {
 	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
 	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
 	OPT_NVCC, OPT_HIPCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO, OPT_RUN, OPT_INPUT, OPT_SEED, OPT_BLOCKS, OPT_COMPARE,
+	OPT_LIMIT,
 };
 
 static const struct option long_options[] = {
@@ -221,6 +230,7 @@ static const struct option long_options[] = {
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"blocks", required_argument, NULL, OPT_BLOCKS},
 	{"compare", optional_argument, NULL, OPT_COMPARE},
+	{"limit", required_argument, NULL, OPT_LIMIT},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
@@ -295,6 +305,43 @@ static int parse_compare(options *o, const char *arg)
 			return 0;
 	}
 	return usage_error("--compare takes ATOL,RTOL (two non-negative numbers), not '%s'", arg);
+}
+
+/* --limit NAME=N: a budget of compile-time evaluation (doc/security.md);
+ * N is a positive integer, optionally followed by K, M or G (times 2^10,
+ * 2^20, 2^30). */
+static int parse_limit(options *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char name[32];
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+	snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), arg);
+	if (tlc_frontend_limit_get(NULL, name) < 0 || n >= sizeof name) {
+		tlc_suggestion sg;
+		char hint[96];
+		tlc_suggest_init(&sg, name);
+		for (const char *const *l = tlc_frontend_limit_names(); *l; l++)
+			tlc_suggest_add(&sg, *l);
+		fprintf(stderr, "tlc: error: unknown limit '%s'%s (the limits: steps, work, items, string-bytes, memory)\n",
+		        name, tlc_suggest_text(&sg, hint, sizeof hint));
+		return TLC_EXIT_USAGE;
+	}
+	if (!eq)
+		return usage_error("--limit expects NAME=N, not '%s'", arg);
+	char *end;
+	errno = 0;
+	long long v = strtoll(eq + 1, &end, 10);
+	int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+	if (shift)
+		end++;
+	bool bad = end == eq + 1 || *end || errno || v < 1 || v > (LLONG_MAX >> shift);
+	if (!bad && tlc_frontend_limit_set(&o->limits, name, (int64_t)v << shift) == 0)
+		return 0;
+	fprintf(stderr,
+	        "tlc: error: --limit %s expects a positive integer of at most %lld (K, M, G suffixes allowed), "
+	        "not '%s'\n",
+	        name, (long long)tlc_frontend_limit_max(name), eq + 1);
+	return TLC_EXIT_USAGE;
 }
 
 static int check_emit(const char *emit)
@@ -410,6 +457,10 @@ static int parse_options(options *o, int argc, char **argv)
 			break;
 		case OPT_COMPARE:
 			if (parse_compare(o, optarg))
+				return TLC_EXIT_USAGE;
+			break;
+		case OPT_LIMIT:
+			if (parse_limit(o, optarg))
 				return TLC_EXIT_USAGE;
 			break;
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -888,6 +939,7 @@ static int compile(session *s)
 		.ndefines = o->define_names.n,
 		.define_names = o->define_names.items,
 		.define_values = o->define_values.items,
+		.limits = &o->limits,
 	};
 	const char *name = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
 	tlc_module *m = tlc_parse(s->ctx, name, text, len, &fe);

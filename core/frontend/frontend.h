@@ -180,6 +180,7 @@ typedef struct fe {
 	                       given back once they ran, kept when they made a def or lambda */
 	bool tree_kept;     /* the statement running now made a def or lambda: keep its tree */
 	const tlc_frontend_opts *opts;
+	tlc_frontend_limits lim; /* the budgets, defaults filled in */
 	bool *define_used;
 	int nsizes;           /* --entry keywords that are not parameters: T.const sizes */
 	const char **size_names;
@@ -220,11 +221,8 @@ static inline tlc_loc fe_file_loc(uint32_t file)
 /* ---- limits (doc/language.md, "Limits"): compile-time evaluation stays
  * bounded in time, memory and stack on any input ---- */
 #define FE_MAX_DEPTH 400              /* nested calls and expressions being evaluated */
-#define FE_MAX_STEPS 2000000L         /* statements and loop iterations run */
-#define FE_MAX_WORK 100000000LL       /* items that operations go through (a + b, sum, in, ...) */
-#define FE_MAX_ITEMS 1000000          /* items of one list, tuple, dict or range */
-#define FE_MAX_STR (16 * 1024 * 1024) /* bytes of one string made by an operation */
-#define FE_MAX_MEMORY ((size_t)1 << 30) /* bytes of all compile-time values */
+/* the budgets of time and size are F->lim (tlc_frontend_limits, <tlc/ir.h>:
+ * the driver's --limit sets them); the depths below guard the C stack */
 #define FE_MAX_VALUE_DEPTH 200        /* lists in lists compared, printed or converted */
 #define FE_MAX_EXPR_DEPTH 1000        /* operators inside each other in one kernel expression
                                          (passes and the printer recurse on them) */
@@ -232,21 +230,23 @@ static inline tlc_loc fe_file_loc(uint32_t file)
                                          IR must stay within Python's 100 indentation levels */
 
 /* ---- frontend_limits.c ---- */
-/* Memory for values and environments, counted against FE_MAX_MEMORY. */
+/* F->lim from F->opts->limits, defaults where it sets none. */
+void fe_limits_init(fe *F);
+/* Memory for values and environments, counted against F->lim.memory. */
 void *fe_alloc(fe *F, size_t n);
 char *fe_strdup(fe *F, const char *s);
 char *fe_strndup(fe *F, const char *s, size_t n);
-/* One statement or loop iteration; false (reported) past FE_MAX_STEPS or
+/* One statement or loop iteration; false (reported) past the step budget (F->lim) or
  * after another budget was exceeded. */
 bool fe_step(fe *F, tlc_loc loc);
 /* An operation about to go through `units` items; false (reported) past
- * FE_MAX_WORK or FE_MAX_MEMORY. */
+ * the work or memory budget. */
 bool fe_work(fe *F, int64_t units, tlc_loc loc);
 /* A value of `n` items (`what`: "list", "range", ...; n < 0: more than
- * 2^63 - 1) is about to be made; false (reported) past FE_MAX_ITEMS.
+ * 2^63 - 1) is about to be made; false (reported) past F->lim.items.
  * Charges the work. */
 bool fe_check_items(fe *F, int64_t n, const char *what, tlc_loc loc);
-/* A string of `n` bytes is about to be made; false (reported) past FE_MAX_STR. */
+/* A string of `n` bytes is about to be made; false (reported) past F->lim.string_bytes. */
 bool fe_check_str(fe *F, int64_t n, tlc_loc loc);
 /* The number of items of range(start, stop, step) (step != 0), computed
  * without overflow; -1 when it is more than 2^63 - 1. */
@@ -307,7 +307,7 @@ bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out);
 /* True for TileLang dtypes tlc does not support yet (int4, float4_e2m1fn, ...). */
 bool fe_dtype_unsupported(const char *name);
 /* Print a value for a message ("128", "'n'", "n * 2"); nesting past
- * FE_MAX_VALUE_DEPTH prints as [...] and the text stops near FE_MAX_STR. */
+ * FE_MAX_VALUE_DEPTH prints as [...] and the text stops near F->lim.string_bytes. */
 const char *fe_show(fe *F, fe_val *v);
 const char *fe_show_expr(fe *F, const tlc_expr *e);
 /* "host module 'torch' cannot be used in a kernel" and similar. */

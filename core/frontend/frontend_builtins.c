@@ -171,8 +171,7 @@ static fe_val *str_split(fe *F, const char *s, const char *sep, tlc_loc loc)
 		const char *q = sep ? strstr(p, sep) : p + strcspn(p, " \t\n");
 		if (sep && !q)
 			q = p + strlen(p);
-		if (r->u.seq.n == FE_MAX_ITEMS &&
-		    !fe_check_items(F, FE_MAX_ITEMS + 1, "split() result", loc))
+		if (r->u.seq.n == F->lim.items && !fe_check_items(F, F->lim.items + 1, "split() result", loc))
 			return NULL;
 		fe_val *part = fe_new(F, FV_STR);
 		part->u.s = fe_strndup(F, p, (size_t)(q - p));
@@ -284,7 +283,7 @@ static fe_val *call_method(fe *F, fe_val *m, int nargs, fe_val **args, tlc_loc l
 				if (it->u.seq.items[i]->kind != FV_STR)
 					goto bad;
 				total += (i ? ls : 0) + (int64_t)strlen(it->u.seq.items[i]->u.s);
-				if (total > FE_MAX_STR)
+				if (total > F->lim.string_bytes)
 					break;
 			}
 			if (!fe_check_str(F, total, loc))

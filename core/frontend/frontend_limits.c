@@ -2,15 +2,88 @@
  * on any input: statements run, items gone through, memory of values, size
  * of one value.  Each is checked before the work or the allocation it
  * guards, so that a hostile input gets a file:line:col error, never an
- * abort on a huge allocation or a run that does not end.  The limits are
- * in frontend.h and documented in doc/language.md ("Limits"). */
+ * abort on a huge allocation or a run that does not end.  The budgets are
+ * F->lim (tlc_frontend_limits: defaults and maxima in <tlc/ir.h>, set by
+ * the driver's --limit), the depths are in frontend.h; doc/security.md
+ * ("Limits") documents both. */
 #include "frontend.h"
 
 #include <tlc/walk.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the limits' names (tlc --limit NAME=N) ---- */
+
+typedef struct limit_field {
+	const char *name;
+	size_t offset;
+	int64_t def, max;
+} limit_field;
+
+static const limit_field limit_fields[] = {
+    {"steps", offsetof(tlc_frontend_limits, steps), TLC_LIMIT_STEPS_DEFAULT, TLC_LIMIT_STEPS_MAX},
+    {"work", offsetof(tlc_frontend_limits, work), TLC_LIMIT_WORK_DEFAULT, TLC_LIMIT_WORK_MAX},
+    {"items", offsetof(tlc_frontend_limits, items), TLC_LIMIT_ITEMS_DEFAULT, TLC_LIMIT_ITEMS_MAX},
+    {"string-bytes", offsetof(tlc_frontend_limits, string_bytes), TLC_LIMIT_STRING_BYTES_DEFAULT,
+     TLC_LIMIT_STRING_BYTES_MAX},
+    {"memory", offsetof(tlc_frontend_limits, memory), TLC_LIMIT_MEMORY_DEFAULT, TLC_LIMIT_MEMORY_MAX},
+};
+#define NLIMITS (sizeof(limit_fields) / sizeof(limit_fields[0]))
+
+static const limit_field *limit_field_of(const char *name)
+{
+	for (size_t i = 0; name && i < NLIMITS; i++)
+		if (strcmp(limit_fields[i].name, name) == 0)
+			return &limit_fields[i];
+	return NULL;
+}
+
+int tlc_frontend_limit_set(tlc_frontend_limits *l, const char *name, int64_t value)
+{
+	const limit_field *f = limit_field_of(name);
+	if (!f)
+		return 1;
+	if (value < 1 || value > f->max)
+		return 2;
+	memcpy((char *)l + f->offset, &value, sizeof(value));
+	return 0;
+}
+
+int64_t tlc_frontend_limit_get(const tlc_frontend_limits *l, const char *name)
+{
+	const limit_field *f = limit_field_of(name);
+	if (!f)
+		return -1;
+	int64_t v = 0;
+	if (l)
+		memcpy(&v, (const char *)l + f->offset, sizeof(v));
+	return v > 0 && v <= f->max ? v : f->def;
+}
+
+int64_t tlc_frontend_limit_max(const char *name)
+{
+	const limit_field *f = limit_field_of(name);
+	return f ? f->max : -1;
+}
+
+const char *const *tlc_frontend_limit_names(void)
+{
+	static const char *const names[NLIMITS + 1] = {"steps", "work", "items", "string-bytes", "memory", NULL};
+	return names;
+}
+
+void fe_limits_init(fe *F)
+{
+	const tlc_frontend_limits *l = F->opts ? F->opts->limits : NULL;
+	F->lim.steps = tlc_frontend_limit_get(l, "steps");
+	F->lim.work = tlc_frontend_limit_get(l, "work");
+	F->lim.items = tlc_frontend_limit_get(l, "items");
+	F->lim.string_bytes = tlc_frontend_limit_get(l, "string-bytes");
+	F->lim.memory = tlc_frontend_limit_get(l, "memory");
+}
 
 void *fe_alloc(fe *F, size_t n)
 {
@@ -31,13 +104,16 @@ char *fe_strdup(fe *F, const char *s)
 
 /* The memory budget is checked where work is counted: every allocation of
  * a value is preceded by a step or by work, and one step or one operation
- * allocates at most one value of FE_MAX_ITEMS items or FE_MAX_STR bytes. */
+ * allocates at most one value of F->lim.items items or F->lim.string_bytes
+ * bytes. */
 static bool memory_ok(fe *F, tlc_loc loc)
 {
-	if (F->mem <= FE_MAX_MEMORY)
+	if ((int64_t)F->mem <= F->lim.memory)
 		return true;
-	tlc_error(F->ctx, loc, "compile-time values take more than %zu MiB of memory (a limit of tlc: "
-	          "see \"Limits\" in doc/language.md)", FE_MAX_MEMORY >> 20);
+	bool mib = F->lim.memory % (1 << 20) == 0;
+	tlc_error(F->ctx, loc, "compile-time values take more than %lld %s of memory (a limit of tlc: "
+	          "--limit memory=BYTES raises it; see \"Limits\" in doc/security.md)",
+	          (long long)(mib ? F->lim.memory >> 20 : F->lim.memory), mib ? "MiB" : "bytes");
 	F->budget_hit = true;
 	return false;
 }
@@ -46,9 +122,9 @@ bool fe_step(fe *F, tlc_loc loc)
 {
 	if (F->budget_hit)
 		return false;
-	if (++F->steps > FE_MAX_STEPS) {
-		tlc_error(F->ctx, loc, "compile-time evaluation takes too many steps (more than %ld statements "
-		          "and loop iterations)", FE_MAX_STEPS);
+	if (++F->steps > F->lim.steps) {
+		tlc_error(F->ctx, loc, "compile-time evaluation takes too many steps (more than %lld statements "
+		          "and loop iterations: --limit steps=N raises it)", (long long)F->lim.steps);
 		F->budget_hit = true;
 		return false;
 	}
@@ -59,9 +135,9 @@ bool fe_work(fe *F, int64_t units, tlc_loc loc)
 {
 	if (F->budget_hit)
 		return false;
-	if (units > FE_MAX_WORK - F->work) {
+	if (units > F->lim.work - F->work) {
 		tlc_error(F->ctx, loc, "compile-time evaluation takes too many steps (operations went through "
-		          "more than %lld items)", (long long)FE_MAX_WORK);
+		          "more than %lld items: --limit work=N raises it)", (long long)F->lim.work);
 		F->budget_hit = true;
 		return false;
 	}
@@ -71,12 +147,12 @@ bool fe_work(fe *F, int64_t units, tlc_loc loc)
 
 bool fe_check_items(fe *F, int64_t n, const char *what, tlc_loc loc)
 {
-	if (n < 0 || n > FE_MAX_ITEMS) {
+	if (n < 0 || n > F->lim.items) {
 		char count[32] = "more than 2^63 - 1";
 		if (n >= 0)
 			snprintf(count, sizeof(count), "%lld", (long long)n);
-		tlc_error(F->ctx, loc, "%s of %s items is too long for compile-time evaluation (the limit is %d "
-		          "items: see \"Limits\" in doc/language.md)", what, count, FE_MAX_ITEMS);
+		tlc_error(F->ctx, loc, "%s of %s items is too long for compile-time evaluation (the limit is %lld "
+		          "items: --limit items=N raises it)", what, count, (long long)F->lim.items);
 		return false;
 	}
 	return fe_work(F, n, loc);
@@ -84,9 +160,9 @@ bool fe_check_items(fe *F, int64_t n, const char *what, tlc_loc loc)
 
 bool fe_check_str(fe *F, int64_t n, tlc_loc loc)
 {
-	if (n > FE_MAX_STR) {
+	if (n > F->lim.string_bytes) {
 		tlc_error(F->ctx, loc, "string of %lld bytes is too long for compile-time evaluation (the limit "
-		          "is %d bytes: see \"Limits\" in doc/language.md)", (long long)n, FE_MAX_STR);
+		          "is %lld bytes: --limit string-bytes=N raises it)", (long long)n, (long long)F->lim.string_bytes);
 		return false;
 	}
 	/* a string costs about one unit per 64 bytes it copies */

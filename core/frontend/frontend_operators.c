@@ -4,6 +4,7 @@
 #include "frontend.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 static bool is_num(const fe_val *v)
@@ -226,6 +227,25 @@ static fe_val *str_concat(fe *F, const char *a, const char *b, tlc_loc loc)
 	return r;
 }
 
+/* "ab" * k: k copies (none for k <= 0), its size checked before it is made */
+static fe_val *str_repeat(fe *F, const char *a, int64_t k, tlc_loc loc)
+{
+	int64_t la = (int64_t)strlen(a), total;
+	if (k <= 0 || la == 0)
+		return fe_str(F, "");
+	if (__builtin_mul_overflow(la, k, &total))
+		total = INT64_MAX;
+	if (!fe_check_str(F, total, loc))
+		return NULL;
+	char *s = fe_alloc(F, (size_t)total + 1);
+	for (int64_t j = 0; j < k; j++)
+		memcpy(s + j * la, a, (size_t)la);
+	s[total] = '\0';
+	fe_val *r = fe_new(F, FV_STR);
+	r->u.s = s;
+	return r;
+}
+
 static bool is_compare(py_op op)
 {
 	return op == PY_OP_EQ || op == PY_OP_NE || op == PY_OP_LT || op == PY_OP_LE || op == PY_OP_GT ||
@@ -278,6 +298,10 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 		return seq_repeat(F, a, b->u.i, loc);
 	if (op == PY_OP_MUL && (b->kind == FV_TUPLE || b->kind == FV_LIST) && a->kind == FV_INT)
 		return seq_repeat(F, b, a->u.i, loc);
+	if (op == PY_OP_MUL && a->kind == FV_STR && b->kind == FV_INT)
+		return str_repeat(F, a->u.s, b->u.i, loc);
+	if (op == PY_OP_MUL && b->kind == FV_STR && a->kind == FV_INT)
+		return str_repeat(F, b->u.s, a->u.i, loc);
 	if (a->kind == FV_HOST || a->kind == FV_MISSING) {
 		if (a->kind == FV_HOST)
 			return a; /* host code: opaque */

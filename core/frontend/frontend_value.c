@@ -77,7 +77,7 @@ void fe_seq_push(fe *F, fe_val *seq, fe_val *item)
 {
 	if (seq->u.seq.n == seq->u.seq.cap) {
 		/* items are counted against the budgets before they are pushed; a list
-		 * grown one append at a time is bounded by FE_MAX_STEPS */
+		 * grown one append at a time is bounded by the step budget */
 		int cap = seq->u.seq.cap < INT32_MAX / 2 ? seq->u.seq.cap * 2 : INT32_MAX;
 		fe_val **items = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
 		memcpy(items, seq->u.seq.items, sizeof(fe_val *) * (size_t)seq->u.seq.n);
@@ -370,10 +370,10 @@ const char *fe_show_expr(fe *F, const tlc_expr *e)
 }
 
 /* Append v to b; deeper than FE_MAX_VALUE_DEPTH (a list holding itself)
- * prints [...], and a text past FE_MAX_STR stops with "...". */
+ * prints [...], and a text past the string budget stops with "...". */
 static void show_into(fe *F, tlc_buf *b, fe_val *v, int depth)
 {
-	if (b->len > FE_MAX_STR)
+	if ((int64_t)b->len > F->lim.string_bytes)
 		return;
 	if (v->kind != FV_TUPLE && v->kind != FV_LIST) {
 		tlc_buf_puts(b, fe_show(F, v));
@@ -385,7 +385,7 @@ static void show_into(fe *F, tlc_buf *b, fe_val *v, int depth)
 	}
 	tlc_buf_putc(b, v->kind == FV_LIST ? '[' : '(');
 	for (int i = 0; i < v->u.seq.n; i++) {
-		if (b->len > FE_MAX_STR) {
+		if ((int64_t)b->len > F->lim.string_bytes) {
 			tlc_buf_puts(b, "...");
 			return;
 		}

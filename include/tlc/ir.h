@@ -440,12 +440,49 @@ TLC_API void tlc_print_func(tlc_buf *out, const tlc_module *m, const tlc_func *f
 TLC_API void tlc_print_expr(tlc_buf *out, const tlc_module *m, const tlc_expr *e);
 TLC_API void tlc_print_stmt(tlc_buf *out, const tlc_module *m, const tlc_stmt *s, int indent);
 
+/* The budgets of compile-time evaluation (doc/security.md, "Limits"): what
+ * a kernel file may make the frontend do before it stops with an error.  A
+ * field of 0 keeps its default (TLC_LIMIT_*_DEFAULT); a value above its
+ * TLC_LIMIT_*_MAX is refused by tlc_frontend_limit_set.  The depths of
+ * nesting are not here: they keep the C stack bounded and are fixed. */
+typedef struct tlc_frontend_limits {
+	int64_t steps;        /* statements and loop iterations run */
+	int64_t work;         /* items that operations go through (a + b, sum, in, ...) */
+	int64_t items;        /* items of one list, tuple, dict or range */
+	int64_t string_bytes; /* bytes of one string made by an operation */
+	int64_t memory;       /* bytes of all compile-time values */
+} tlc_frontend_limits;
+
+#define TLC_LIMIT_STEPS_DEFAULT 2000000LL
+#define TLC_LIMIT_WORK_DEFAULT 100000000LL
+#define TLC_LIMIT_ITEMS_DEFAULT 1000000LL
+#define TLC_LIMIT_STRING_BYTES_DEFAULT (16LL << 20)
+#define TLC_LIMIT_MEMORY_DEFAULT (1LL << 30)
+#define TLC_LIMIT_STEPS_MAX (1LL << 40)
+#define TLC_LIMIT_WORK_MAX (1LL << 50)
+#define TLC_LIMIT_ITEMS_MAX (1LL << 30)        /* a list's length is an int */
+#define TLC_LIMIT_STRING_BYTES_MAX (1LL << 30)
+#define TLC_LIMIT_MEMORY_MAX (1LL << 40)
+
+/* Set the limit `name` ("steps", "work", "items", "string-bytes" or
+ * "memory", the spellings of `tlc --limit NAME=N`) to value (>= 1, at most
+ * its maximum).  Returns 0, 1 for an unknown name, 2 for a value out of
+ * range. */
+TLC_API int tlc_frontend_limit_set(tlc_frontend_limits *l, const char *name, int64_t value);
+/* The limit `name` of l (its default when 0 or l is NULL); -1 for an unknown
+ * name.  tlc_frontend_limit_names lists the names, NULL-terminated. */
+TLC_API int64_t tlc_frontend_limit_get(const tlc_frontend_limits *l, const char *name);
+/* The largest value limit `name` may be set to; -1 for an unknown name. */
+TLC_API int64_t tlc_frontend_limit_max(const char *name);
+TLC_API const char *const *tlc_frontend_limit_names(void);
+
 /* Options of the frontend. */
 typedef struct tlc_frontend_opts {
 	const char *entry; /* "matmul(1024, 1024, 1024, 128, 128, 32)" or NULL */
 	int ndefines;
 	const char *const *define_names; /* -D NAME=VALUE */
 	const char *const *define_values;
+	const tlc_frontend_limits *limits; /* NULL: the defaults */
 } tlc_frontend_opts;
 
 /* Parse a TileLang source (or printed IR) into a new module.  Errors are
