@@ -45,7 +45,7 @@ gen() {
 	sh "$gen" "$1" "$2" >gen.tl || exit 1
 }
 
-limit="see \"Limits\" in doc/language.md"
+limit="--limit items=N raises it"
 
 # ---- 1. compile-time values have a size budget, checked before allocating ----
 printf 'x = [0, 0, 0] * 3074457345618258603\n' >t.tl
@@ -68,7 +68,7 @@ expect "len() of a range of 2^64 - 1 items overflows" t.tl \
 	"t\.tl:2:5: error: integer overflow in compile-time arithmetic \(integers are 64-bit\)"
 printf 's = "ab"\nfor i in range(60):\n    s = s + s\n' >t.tl
 expect "string + doubling 60 times" t.tl \
-	"t\.tl:3:9: error: string of 33554432 bytes is too long for compile-time evaluation \(the limit is 16777216 bytes: $limit\)"
+	"t\.tl:3:9: error: string of 33554432 bytes is too long for compile-time evaluation \(the limit is 16777216 bytes: --limit string-bytes=N raises it\)"
 printf 'a = [1]\nfor i in range(40):\n    a.extend(a)\n' >t.tl
 expect "list.extend of itself, doubling" t.tl \
 	"t\.tl:3:5: error: list of 1048576 items is too long for compile-time evaluation \(the limit is 1000000 items: $limit\)"
@@ -77,7 +77,7 @@ expect "list += itself, doubling" t.tl \
 	"t\.tl:3:5: error: list of 1048576 items is too long for compile-time evaluation \(the limit is 1000000 items: $limit\)"
 printf 'x = [0] * 1000000\nfor i in range(1000000):\n    y = 5 in x\n' >t.tl
 expect "work over big lists is counted: 'in' a million times" t.tl \
-	"t\.tl:3:9: error: compile-time evaluation takes too many steps \(operations went through more than 100000000 items\)"
+	"t\.tl:3:9: error: compile-time evaluation takes too many steps \(operations went through more than 100000000 items: --limit work=N raises it\)"
 printf 'a = []\na.append(a)\nb = []\nb.append(b)\nc = a == b\n' >t.tl
 expect "lists that hold themselves compared" t.tl \
 	"t\.tl:5:10: error: values nest too deeply to compare \(more than 200 levels of lists and tuples; a list that holds itself\?\)"
