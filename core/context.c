@@ -34,6 +34,7 @@ void tlc_context_free(tlc_context *ctx)
 	for (int i = 1; i < ctx->nsources; i++) {
 		free(ctx->sources[i].name);
 		free(ctx->sources[i].text);
+		free(ctx->sources[i].line_starts);
 	}
 	free(ctx->sources);
 	for (int i = 0; i < ctx->nseen; i++)
@@ -69,6 +70,8 @@ uint32_t tlc_add_source(tlc_context *ctx, const char *name, const char *text, si
 		memcpy(s->text, text, len);
 	s->text[len] = '\0';
 	s->len = len;
+	s->line_starts = NULL;
+	s->nlines = 0;
 	return (uint32_t)ctx->nsources++;
 }
 

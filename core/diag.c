@@ -136,17 +136,26 @@ static bool first_report(tlc_context *ctx, const char *text)
 }
 
 /* The source line holding `line` (1-based) of src, or NULL. */
-static const char *find_line(const tlc_source *src, uint32_t line, size_t *len)
+/* Line `line` (from 1) of src and its length without the newline; NULL
+ * past the end.  The first call indexes the lines' starts. */
+static const char *find_line(tlc_source *src, uint32_t line, size_t *len)
 {
-	const char *p = src->text, *end = src->text + src->len;
-	for (uint32_t l = 1; l < line; l++) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			return NULL;
-		p = nl + 1;
+	const char *end = src->text + src->len;
+	if (!src->line_starts) {
+		size_t n = 1;
+		for (const char *p = src->text; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+			n++;
+		if (n > UINT32_MAX)
+			n = UINT32_MAX;
+		src->line_starts = tlc_xmalloc(n * sizeof(*src->line_starts));
+		src->line_starts[0] = 0;
+		src->nlines = 1;
+		for (const char *p = src->text; src->nlines < n && (p = memchr(p, '\n', (size_t)(end - p))) != NULL;)
+			src->line_starts[src->nlines++] = (size_t)(++p - src->text);
 	}
-	if (p > end)
+	if (line < 1 || line > src->nlines)
 		return NULL;
+	const char *p = src->text + src->line_starts[line - 1];
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	*len = (size_t)((nl ? nl : end) - p);
 	if (*len && p[*len - 1] == '\r')
@@ -156,7 +165,7 @@ static const char *find_line(const tlc_source *src, uint32_t line, size_t *len)
 
 /* The source line and a caret under column `col`; tabs before the column are
  * copied so that the caret lines up in a terminal. */
-static void put_caret(tlc_buf *out, const tlc_source *src, tlc_loc loc)
+static void put_caret(tlc_buf *out, tlc_source *src, tlc_loc loc)
 {
 	size_t len;
 	const char *line = find_line(src, loc.line, &len);
@@ -174,7 +183,7 @@ void tlc_vdiag(tlc_context *ctx, tlc_severity sev, tlc_loc loc, const char *fmt,
 {
 	tlc_buf msg;
 	tlc_buf_init(&msg);
-	const tlc_source *src = NULL;
+	tlc_source *src = NULL;
 	if (loc.file > 0 && (int)loc.file < ctx->nsources)
 		src = &ctx->sources[loc.file];
 	if (src && loc.line > 0) {

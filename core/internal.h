@@ -36,6 +36,10 @@ typedef struct tlc_source {
 	char *name;
 	char *text;
 	size_t len;
+	/* where each line starts, made the first time a diagnostic shows one of
+	 * its lines (diag.c): a file with many errors is not rescanned per error */
+	size_t *line_starts;
+	uint32_t nlines;
 } tlc_source;
 
 typedef struct tlc_loaded_plugin {

@@ -2,7 +2,7 @@
  * frontend reads back to the same IR (doc/ir.md is the contract). */
 #include "internal.h"
 
-#include "pass/hash_table.h"
+#include "hash_table.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * keys, overlong lines) so that each error names its own line. */
 #include "internal.h"
 
-#include "pass/hash_table.h"
+#include "hash_table.h"
 
 #include <tlc/config.h>
 

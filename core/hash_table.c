@@ -2,7 +2,7 @@
  * See hash_table.h for the rules (no owned keys, never iterated). */
 #include "internal.h"
 
-#include "pass/hash_table.h"
+#include "hash_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
