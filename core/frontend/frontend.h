@@ -50,7 +50,7 @@ typedef enum fe_kind {
 } fe_kind;
 
 /* Module kinds (FV_MODULE). */
-enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH };
+enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS };
 
 typedef struct fe_val fe_val;
 typedef struct fe_env fe_env;
@@ -181,6 +181,7 @@ typedef struct fe {
 	bool tree_kept;     /* the statement running now made a def or lambda: keep its tree */
 	const tlc_frontend_opts *opts;
 	tlc_frontend_limits lim; /* the budgets, defaults filled in */
+	struct fstr_cache *fstrings; /* f-strings' parsed fields (frontend_format.c) */
 	bool *define_used;
 	int nsizes;           /* --entry keywords that are not parameters: T.const sizes */
 	const char **size_names;
@@ -335,6 +336,23 @@ bool fe_bind_target(fe *F, fe_env *env, py_node *t, fe_val *v);
 fe_val *fe_minmax(fe *F, bool is_max, int nargs, fe_val **args, tlc_loc loc);
 bool fe_enter(fe *F, tlc_loc loc);
 static inline void fe_leave(fe *F) { F->depth--; }
+
+/* ---- frontend_format.c: f-strings, str.format, % ---- */
+fe_val *fe_eval_fstring(fe *F, fe_env *env, py_node *n);
+fe_val *fe_str_format(fe *F, const char *s, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                      tlc_loc loc);
+fe_val *fe_str_percent(fe *F, const char *s, fe_val *args, tlc_loc loc);
+
+/* ---- frontend_stdlib.c: itertools and functools ---- */
+fe_val *fe_stdlib_attr(fe *F, int mod, const char *name, tlc_loc loc);
+/* a call of builtin "itertools.X" or "functools.X" */
+fe_val *fe_call_stdlib(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                       tlc_loc loc);
+/* a call of a functools.partial value (FV_BOUND "partial") */
+fe_val *fe_call_partial(fe *F, fe_val *p, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                        tlc_loc loc);
+/* (frontend_tile.c) a decorator that returns what it decorates */
+fe_val *fe_identity_decorator(fe *F, tlc_loc loc);
 
 /* ---- frontend_exec.c ---- */
 fe_flow fe_exec_body(fe *F, fe_env *env, int n, py_node **body);

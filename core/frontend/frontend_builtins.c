@@ -70,6 +70,8 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 			return fe_t_attr(F, name, loc);
 		if (v->mod == FM_MATH)
 			return math_attr(F, name, loc);
+		if (v->mod == FM_ITERTOOLS || v->mod == FM_FUNCTOOLS)
+			return fe_stdlib_attr(F, v->mod, name, loc);
 		return fe_tilelang_attr(F, v->mod, name, loc);
 	case FV_HOST:
 		return host(F, v->u.s, name);
@@ -125,7 +127,7 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 	case FV_STR:
 		if (!strcmp(name, "split") || !strcmp(name, "strip") || !strcmp(name, "join") ||
 		    !strcmp(name, "upper") || !strcmp(name, "lower") || !strcmp(name, "startswith") ||
-		    !strcmp(name, "endswith") || !strcmp(name, "replace"))
+		    !strcmp(name, "endswith") || !strcmp(name, "replace") || !strcmp(name, "format"))
 			return bound(F, name, v);
 		break;
 	case FV_LIST:
@@ -514,6 +516,8 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 		return fe_call_t(F, name, nargs, args, nkw, kw_names, kw_vals, loc);
 	if (strncmp(name, "math.", 5) == 0)
 		return call_math(F, name + 5, nargs, args, loc);
+	if (strncmp(name, "itertools.", 10) == 0 || strncmp(name, "functools.", 10) == 0)
+		return fe_call_stdlib(F, name, nargs, args, nkw, kw_names, kw_vals, loc);
 	if (nkw && strcmp(name, "print") && strcmp(name, "sorted") && strcmp(name, "dict")) {
 		tlc_error(F->ctx, loc, "%s() takes no keyword arguments here", name);
 		return NULL;
@@ -592,6 +596,27 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 	}
 	if (strcmp(name, "dict") == 0) {
 		fe_val *d = fe_dict(F);
+		if (!want_args(F, name, nargs, 0, 1, loc))
+			return NULL;
+		if (nargs && args[0]->kind == FV_DICT) {
+			for (int i = 0; i < args[0]->u.dict.n; i++)
+				fe_dict_set(F, d, args[0]->u.dict.keys[i], args[0]->u.dict.vals[i]);
+		} else if (nargs) { /* an iterable of (key, value) pairs */
+			fe_val *it = fe_iterate(F, args[0], loc);
+			if (!it || !fe_work(F, it->u.seq.n, loc))
+				return NULL;
+			for (int i = 0; i < it->u.seq.n; i++) {
+				fe_val *pair = fe_iterate(F, it->u.seq.items[i], loc);
+				if (!pair)
+					return NULL;
+				if (pair->u.seq.n != 2) {
+					tlc_error(F->ctx, loc, "dictionary update sequence element #%d has length %d; 2 is required",
+					          i, pair->u.seq.n);
+					return NULL;
+				}
+				fe_dict_set(F, d, pair->u.seq.items[0], pair->u.seq.items[1]);
+			}
+		}
 		for (int i = 0; i < nkw; i++)
 			fe_dict_set(F, d, fe_str(F, kw_names[i]), kw_vals[i]);
 		return d;
@@ -701,6 +726,10 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 			}
 			return apply_decorator(F, fn, args[0], loc);
 		}
+		if (strcmp(fn->u.bound.name, "partial") == 0)
+			return fe_call_partial(F, fn, nargs, args, nkw, kw_names, kw_vals, loc);
+		if (strcmp(fn->u.bound.name, "format") == 0 && fn->u.bound.self->kind == FV_STR)
+			return fe_str_format(F, fn->u.bound.self->u.s, nargs, args, nkw, kw_names, kw_vals, loc);
 		if (nkw) {
 			tlc_error(F->ctx, loc, "%s() takes no keyword arguments", fn->u.bound.name);
 			return NULL;

@@ -457,7 +457,7 @@ static fe_val *eval_inner(fe *F, fe_env *env, py_node *n)
 	case PY_NAME: return eval_name(F, env, n);
 	case PY_INT: return fe_int(F, n->ival);
 	case PY_FLOAT: return fe_float(F, n->fval);
-	case PY_STR: return fe_str(F, n->str ? n->str : "");
+	case PY_STR: return n->is_fstring ? fe_eval_fstring(F, env, n) : fe_str(F, n->str ? n->str : "");
 	case PY_NONE:
 	case PY_ELLIPSIS: return F->none;
 	case PY_TRUE: return F->vtrue;
@@ -494,6 +494,20 @@ static fe_val *eval_inner(fe *F, fe_env *env, py_node *n)
 	case PY_DICT: {
 		fe_val *d = fe_dict(F);
 		for (int i = 0; i < n->n2; i++) {
+			if (!py_dict_key(n, i)) { /* {**mapping}: its entries, in order */
+				fe_val *m = fe_eval(F, env, n->list[i]);
+				if (!m)
+					return NULL;
+				if (m->kind != FV_DICT) {
+					tlc_error(F->ctx, n->list[i]->loc, "'%s' object is not a mapping", fe_kind_name(m));
+					return NULL;
+				}
+				if (!fe_work(F, m->u.dict.n, n->loc))
+					return NULL;
+				for (int j = 0; j < m->u.dict.n; j++)
+					fe_dict_set(F, d, m->u.dict.keys[j], m->u.dict.vals[j]);
+				continue;
+			}
 			fe_val *k = fe_eval(F, env, py_dict_key(n, i));
 			fe_val *v = k ? fe_eval(F, env, n->list[i]) : NULL;
 			if (!v)

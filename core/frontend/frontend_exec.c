@@ -578,7 +578,8 @@ static fe_flow exec_def(fe *F, fe_env *env, py_node *s)
 }
 
 /* Bind imported names: tilelang and its language module are understood,
- * math is evaluated, everything else is an opaque host module. */
+ * math, itertools and functools are evaluated, everything else is an
+ * opaque host module. */
 static fe_val *module_value(fe *F, const char *dotted)
 {
 	fe_val *v = fe_new(F, FV_MODULE);
@@ -591,6 +592,10 @@ static fe_val *module_value(fe *F, const char *dotted)
 		v->mod = FM_LAYOUT;
 	else if (strcmp(dotted, "math") == 0)
 		v->mod = FM_MATH;
+	else if (strcmp(dotted, "itertools") == 0)
+		v->mod = FM_ITERTOOLS;
+	else if (strcmp(dotted, "functools") == 0)
+		v->mod = FM_FUNCTOOLS;
 	else
 		v->kind = FV_HOST;
 	return v;

@@ -298,6 +298,8 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 		return seq_repeat(F, a, b->u.i, loc);
 	if (op == PY_OP_MUL && (b->kind == FV_TUPLE || b->kind == FV_LIST) && a->kind == FV_INT)
 		return seq_repeat(F, b, a->u.i, loc);
+	if (op == PY_OP_MOD && a->kind == FV_STR)
+		return fe_str_percent(F, a->u.s, b, loc);
 	if (op == PY_OP_MUL && a->kind == FV_STR && b->kind == FV_INT)
 		return str_repeat(F, a->u.s, b->u.i, loc);
 	if (op == PY_OP_MUL && b->kind == FV_STR && a->kind == FV_INT)

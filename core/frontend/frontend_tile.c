@@ -620,6 +620,11 @@ static fe_val *jit_decorator(fe *F, const char *kind, int nkw, const char **kwn,
 	return d;
 }
 
+fe_val *fe_identity_decorator(fe *F, tlc_loc loc)
+{
+	return jit_decorator(F, "identity", 0, NULL, NULL, loc);
+}
+
 static fe_val *decorate(fe *F, const char *name, int nargs, fe_val **args, int nkw,
                         const char **kwn, fe_val **kwv, tlc_loc loc)
 {

@@ -211,6 +211,16 @@ static bool equal_rec(fe *F, const fe_val *a, const fe_val *b, int depth)
 			if (!equal_rec(F, a->u.seq.items[i], b->u.seq.items[i], depth + 1))
 				return false;
 		return true;
+	case FV_DICT:
+		/* the same keys with equal values, in any order */
+		if (a->u.dict.n != b->u.dict.n || depth >= FE_MAX_VALUE_DEPTH || !fe_work(F, a->u.dict.n, F->at))
+			return false;
+		for (int i = 0; i < a->u.dict.n; i++) {
+			int j = fe_dict_find(F, b, a->u.dict.keys[i]);
+			if (j < 0 || !equal_rec(F, a->u.dict.vals[i], b->u.dict.vals[j], depth + 1))
+				return false;
+		}
+		return true;
 	case FV_DTYPE:
 		return a->u.dt == b->u.dt;
 	case FV_EXPR:
@@ -375,12 +385,32 @@ static void show_into(fe *F, tlc_buf *b, fe_val *v, int depth)
 {
 	if ((int64_t)b->len > F->lim.string_bytes)
 		return;
-	if (v->kind != FV_TUPLE && v->kind != FV_LIST) {
+	if (v->kind == FV_STR && depth > 0) { /* inside a container: its repr */
+		tlc_buf_printf(b, strchr(v->u.s, '\'') ? "\"%s\"" : "'%s'", v->u.s);
+		return;
+	}
+	if (v->kind != FV_TUPLE && v->kind != FV_LIST && v->kind != FV_DICT) {
 		tlc_buf_puts(b, fe_show(F, v));
 		return;
 	}
 	if (depth >= FE_MAX_VALUE_DEPTH) {
-		tlc_buf_puts(b, v->kind == FV_LIST ? "[...]" : "(...)");
+		tlc_buf_puts(b, v->kind == FV_LIST ? "[...]" : v->kind == FV_DICT ? "{...}" : "(...)");
+		return;
+	}
+	if (v->kind == FV_DICT) {
+		tlc_buf_putc(b, '{');
+		for (int i = 0; i < v->u.dict.n; i++) {
+			if ((int64_t)b->len > F->lim.string_bytes) {
+				tlc_buf_puts(b, "...");
+				return;
+			}
+			if (i)
+				tlc_buf_puts(b, ", ");
+			show_into(F, b, v->u.dict.keys[i], depth + 1);
+			tlc_buf_puts(b, ": ");
+			show_into(F, b, v->u.dict.vals[i], depth + 1);
+		}
+		tlc_buf_putc(b, '}');
 		return;
 	}
 	tlc_buf_putc(b, v->kind == FV_LIST ? '[' : '(');
@@ -427,7 +457,8 @@ const char *fe_show(fe *F, fe_val *v)
 	case FV_MISSING:
 		return v->u.s;
 	case FV_TUPLE:
-	case FV_LIST: {
+	case FV_LIST:
+	case FV_DICT: {
 		tlc_buf b;
 		tlc_buf_init(&b);
 		show_into(F, &b, v, 0);
