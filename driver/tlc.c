@@ -53,6 +53,8 @@ typedef struct options {
 	unsigned long long seed;
 	long long blocks; /* --blocks: a sample of the grid (0: all) */
 	tlc_frontend_limits limits; /* --limit NAME=N (0: the default) */
+	int config_index;           /* --config-index=N */
+	bool list_configs;          /* --list-configs */
 	str_list pass_args, loads, plugin_dirs, print_before, print_after, xnvcc, xhipcc;
 	bool print_before_all, print_after_all, verify_each, time_passes, keep_temps;
 	bool verbose, list_passes, list_targets, print_plugin_path, no_caret, print_target_info;
@@ -100,6 +102,11 @@ static const char help_text[] =
 	"  --entry=CALL            the kernel to build: a factory call such as\n"
 	"                          'matmul(1024, 1024, 1024, 128, 128, 32)'\n"
 	"  -D NAME=VALUE           set a compile-time size or constant (repeatable)\n"
+	"  --config-index=N        build the entry with config N (from 0) of its\n"
+	"                          @autotune(configs=...) where --entry and -D leave\n"
+	"                          parameters open (default 0: the first)\n"
+	"  --list-configs          print the entry's @autotune configs, one a line as\n"
+	"                          'N: {...}', and exit\n"
 	"  --limit NAME=N          raise or lower a budget of compile-time evaluation:\n"
 	"                          steps (statements and loop iterations, default 2M),\n"
 	"                          work (items operations go through, 100M), items (of one\n"
@@ -200,7 +207,7 @@ enum {
 	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
 	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
 	OPT_NVCC, OPT_HIPCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO, OPT_RUN, OPT_INPUT, OPT_SEED, OPT_BLOCKS, OPT_COMPARE,
-	OPT_LIMIT,
+	OPT_LIMIT, OPT_CONFIG_INDEX, OPT_LIST_CONFIGS,
 };
 
 static const struct option long_options[] = {
@@ -231,6 +238,8 @@ static const struct option long_options[] = {
 	{"blocks", required_argument, NULL, OPT_BLOCKS},
 	{"compare", optional_argument, NULL, OPT_COMPARE},
 	{"limit", required_argument, NULL, OPT_LIMIT},
+	{"config-index", required_argument, NULL, OPT_CONFIG_INDEX},
+	{"list-configs", no_argument, NULL, OPT_LIST_CONFIGS},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
@@ -463,6 +472,16 @@ static int parse_options(options *o, int argc, char **argv)
 			if (parse_limit(o, optarg))
 				return TLC_EXIT_USAGE;
 			break;
+		case OPT_CONFIG_INDEX: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || v < 0 || v > INT_MAX)
+				return usage_error("--config-index expects a non-negative integer, not '%s'", optarg);
+			o->config_index = (int)v;
+			break;
+		}
+		case OPT_LIST_CONFIGS: o->list_configs = true; break;
 		case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default: return unknown_option(argv[optind - 1]);
 		}
@@ -940,8 +959,22 @@ static int compile(session *s)
 		.define_names = o->define_names.items,
 		.define_values = o->define_values.items,
 		.limits = &o->limits,
+		.config_index = o->config_index,
 	};
 	const char *name = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
+	if (o->list_configs) {
+		tlc_buf configs;
+		tlc_buf_init(&configs);
+		fe.list_configs = &configs;
+		tlc_module *cm = tlc_parse(s->ctx, name, text, len, &fe);
+		free(text);
+		bool ok = cm && tlc_error_count(s->ctx) == 0;
+		if (ok)
+			fputs(tlc_buf_str(&configs), stdout);
+		tlc_buf_free(&configs);
+		tlc_module_free(cm);
+		return ok ? TLC_EXIT_OK : fail_code(s->ctx);
+	}
 	tlc_module *m = tlc_parse(s->ctx, name, text, len, &fe);
 	/* --compare: the source again, for the tile level */
 	tlc_module *tile = m && o->compare ? tlc_parse(s->ctx, name, text, len, &fe) : NULL;

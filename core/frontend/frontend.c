@@ -226,6 +226,75 @@ static bool instantiate(fe *F, fe_val *pf, const char *name, int first_dyn)
 	return ok;
 }
 
+/* The configs of an @autotune entry: its `configs` list, or what the
+ * function given as configs returns (called with the entry's arguments
+ * when it takes parameters).  NULL (reported) when that is no list of
+ * dicts. */
+static fe_val *autotune_configs(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+                                fe_val **kwv, tlc_loc loc)
+{
+	fe_val *c = fn->u.fn.autotune;
+	if (c->kind == FV_FUNC) {
+		bool takes = c->u.fn.def->nparams > 0;
+		c = fe_call(F, c, takes ? nargs : 0, args, takes ? nkw : 0, kwn, kwv, loc);
+		if (!c)
+			return NULL;
+	} else if (c->kind == FV_BUILTIN || c->kind == FV_BOUND) {
+		c = fe_call(F, c, 0, NULL, 0, NULL, NULL, loc);
+		if (!c)
+			return NULL;
+	}
+	fe_val *list = c->kind == FV_DICT ? NULL : fe_iterate(F, c, loc);
+	for (int i = 0; list && i < list->u.seq.n; i++)
+		if (list->u.seq.items[i]->kind != FV_DICT)
+			list = NULL;
+	if (!list)
+		tlc_error(F->ctx, loc, "@autotune: configs must be a list of dicts (or a function returning one), "
+		          "not %s", fe_kind_name(c));
+	return list;
+}
+
+/* Fill the parameters the entry call leaves open (not positional, not a
+ * keyword, not -D: kn/kv so far) from config `index` of an @autotune
+ * entry; every key must be a parameter. */
+static bool apply_config(fe *F, fe_val *configs, int index, py_node *def, int nargs, const char **kn, fe_val **kv,
+                         int *nk, tlc_loc loc)
+{
+	if (index < 0 || index >= configs->u.seq.n) {
+		tlc_error(F->ctx, loc, "--config-index=%d: the @autotune configs are numbered 0 to %d "
+		          "(tlc --list-configs lists them)", index, configs->u.seq.n - 1);
+		return false;
+	}
+	fe_val *cfg = configs->u.seq.items[index];
+	for (int j = 0; j < cfg->u.dict.n; j++) {
+		fe_val *key = cfg->u.dict.keys[j];
+		int pi = -1;
+		for (int i = 0; key->kind == FV_STR && i < def->nparams; i++)
+			if (!def->params[i].star && strcmp(def->params[i].name, key->u.s) == 0)
+				pi = i;
+		if (pi < 0) {
+			tlc_error(F->ctx, loc, "@autotune config %d sets %s%s%s, which is not a parameter of '%s'", index,
+			          key->kind == FV_STR ? "'" : "", fe_show(F, key), key->kind == FV_STR ? "'" : "", def->str);
+			return false;
+		}
+		bool given = pi < nargs;
+		for (int k = 0; k < *nk && !given; k++)
+			given = strcmp(kn[k], key->u.s) == 0;
+		if (!given) {
+			kn[*nk] = key->u.s;
+			kv[(*nk)++] = cfg->u.dict.vals[j];
+		}
+	}
+	return true;
+}
+
+/* --list-configs: "N: {...}" a line. */
+static void list_configs(fe *F, fe_val *configs, tlc_buf *out)
+{
+	for (int i = 0; i < configs->u.seq.n; i++)
+		tlc_buf_printf(out, "%d: %s\n", i, fe_show(F, configs->u.seq.items[i]));
+}
+
 /* Call a factory or eager jit function as the entry; instantiate what it
  * returns, or the eager kernel its body built. */
 static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **args, int nkw,
@@ -250,6 +319,28 @@ static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **a
 			kn[nk] = p->name;
 			kv[nk++] = d;
 		}
+	}
+	if (F->opts && F->opts->list_configs && !fn->u.fn.autotune) {
+		tlc_error(F->ctx, loc, "--list-configs: '%s' has no @autotune(configs=...)", name);
+		return false;
+	}
+	if (fn->u.fn.autotune) {
+		fe_val *configs = autotune_configs(F, fn, nargs, args, nkw, kwn, kwv, loc);
+		if (!configs)
+			return false;
+		if (F->opts && F->opts->list_configs) {
+			list_configs(F, configs, F->opts->list_configs);
+			return true;
+		}
+		/* room for one keyword per parameter more */
+		const char **kn2 = fe_alloc(F, sizeof(char *) * (size_t)(nk + def->nparams + 1));
+		fe_val **kv2 = fe_alloc(F, sizeof(fe_val *) * (size_t)(nk + def->nparams + 1));
+		memcpy(kn2, kn, sizeof(char *) * (size_t)nk);
+		memcpy(kv2, kv, sizeof(fe_val *) * (size_t)nk);
+		kn = kn2;
+		kv = kv2;
+		if (!apply_config(F, configs, F->opts ? F->opts->config_index : 0, def, nargs, kn, kv, &nk, loc))
+			return false;
 	}
 	int first_dyn = F->ndyn;
 	fe_kernel K = {.func = tlc_func_new(F->m, name, def->loc), .eager = true, .first_dyn = first_dyn};

@@ -50,7 +50,7 @@ typedef enum fe_kind {
 } fe_kind;
 
 /* Module kinds (FV_MODULE). */
-enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS };
+enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS, FM_AUTOTUNER };
 
 typedef struct fe_val fe_val;
 typedef struct fe_env fe_env;
@@ -106,6 +106,7 @@ struct fe_val {
 			unsigned flags;
 			fe_val *jit_out_idx;  /* from @tilelang.jit(out_idx=...) */
 			fe_val *jit_configs;  /* pass_configs dict */
+			fe_val *autotune;     /* @autotune(configs=...): a list of dicts or a function making one */
 		} fn;
 		struct {
 			py_node *def;
@@ -182,6 +183,8 @@ typedef struct fe {
 	const tlc_frontend_opts *opts;
 	tlc_frontend_limits lim; /* the budgets, defaults filled in */
 	struct fstr_cache *fstrings; /* f-strings' parsed fields (frontend_format.c) */
+	fe_val *star[16]; /* modules tlc understands imported with `from M import *` */
+	int nstar;
 	bool *define_used;
 	int nsizes;           /* --entry keywords that are not parameters: T.const sizes */
 	const char **size_names;
@@ -345,6 +348,11 @@ fe_val *fe_str_percent(fe *F, const char *s, fe_val *args, tlc_loc loc);
 
 /* ---- frontend_stdlib.c: itertools and functools ---- */
 fe_val *fe_stdlib_attr(fe *F, int mod, const char *name, tlc_loc loc);
+bool fe_stdlib_has(int mod, const char *name);
+/* (frontend_builtins.c, frontend_tile.c) whether a module tlc understands
+ * has `name`, without reporting anything: what `from M import *` brings */
+bool fe_module_has(fe *F, const fe_val *mod, const char *name);
+bool fe_t_has(fe *F, const char *name);
 /* a call of builtin "itertools.X" or "functools.X" */
 fe_val *fe_call_stdlib(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                        tlc_loc loc);

@@ -42,6 +42,17 @@ static fe_val *shape_tuple(fe *F, tlc_buffer *b)
 	return t;
 }
 
+static const char *const math_fns[] = {"sqrt", "log", "log2", "exp", "exp2", "ceil", "floor",
+                                       "pow", "gcd", "isqrt", "log10", "prod"};
+
+static bool math_has(const char *name)
+{
+	for (size_t i = 0; i < TLC_ARRAY_LEN(math_fns); i++)
+		if (strcmp(math_fns[i], name) == 0)
+			return true;
+	return !strcmp(name, "pi") || !strcmp(name, "e") || !strcmp(name, "inf");
+}
+
 static fe_val *math_attr(fe *F, const char *name, tlc_loc loc)
 {
 	if (strcmp(name, "pi") == 0)
@@ -50,9 +61,8 @@ static fe_val *math_attr(fe *F, const char *name, tlc_loc loc)
 		return fe_float(F, M_E);
 	if (strcmp(name, "inf") == 0)
 		return fe_float(F, INFINITY);
-	static const char *const fns[] = {"sqrt", "log", "log2", "exp", "exp2", "ceil", "floor",
-	                                  "pow", "gcd", "isqrt", "log10", "prod"};
-	for (size_t i = 0; i < TLC_ARRAY_LEN(fns); i++)
+	const char *const *fns = math_fns;
+	for (size_t i = 0; i < TLC_ARRAY_LEN(math_fns); i++)
 		if (strcmp(fns[i], name) == 0) {
 			char buf[32];
 			snprintf(buf, sizeof buf, "math.%s", name);
@@ -60,6 +70,21 @@ static fe_val *math_attr(fe *F, const char *name, tlc_loc loc)
 		}
 	tlc_error(F->ctx, loc, "unsupported function 'math.%s'", name);
 	return NULL;
+}
+
+bool fe_module_has(fe *F, const fe_val *mod, const char *name)
+{
+	switch (mod->mod) {
+	case FM_T: return fe_t_has(F, name);
+	case FM_MATH: return math_has(name);
+	case FM_ITERTOOLS:
+	case FM_FUNCTOOLS: return fe_stdlib_has(mod->mod, name);
+	case FM_LAYOUT: return strcmp(name, "make_swizzled_layout") == 0;
+	case FM_AUTOTUNER: return strcmp(name, "autotune") == 0;
+	default: /* tilelang */
+		return !strcmp(name, "jit") || !strcmp(name, "compile") || !strcmp(name, "autotune") ||
+		       !strcmp(name, "language") || !strcmp(name, "layout") || !strcmp(name, "PassConfigKey");
+	}
 }
 
 fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
@@ -790,6 +815,13 @@ static fe_val *apply_decorator(fe *F, fe_val *dec, fe_val *fn, tlc_loc loc)
 		r->u.fn.flags |= FF_JIT;
 		r->u.fn.jit_out_idx = fe_dict_get(F, opts, fe_str(F, "out_idx"));
 		r->u.fn.jit_configs = fe_dict_get(F, opts, fe_str(F, "pass_configs"));
+	}
+	if (strcmp(k, "autotune") == 0) {
+		/* the configs are evaluated when the function is the entry
+		 * (frontend.c): the search itself is not tlc's */
+		fe_val *configs = fe_dict_get(F, opts, fe_str(F, "configs"));
+		if (configs)
+			r->u.fn.autotune = configs;
 	}
 	return r;
 }

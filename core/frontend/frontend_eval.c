@@ -397,6 +397,11 @@ static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(builtins); i++)
 		if (strcmp(builtins[i], n->str) == 0)
 			return fe_builtin(F, builtins[i]);
+	/* from M import *: the latest import that has the name (Python's
+	 * builtins are found first here, so that `float` stays Python's) */
+	for (int i = F->nstar - 1; i >= 0; i--)
+		if (fe_module_has(F, F->star[i], n->str))
+			return fe_getattr(F, F->star[i], n->str, n->loc);
 	tlc_error(F->ctx, n->loc, "undefined name '%s'", n->str);
 	return NULL;
 }

@@ -596,6 +596,8 @@ static fe_val *module_value(fe *F, const char *dotted)
 		v->mod = FM_ITERTOOLS;
 	else if (strcmp(dotted, "functools") == 0)
 		v->mod = FM_FUNCTOOLS;
+	else if (strcmp(dotted, "tilelang.autotuner") == 0)
+		v->mod = FM_AUTOTUNER;
 	else
 		v->kind = FV_HOST;
 	return v;
@@ -617,11 +619,15 @@ static fe_flow exec_import(fe *F, fe_env *env, py_node *s)
 			continue;
 		}
 		const char *name = s->asnames[i] ? s->asnames[i] : full;
-		if (strcmp(full, "*") == 0) {
-			tlc_error(F->ctx, s->loc, "'from %s import *' is not supported", s->str);
-			return FL_ERROR;
-		}
 		fe_val *mod = module_value(F, s->str ? s->str : "");
+		if (strcmp(full, "*") == 0) {
+			/* the names of a module tlc understands are looked up in it
+			 * when no variable has them (eval_name); a host module's
+			 * names stay unknown: using one is the error, not the import */
+			if (mod->kind == FV_MODULE && F->nstar < (int)TLC_ARRAY_LEN(F->star))
+				F->star[F->nstar++] = mod;
+			continue;
+		}
 		fe_val *v;
 		if (mod->kind == FV_HOST) {
 			v = fe_getattr(F, mod, full, s->loc);

@@ -14,6 +14,16 @@ static const char *const itertools_names[] = {"product", "chain", "combinations"
                                               "accumulate"};
 static const char *const functools_names[] = {"partial", "reduce", "lru_cache", "cache", "wraps"};
 
+bool fe_stdlib_has(int mod, const char *name)
+{
+	const char *const *names = mod == FM_ITERTOOLS ? itertools_names : functools_names;
+	size_t n = mod == FM_ITERTOOLS ? TLC_ARRAY_LEN(itertools_names) : TLC_ARRAY_LEN(functools_names);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
 fe_val *fe_stdlib_attr(fe *F, int mod, const char *name, tlc_loc loc)
 {
 	const char *modname = mod == FM_ITERTOOLS ? "itertools" : "functools";

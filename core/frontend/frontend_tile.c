@@ -17,6 +17,16 @@ static const char *const t_builtins[] = {
 	"const", "dynamic", "symbolic", "empty", "ws", "view",
 };
 
+bool fe_t_has(fe *F, const char *name)
+{
+	if (strcmp(name, "GemmWarpPolicy") == 0 || tlc_dtype_from_name(name) != TLC_DT_VOID)
+		return true;
+	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
+		if (strcmp(t_builtins[i], name) == 0)
+			return true;
+	return tlc_op_lookup(F->ctx, name) >= 0;
+}
+
 fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 {
 	if (strcmp(name, "GemmWarpPolicy") == 0) {
@@ -57,6 +67,15 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 
 fe_val *fe_tilelang_attr(fe *F, int mod, const char *name, tlc_loc loc)
 {
+	if (mod == FM_AUTOTUNER) {
+		if (strcmp(name, "autotune") == 0)
+			return fe_builtin(F, "tilelang.autotune");
+		fe_val *v = fe_new(F, FV_HOST); /* AutoTuner and the rest: host-side, opaque */
+		char buf[128];
+		snprintf(buf, sizeof buf, "tilelang.autotuner.%s", name);
+		v->u.s = fe_strdup(F, buf);
+		return v;
+	}
 	if (mod == FM_LAYOUT) {
 		if (strcmp(name, "make_swizzled_layout") == 0)
 			return fe_builtin(F, "T.make_swizzled_layout");
@@ -629,8 +648,9 @@ static fe_val *decorate(fe *F, const char *name, int nargs, fe_val **args, int n
                         const char **kwn, fe_val **kwv, tlc_loc loc)
 {
 	bool jit = strcmp(name, "tilelang.jit") == 0;
+	const char *kind = jit ? "jit" : strcmp(name, "tilelang.autotune") == 0 ? "autotune" : "identity";
 	if (nargs == 0)
-		return jit_decorator(F, jit ? "jit" : "identity", nkw, kwn, kwv, loc);
+		return jit_decorator(F, kind, nkw, kwn, kwv, loc);
 	if (strcmp(name, "tilelang.compile") == 0) {
 		if (args[0]->kind != FV_PRIMFUNC) {
 			tlc_error(F->ctx, loc, "tilelang.compile needs a T.prim_func");
@@ -645,7 +665,7 @@ static fe_val *decorate(fe *F, const char *name, int nargs, fe_val **args, int n
 				r->u.pf.configs = kwv[k];
 		return r;
 	}
-	fe_val *dec = jit_decorator(F, jit ? "jit" : "identity", nkw, kwn, kwv, loc);
+	fe_val *dec = jit_decorator(F, kind, nkw, kwn, kwv, loc);
 	return dec ? fe_call(F, dec, nargs, args, 0, NULL, NULL, loc) : NULL;
 }
 

@@ -483,6 +483,12 @@ typedef struct tlc_frontend_opts {
 	const char *const *define_names; /* -D NAME=VALUE */
 	const char *const *define_values;
 	const tlc_frontend_limits *limits; /* NULL: the defaults */
+	/* @autotune(configs=...): the config (0-based) whose values fill the
+	 * entry's parameters that neither --entry nor -D gives */
+	int config_index;
+	/* when set, the entry's configs are written here ("N: {...}" a line)
+	 * and nothing is compiled */
+	tlc_buf *list_configs;
 } tlc_frontend_opts;
 
 /* Parse a TileLang source (or printed IR) into a new module.  Errors are
