@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 const tlc_target_info *tlc_module_target_info(const tlc_module *m)
@@ -25,6 +26,13 @@ const char *tlc_module_target_name(const tlc_module *m)
 void tlc_module_set_target(tlc_module *m, const tlc_target_desc *t)
 {
 	m->target = t;
+}
+
+int tlc_target_sm_count(const tlc_target_info *info)
+{
+	if (!info || info->struct_size < offsetof(tlc_target_info, sm_count) + sizeof(info->sm_count))
+		return 0;
+	return info->sm_count > 0 ? info->sm_count : 0;
 }
 
 bool tlc_matrix_inst_is_async(const tlc_matrix_inst *x)
@@ -383,6 +391,8 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 	tlc_buf_printf(out, "setmaxnreg = %s\n", i->setmaxnreg ? "yes" : "no");
 	tlc_buf_printf(out, "max_cluster = %d\n", i->max_cluster);
 	tlc_buf_printf(out, "tma_box_max = %d\n", i->tma_box_max);
+	if (tlc_target_sm_count(i))
+		tlc_buf_printf(out, "sm_count = %d\n", tlc_target_sm_count(i));
 	tlc_module *m = tlc_module_new(ctx);
 	for (int k = 0; k < i->nmatrix; k++) {
 		const tlc_matrix_inst *x = &i->matrix[k];

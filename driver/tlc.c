@@ -960,6 +960,7 @@ static int compile(session *s)
 		.define_values = o->define_values.items,
 		.limits = &o->limits,
 		.config_index = o->config_index,
+		.target = s->target ? s->target->info : NULL,
 	};
 	const char *name = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
 	if (o->list_configs) {

@@ -145,6 +145,7 @@ const tlc_target_info cuda_sm80_info = {
 	.max_cluster = 1,
 	.nmatrix = (int)(sizeof(sm80_matrix) / sizeof(sm80_matrix[0])),
 	.matrix = sm80_matrix,
+	.sm_count = 108, /* the reference device: A100 */
 };
 
 const tlc_target_info cuda_sm90_info = {
@@ -167,4 +168,5 @@ const tlc_target_info cuda_sm90_info = {
 	.nmatrix = (int)(sizeof(sm90_matrix) / sizeof(sm90_matrix[0])),
 	.matrix = sm90_matrix,
 	.tma_box_max = 256, /* cuTensorMapEncodeTiled: boxDim[i] <= 256 */
+	.sm_count = 132,    /* the reference device: H100 SXM5 */
 };

@@ -3,6 +3,8 @@
  * that compile-time code around kernels uses. */
 #include "frontend.h"
 
+#include <tlc/target.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +17,31 @@ static fe_val *bound(fe *F, const char *name, fe_val *self)
 	v->u.bound.name = name;
 	v->u.bound.self = self;
 	return v;
+}
+
+/* The number of multiprocessors a kernel file's host code asks for:
+ * -D num_sms=N, else the target description's reference device. */
+static fe_val *sm_count(fe *F, const char *query, tlc_loc loc)
+{
+	fe_val *d = fe_define(F, "num_sms");
+	if (d)
+		return d;
+	const tlc_target_info *t = F->opts ? F->opts->target : NULL;
+	if (tlc_target_sm_count(t))
+		return fe_int(F, tlc_target_sm_count(t));
+	tlc_error(F->ctx, loc, "%s: the number of SMs is not known %s: give -D num_sms=N", query,
+	          t ? "for this target" : "without a target");
+	return NULL;
+}
+
+/* Host queries of the device that a kernel file makes at compile time
+ * (a persistent kernel's grid) are answered from the target description:
+ * torch.cuda.get_device_properties(i).multi_processor_count (true here
+ * for a host value made by get_device_properties) and the get_num_sms()
+ * of tilelang's helpers (fe_call). */
+static bool is_device_properties(const char *base)
+{
+	return strstr(base, "get_device_properties") != NULL;
 }
 
 static fe_val *host(fe *F, const char *base, const char *attr)
@@ -99,6 +126,8 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 			return fe_stdlib_attr(F, v->mod, name, loc);
 		return fe_tilelang_attr(F, v->mod, name, loc);
 	case FV_HOST:
+		if (strcmp(name, "multi_processor_count") == 0 && is_device_properties(v->u.s))
+			return sm_count(F, "multi_processor_count", loc);
 		return host(F, v->u.s, name);
 	case FV_NAMESPACE:
 		if (strcmp(v->u.s, "T.GemmWarpPolicy") == 0) {
@@ -785,8 +814,13 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		const tlc_expr *e = fe_to_scalar(F, a, loc);
 		return e ? fe_expr(F, tlc_cast(F->m, t, e)) : NULL;
 	}
-	case FV_HOST:
-		return fn; /* host code: opaque */
+	case FV_HOST: {
+		/* host code: opaque, but for the SM count of tilelang's helpers */
+		const char *last = strrchr(fn->u.s, '.');
+		if (strcmp(last ? last + 1 : fn->u.s, "get_num_sms") == 0)
+			return sm_count(F, "get_num_sms()", loc);
+		return fn;
+	}
 	case FV_MISSING:
 		fe_err_not_kernel(F, fn, loc);
 		return NULL;

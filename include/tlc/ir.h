@@ -489,6 +489,9 @@ typedef struct tlc_frontend_opts {
 	/* when set, the entry's configs are written here ("N: {...}" a line)
 	 * and nothing is compiled */
 	tlc_buf *list_configs;
+	/* the target the kernel is compiled for (NULL: none yet): its
+	 * description answers the file's host queries (SM count) */
+	const struct tlc_target_info *target;
 } tlc_frontend_opts;
 
 /* Parse a TileLang source (or printed IR) into a new module.  Errors are

@@ -106,7 +106,15 @@ typedef struct tlc_target_info {
 	int nmatrix;
 	const tlc_matrix_inst *matrix;
 	int tma_box_max;            /* elements per dimension of a TMA box; 0 without TMA */
+	/* multiprocessors (SMs, CUs) of the target's reference device: what a
+	 * kernel file's host queries of the device (the SM count of a
+	 * persistent kernel) are answered with; 0: unknown.  Read it with
+	 * tlc_target_sm_count (older plugins' descriptions end before it). */
+	int sm_count;
 } tlc_target_info;
+
+/* info->sm_count, or 0 when the description has none. */
+TLC_API int tlc_target_sm_count(const tlc_target_info *info);
 
 /* The description of the target m is compiled for (set by the pass manager
  * from tlc_pipeline_opts.target); NULL when there is none. */
