@@ -90,6 +90,8 @@ const gpu_vendor cuda_vendor = {
 	/* the full mask: lower-tile-ops emits shuffles in thread-uniform code
 	 * only, so every lane of the warp takes part */
 	.shfl_xor = "__shfl_xor_sync(0xffffffffu, ",
+	.shfl_down = "__shfl_down_sync(0xffffffffu, ",
+	.shfl_up = "__shfl_up_sync(0xffffffffu, ",
 	.sync_warp = "__syncwarp()",
 	/* PTX bar.sync a, b: the warps of b threads meet at barrier a (16 per
 	 * block; 0 is __syncthreads's) */

@@ -347,6 +347,7 @@ static bool math_names(tlc_op_id op, const char **f32, const char **f64)
 		{TLC_OP_LOG2, "log2f", "log2"},  {TLC_OP_SQRT, "sqrtf", "sqrt"},   {TLC_OP_RSQRT, "rsqrtf", "rsqrt"},
 		{TLC_OP_ABS, "fabsf", "fabs"},   {TLC_OP_SIN, "sinf", "sin"},      {TLC_OP_COS, "cosf", "cos"},
 		{TLC_OP_TANH, "tanhf", "tanh"},  {TLC_OP_FLOOR, "floorf", "floor"}, {TLC_OP_CEIL, "ceilf", "ceil"},
+		{TLC_OP_ERF, "erff", "erf"},
 		{TLC_OP_POW, "powf", "pow"},
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
@@ -409,10 +410,12 @@ static void emit_call(gpu_emitter *e, const tlc_expr *x)
 		emit_math(e, x);
 		return;
 	}
-	if (op == TLC_OP_SHFL_XOR && x->u.call.nargs == 2 && !e->host) {
+	if ((op == TLC_OP_SHFL_XOR || op == TLC_OP_SHFL_DOWN || op == TLC_OP_SHFL_UP) && x->u.call.nargs == 2 &&
+	    !e->host) {
 		/* every lane of the warp takes part: lower-tile-ops emits it in
 		 * thread-uniform code only */
-		put(e, e->target->vendor->shfl_xor);
+		const gpu_vendor *v = e->target->vendor;
+		put(e, op == TLC_OP_SHFL_XOR ? v->shfl_xor : op == TLC_OP_SHFL_DOWN ? v->shfl_down : v->shfl_up);
 		gpu_emit_expr(e, x->u.call.args[0]);
 		put(e, ", ");
 		gpu_emit_expr(e, x->u.call.args[1]);

@@ -43,6 +43,8 @@ const gpu_vendor hip_vendor = {
 	.float_to_bfloat16 = "hip_bfloat16",
 	/* __shfl_xor(var, lane_mask, width = warpSize): the whole wavefront */
 	.shfl_xor = "__shfl_xor(",
+	.shfl_down = "__shfl_down(",
+	.shfl_up = "__shfl_up(",
 	/* a wavefront runs in lock-step; this keeps the compiler from moving
 	 * memory accesses across the point */
 	.sync_warp = "__builtin_amdgcn_wave_barrier()",

@@ -14,7 +14,7 @@ static const char *const t_builtins[] = {
 	"alloc_local", "alloc_var", "alloc_barrier", "Parallel", "Pipelined", "serial", "Serial",
 	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
-	"const", "dynamic", "symbolic", "empty", "ws", "view",
+	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -721,6 +721,25 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_simple_loop(F, name, TLC_FOR_THREAD, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "view") == 0)
 		return view(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "reshape") == 0) {
+		/* T.reshape(buf, shape): a view with buf's dtype */
+		static const char *const names[] = {"src", "shape"};
+		fe_val *a[2];
+		if (!fe_bind_args(F, "T.reshape", names, 2, 2, nargs, args, nkw, kwn, kwv, a, loc))
+			return NULL;
+		return view(F, 2, a, 0, NULL, NULL, loc);
+	}
+	if (strcmp(n, "clamp") == 0) {
+		/* T.clamp(x, lo, hi) = T.max(T.min(x, hi), lo) */
+		static const char *const names[] = {"x", "lo", "hi"};
+		fe_val *a[3];
+		if (!fe_bind_args(F, "T.clamp", names, 3, 3, nargs, args, nkw, kwn, kwv, a, loc))
+			return NULL;
+		fe_val *upper[2] = {a[0], a[2]};
+		fe_val *low = fe_minmax(F, false, 2, upper, loc);
+		fe_val *lower[2] = {low, a[1]};
+		return low ? fe_minmax(F, true, 2, lower, loc) : NULL;
+	}
 	if (nkw && strcmp(n, "ws") && strcmp(n, "empty") && tlc_op_lookup(F->ctx, n) < 0) {
 		tlc_error(F->ctx, loc, "unknown keyword argument '%s' for %s", kwn[0], name);
 		return NULL;

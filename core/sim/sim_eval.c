@@ -305,6 +305,7 @@ static sim_val math_call(sim *s, const tlc_expr *e, tlc_loc loc)
 	case TLC_OP_SIN: r.f = sin(x); break;
 	case TLC_OP_COS: r.f = cos(x); break;
 	case TLC_OP_TANH: r.f = tanh(x); break;
+	case TLC_OP_ERF: r.f = erf(x); break;
 	case TLC_OP_SIGMOID: r.f = 1.0 / (1.0 + exp(-x)); break;
 	case TLC_OP_FLOOR: r.f = floor(x); break;
 	case TLC_OP_CEIL: r.f = ceil(x); break;
@@ -330,16 +331,23 @@ int64_t sim_thread_coord(const sim *s, int64_t t, int d)
 }
 
 /* T.shfl_xor(value, mask): value as lane (lane ^ mask) of the warp holds
- * it; that lane must be running the statement too. */
+ * it; T.shfl_down / T.shfl_up(value, delta): as lane lane + delta / lane -
+ * delta holds it, or the thread's own value past the warp's ends.  The
+ * lane read must be running the statement too. */
 static sim_val shfl_xor(sim *s, const tlc_expr *e, tlc_loc loc)
 {
 	sim_val r = {0, 0};
+	tlc_op_id op = e->u.call.op;
 	int64_t lanes = s->warp_size, mask = sim_eval_int(s, e->u.call.args[1], loc), t = s->tid;
-	int64_t partner = t - t % lanes + ((t % lanes) ^ mask);
+	int64_t lane = t % lanes, src = op == TLC_OP_SHFL_XOR ? lane ^ mask : op == TLC_OP_SHFL_DOWN ? lane + mask : lane - mask;
+	if (op != TLC_OP_SHFL_XOR && mask >= 0 && (src < 0 || src >= lanes))
+		src = lane;
+	int64_t partner = t - lane + src;
 	if (s->stop)
 		return r;
 	if (mask < 0 || mask >= lanes || partner >= s->nthreads || !s->active || !s->active[partner]) {
-		sim_fail(s, loc, "T.shfl_xor: thread %lld reads lane %lld of its warp, which %s", (long long)t,
+		sim_fail(s, loc, "T.%s: thread %lld reads lane %lld of its warp, which %s", tlc_op_get(s->ctx, op)->name,
+		         (long long)t,
 		         (long long)(partner % lanes), mask < 0 || mask >= lanes || partner >= s->nthreads
 		                                                ? "does not exist"
 		                                                : "does not run this statement (a divergent shuffle)");
@@ -428,7 +436,8 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 			r.i = sim_thread_coord(s, t, (int)d);
 			return r;
 		}
-		if (s->threaded && e->u.call.op == TLC_OP_SHFL_XOR)
+		if (s->threaded && (e->u.call.op == TLC_OP_SHFL_XOR || e->u.call.op == TLC_OP_SHFL_DOWN ||
+		                    e->u.call.op == TLC_OP_SHFL_UP))
 			return shfl_xor(s, e, loc);
 		if ((tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_PURE) &&
 		    !(tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_LOWERED))

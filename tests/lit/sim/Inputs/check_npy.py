@@ -11,6 +11,10 @@ wrote beside them.
                                       Output ~ softmax(Q K^T / sqrt(D)) V per batch and head
                                       (Q, K, V, Output of shape (B, S, H, D); float64 reference)
     check_npy.py reversed DIR          B is A reversed (1-D), bit for bit
+    check_npy.py shuffles DIR LANES DOWN UP
+                                      B = shfl_down(A, DOWN), C = shfl_up(A, UP) in warps of
+                                      LANES (own value past the warp's ends), D = erf(A),
+                                      E = clamp(A, -0.5, 0.5): float32, bit for bit
     check_npy.py finite DIR NAME...   every element of each NAME.npy is finite (no NaN:
                                       the simulator's never-written memory reads as NaN)
     check_npy.py close DIR1 DIR2 NAME ATOL RTOL
@@ -115,6 +119,26 @@ def check_gemm(d, atol, rtol, trans_a, trans_b):
     print(f"gemm: {M}x{N}x{K}, largest error {worst:.3g} (atol {atol}, rtol {rtol})")
 
 
+def check_shuffles(d, lanes, down, up):
+    _, shape, a = read_npy(f"{d}/A.npy")
+    n = shape[0]
+    want = {"B": [], "C": [], "D": [], "E": []}
+    for t in range(n):
+        lane, base = t % lanes, t - t % lanes
+        want["B"].append(a[base + lane + down] if lane + down < lanes else a[t])
+        want["C"].append(a[base + lane - up] if lane - up >= 0 else a[t])
+        want["D"].append(round_to("<f4", math.erf(a[t])))
+        want["E"].append(max(min(a[t], 0.5), -0.5))
+    for name, ref in want.items():
+        _, _, got = read_npy(f"{d}/{name}.npy")
+        for t, (x, y) in enumerate(zip(got, ref)):
+            # erf: float32 erff against float64 erf rounded to float32 may differ in the last bit
+            ok = abs(x - y) <= 2 ** -22 * max(abs(y), 1e-30) if name == "D" else struct.pack("<d", x) == struct.pack("<d", y)
+            if not ok:
+                fail(f"{name}[{t}] = {x}, want {y} (A[{t}] = {a[t]}, warps of {lanes})")
+    print(f"shuffles: {n} threads in warps of {lanes}: B, C, D, E as expected")
+
+
 def check_attention(d, atol, rtol, causal):
     _, shape, q = read_npy(f"{d}/Q.npy")
     _, _, k = read_npy(f"{d}/K.npy")
@@ -152,6 +176,8 @@ def main():
         check_gemm(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), "--trans-a" in sys.argv, "--trans-b" in sys.argv)
     elif cmd == "attention":
         check_attention(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), "--causal" in sys.argv)
+    elif cmd == "shuffles":
+        check_shuffles(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif cmd == "reversed":
         _, _, a = read_npy(f"{sys.argv[2]}/A.npy")
         _, _, b = read_npy(f"{sys.argv[2]}/B.npy")
