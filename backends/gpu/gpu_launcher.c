@@ -20,7 +20,10 @@
  * (tests/gpu/tlc_gpu.py):
  *     tlc-signature: NAME ARG... stream
  * where ARG is NAME:DTYPE* for a tensor (NAME:DTYPE*:out for an output) and
- * NAME:DTYPE for a scalar, in the launcher's parameter order. */
+ * NAME:DTYPE for a scalar, in the launcher's parameter order, and
+ *     tlc-shapes: NAME TENSOR:D0,D1,... ...
+ * with each tensor's extents as Python expressions of the scalars (the
+ * tilelang shim allocates outputs from them: python/tlc). */
 #include <string.h>
 
 #include "gpu_printer.h"
@@ -226,6 +229,26 @@ static void emit_signature(gpu_emitter *e, tlc_buf *h)
 			tlc_buf_printf(h, " %s:%s", param_name(e, p), tlc_dtype_name(p->var->dtype));
 	}
 	tlc_buf_puts(h, " stream\n");
+	tlc_buf_printf(h, " * tlc-shapes: %s", gpu_launcher_name(e->f));
+	for (int i = 0; i < e->f->nparams; i++) {
+		const tlc_param *p = &e->f->params[i];
+		if (p->kind != TLC_PARAM_TENSOR)
+			continue;
+		tlc_buf_printf(h, " %s:", param_name(e, p));
+		for (int d = 0; d < p->buf->ndim; d++) {
+			tlc_buf tmp;
+			tlc_buf_init(&tmp);
+			tlc_print_expr(&tmp, e->m, p->buf->shape[d]);
+			/* one word per tensor: the printed extent without its spaces */
+			if (d)
+				tlc_buf_putc(h, ',');
+			for (const char *c = tlc_buf_str(&tmp); *c; c++)
+				if (*c != ' ')
+					tlc_buf_putc(h, *c);
+			tlc_buf_free(&tmp);
+		}
+	}
+	tlc_buf_putc(h, '\n');
 }
 
 void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h)

@@ -1,0 +1,259 @@
+"""tlc from Python: build a TileLang kernel file with the `tlc` program and call it.
+
+    import tlc
+    kernel = tlc.build("examples/gemm.tl", "matmul(1024, 1024, 1024)", out_idx=[-1])
+    c = kernel(a, b)                  # torch tensors in; outputs (out_idx) allocated
+
+`python -m tlc run my_kernel.py [args]` runs an unchanged TileLang program with
+tlc as its compiler: `import tilelang` there resolves to the shim in
+tlc/shim/tilelang (doc/python.md).
+
+A build runs `tlc --emit=cu` first; the generated source, the target and the
+flags make the cache key, and only a new key runs `tlc --emit=so` (nvcc or
+hipcc).  Libraries live in $TLC_CACHE_DIR (default ~/.cache/tlc).  The tlc
+program is $TLC, else the one installed beside this package, else `tlc` in
+PATH.  torch is needed only to call a kernel, not to build one.
+"""
+import ctypes
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+__all__ = ["TlcError", "LaunchError", "Kernel", "Param", "build", "find_tlc", "parse_header"]
+
+
+class TlcError(RuntimeError):
+    """tlc (or the device compiler it runs) refused the kernel; the message is its diagnostic."""
+
+
+class LaunchError(RuntimeError):
+    """A launcher returned an error code (a cudaError_t / hipError_t) other than 0."""
+
+    def __init__(self, name, code, message):
+        super().__init__(f"{name} returned {code}: {message}")
+        self.code = code
+
+
+class Param:
+    """One launcher parameter: a tensor (shape: extents as Python expressions of
+    the scalar parameters) or a scalar (a runtime size)."""
+
+    def __init__(self, name, dtype, tensor, out=False, shape=None):
+        self.name, self.dtype, self.tensor, self.out, self.shape = name, dtype, tensor, out, shape or []
+
+    def __repr__(self):
+        return f"Param({self.name}: {self.dtype}{'*' if self.tensor else ''}{' out' if self.out else ''})"
+
+
+# ---- finding tlc ----
+
+def find_tlc():
+    """The tlc program: $TLC, the one installed with this package, or tlc in PATH."""
+    env = os.environ.get("TLC")
+    if env:
+        return env
+    try:
+        from . import _install  # written by `make install`
+        path = os.path.join(_install.BINDIR, "tlc")
+        if os.access(path, os.X_OK):
+            return path
+    except ImportError:
+        pass
+    path = shutil.which("tlc")
+    if not path:
+        raise TlcError("no tlc program: set TLC=/path/to/tlc, or put tlc in PATH")
+    return path
+
+
+def _cache_dir():
+    d = os.environ.get("TLC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "tlc")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+# ---- the header's machine-readable lines (doc/calling.md) ----
+
+def parse_header(text):
+    """(launcher name, [Param]) from the `tlc-signature:` and `tlc-shapes:` lines."""
+    m = re.search(r"tlc-signature:\s*(\w+)((?:\s+\S+)*?)\s+stream\s*$", text, re.M)
+    if not m:
+        raise TlcError("the generated header has no tlc-signature line")
+    name, params = m.group(1), []
+    for word in m.group(2).split():
+        pm = re.fullmatch(r"(\w+):(\w+)(\*)?(:out)?", word)
+        if not pm:
+            raise TlcError(f"cannot read '{word}' in the tlc-signature line")
+        params.append(Param(pm.group(1), pm.group(2), bool(pm.group(3)), bool(pm.group(4))))
+    s = re.search(r"tlc-shapes:[ \t]*" + re.escape(name) + r"((?:[ \t]+\S+)*)[ \t]*$", text, re.M)
+    shapes = dict(w.split(":", 1) for w in s.group(1).split()) if s else {}
+    for p in params:
+        if p.tensor and p.name in shapes:
+            p.shape = shapes[p.name].split(",")
+    return name, params
+
+
+# ---- building ----
+
+def _run(cmd):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise TlcError(r.stderr.strip() or f"{cmd[0]} exited with status {r.returncode}")
+    return r
+
+
+def build(path, entry=None, target=None, out_idx=None, defines=None, tlc_args=(), tlc=None, config_index=None):
+    """Build kernel file `path` (its `entry` call, e.g. 'matmul(1024, 1024, 1024)')
+    and return a Kernel.  Raises TlcError with tlc's diagnostic when it refuses."""
+    tlc = tlc or find_tlc()
+    base = [tlc, os.fspath(path)]
+    if entry:
+        base.append(f"--entry={entry}")
+    if target:
+        base.append(f"--target={target}")
+    for k, v in (defines or {}).items():
+        base += ["-D", f"{k}={v}"]
+    if config_index is not None:
+        base.append(f"--config-index={config_index}")
+    base += list(tlc_args)
+    with tempfile.TemporaryDirectory(prefix="tlc-py-") as tmp:
+        src_path = os.path.join(tmp, "kernel.src")
+        _run(base + ["--emit=cu" if not target or not target.startswith("hip") else "--emit=hip", "-o", src_path])
+        with open(src_path) as f:
+            source = f.read()
+    key = hashlib.sha256("\0".join([source, target or "", " ".join(map(str, tlc_args))]).encode()).hexdigest()[:24]
+    d = os.path.join(_cache_dir(), key)
+    so, header = os.path.join(d, "libkernel.so"), os.path.join(d, "libkernel.h")
+    if not (os.path.exists(so) and os.path.exists(header)):
+        os.makedirs(d, exist_ok=True)
+        tmp_dir = tempfile.mkdtemp(prefix="build-", dir=d)
+        try:
+            _run(base + ["--emit=so", "-o", os.path.join(tmp_dir, "libkernel.so")])
+            with open(os.path.join(d, "kernel.src"), "w") as f:
+                f.write(source)
+            os.replace(os.path.join(tmp_dir, "libkernel.h"), header)
+            os.replace(os.path.join(tmp_dir, "libkernel.so"), so)  # last: its presence means complete
+        finally:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+    with open(header) as f:
+        header_text = f.read()
+    return Kernel(so, header_text, source, out_idx)
+
+
+# ---- calling ----
+
+_TORCH_DTYPES = {"float16": "float16", "bfloat16": "bfloat16", "float32": "float32", "float64": "float64",
+                 "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
+                 "bool": "bool", "float8_e4m3": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
+                 "float8_e4m3fnuz": "float8_e4m3fnuz", "float8_e5m2fnuz": "float8_e5m2fnuz"}
+_SCALAR_CTYPES = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32, "int64": ctypes.c_int64,
+                  "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32,
+                  "uint64": ctypes.c_uint64, "bool": ctypes.c_bool, "float32": ctypes.c_float,
+                  "float64": ctypes.c_double}
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def _current_stream():
+    """torch's current CUDA stream, or None (the default stream) without torch."""
+    try:
+        torch = _torch()
+    except ImportError:
+        return None
+    return torch.cuda.current_stream().cuda_stream
+
+
+class Kernel:
+    """A built kernel: call it with torch tensors.
+
+    kernel(*inputs): the tensor parameters that are not outputs, in order, then
+    any runtime size that no tensor's shape gives; the outputs (out_idx, or the
+    parameters marked out in the source) are allocated and returned (one
+    tensor, or a list).  Called with every tensor, it writes the outputs given.
+    """
+
+    def __init__(self, so_path, header_text, source, out_idx=None):
+        self.library_path, self.header, self.source = so_path, header_text, source
+        self.name, self.params = parse_header(header_text)
+        tensors = [p for p in self.params if p.tensor]
+        if out_idx is not None:
+            idx = [out_idx] if isinstance(out_idx, int) else list(out_idx)
+            for i in idx:
+                if not -len(tensors) <= i < len(tensors):
+                    raise TlcError(f"out_idx {i} is not a tensor parameter of {self.name} ({len(tensors)} tensors)")
+                tensors[i].out = True
+        self._lib = None
+        self._launch = None  # the ctypes launcher (tests may put a Python function here)
+
+    def get_kernel_source(self):
+        return self.source
+
+    def get_profiler(self, tensor_supply_type=None):
+        from .profiler import Profiler
+        return Profiler(self)
+
+    def _launcher(self):
+        if self._launch is None:
+            self._lib = ctypes.CDLL(self.library_path)
+            fn = getattr(self._lib, self.name)
+            fn.restype = ctypes.c_int
+            fn.argtypes = [ctypes.c_void_p if p.tensor else _SCALAR_CTYPES[p.dtype] for p in self.params] + [
+                ctypes.c_void_p]
+            self._launch = fn
+        return self._launch
+
+    def _error_string(self, code):
+        if self._lib is None:
+            return "error"
+        f = getattr(self._lib, f"{self.name}_error_string")
+        f.restype = ctypes.c_char_p
+        f.argtypes = [ctypes.c_int]
+        return f(code).decode()
+
+    def _torch_dtype(self, torch, p):
+        return getattr(torch, _TORCH_DTYPES.get(p.dtype, p.dtype))
+
+    def __call__(self, *args, stream=None):
+        tensors = [p for p in self.params if p.tensor]
+        scalars = [p for p in self.params if not p.tensor]
+        inputs = [p for p in tensors if not p.out]
+        given_all = len(args) >= len(tensors)
+        tensor_params = tensors if given_all else inputs
+        if len(args) < len(tensor_params):
+            raise TypeError(f"{self.name} expects {len(inputs)} input tensors "
+                            f"({', '.join(p.name for p in inputs)}), got {len(args)}")
+        values = dict(zip((p.name for p in tensor_params), args))
+        extra = list(args[len(tensor_params):])
+        sizes = {}
+        for p in tensor_params:  # runtime sizes from the shapes of the tensors given
+            for d, e in enumerate(p.shape):
+                if re.fullmatch(r"[A-Za-z_]\w*", e) and any(s.name == e for s in scalars):
+                    sizes[e] = int(values[p.name].shape[d])
+        for s in scalars:
+            if s.name not in sizes:
+                if not extra:
+                    raise TypeError(f"{self.name}: no value for the runtime size '{s.name}'")
+                sizes[s.name] = int(extra.pop(0))
+        outputs = []
+        if not given_all:
+            torch = _torch()
+            device = next((a.device for a in args if hasattr(a, "device")), "cuda")
+            for p in tensors:
+                if p.out:
+                    shape = [int(eval(e, {"__builtins__": {}}, dict(sizes))) for e in p.shape]
+                    values[p.name] = torch.empty(shape, dtype=self._torch_dtype(torch, p), device=device)
+                    outputs.append(values[p.name])
+        if stream is None:
+            stream = _current_stream()
+        call_args = [values[p.name].data_ptr() if p.tensor else sizes[p.name] for p in self.params]
+        code = self._launcher()(*call_args, stream)
+        if code != 0:
+            raise LaunchError(self.name, code, self._error_string(code))
+        if given_all:
+            return None
+        return outputs[0] if len(outputs) == 1 else outputs

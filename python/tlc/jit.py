@@ -1,0 +1,178 @@
+"""TileLang's Python surface on top of tlc: @tilelang.jit, tilelang.compile
+and @T.prim_func as a TileLang program calls them (the `tilelang` shim in
+tlc/shim re-exports these).
+
+tlc compiles kernel *files*: the shim turns a call of a jit-decorated kernel
+factory into `--entry 'factory(args...)'` on the factory's source file, so
+the factory's own decorators, out_idx and pass_configs in the file are what
+tlc reads.  A T.prim_func made by running a factory in Python remembers that
+factory call (from its frame) for tilelang.compile.
+"""
+import inspect
+import os
+
+
+from . import TlcError, build
+
+# the target when neither jit(target=) nor $TLC_TARGET names one
+DEFAULT_TARGET = None  # tlc's own default (cuda-sm90)
+
+_TARGETS = {"cuda": None, "auto": None, "hip": "hip-gfx942", "rocm": "hip-gfx942"}
+
+
+def _target(t):
+    t = t or os.environ.get("TLC_TARGET")
+    if t is None:
+        return DEFAULT_TARGET
+    t = str(t)
+    return _TARGETS.get(t, t)
+
+
+def literal(v):
+    """Python source for an --entry argument; TypeError for a value tlc cannot read."""
+    if v is None or isinstance(v, (bool, int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        items = ", ".join(literal(x) for x in v)
+        return f"({items},)" if isinstance(v, tuple) and len(v) == 1 else (f"({items})" if isinstance(v, tuple) else f"[{items}]")
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(x)}" for k, x in v.items()) + "}"
+    name = getattr(v, "tlc_dtype", None)
+    if name:
+        return repr(name)
+    mod = type(v).__module__
+    if mod.startswith("torch") and type(v).__name__ == "dtype":  # torch.float16 -> "float16"
+        return repr(str(v).split(".", 1)[1])
+    raise TypeError(f"tlc cannot pass a {type(v).__name__} to a kernel factory at compile time: {v!r}")
+
+
+def _entry(func, args, kwargs):
+    parts = [literal(a) for a in args] + [f"{k}={literal(v)}" for k, v in kwargs.items()]
+    return f"{func.__name__}({', '.join(parts)})"
+
+
+def _source_file(func):
+    if func.__qualname__ != func.__name__:
+        raise TlcError(f"tlc builds kernel factories defined at a file's top level; "
+                       f"'{func.__qualname__}' is nested in another function or class")
+    path = inspect.getsourcefile(func)
+    if not path or not os.path.exists(path):
+        raise TlcError(f"no source file for '{func.__name__}': tlc compiles kernel files")
+    return path
+
+
+class PrimFunc:
+    """What @T.prim_func makes in Python: the function, and the call of the
+    factory that made it (name and arguments, from its frame)."""
+
+    def __init__(self, func, factory=None, factory_args=None):
+        self.func, self.factory, self.factory_args = func, factory, factory_args
+        self.__name__ = func.__name__
+
+    def _entry_and_file(self):
+        if self.factory is None:  # a prim_func at the top level of its file
+            return self.func.__name__, _source_file(self.func)
+        return _entry(self.factory, (), self.factory_args), _source_file(self.factory)
+
+
+def prim_func(func=None, **_):
+    if func is None:
+        return prim_func
+    frame = inspect.currentframe().f_back
+    code = frame.f_code
+    factory = frame.f_globals.get(code.co_name) if code.co_name != "<module>" else None
+    factory = getattr(factory, "__wrapped__", factory)
+    if factory is None or getattr(factory, "__code__", None) is not code:
+        return PrimFunc(func)
+    nargs = code.co_argcount + code.co_kwonlyargcount
+    args = {n: frame.f_locals[n] for n in code.co_varnames[:nargs] if n in frame.f_locals}
+    return PrimFunc(func, factory, args)
+
+
+def _tensor_annotations(func):
+    """{tensor: [extent name or None, ...]} from the annotations
+    `A: T.Tensor((M, K), dtype)` of an eager kernel's body."""
+    import ast
+    import textwrap
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    out = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and
+                isinstance(node.annotation, ast.Call) and node.annotation.args):
+            continue
+        shape = node.annotation.args[0]
+        if isinstance(shape, (ast.Tuple, ast.List)):
+            out[node.target.id] = [e.id if isinstance(e, ast.Name) else None for e in shape.elts]
+    return out
+
+
+def _is_tensor(v):
+    return hasattr(v, "data_ptr") and hasattr(v, "shape")
+
+
+class JitFactory:
+    """A function decorated with @tilelang.jit.  A kernel factory (called with
+    sizes and options): the call builds the kernel with tlc (cached) and
+    returns it.  An eager kernel (called with tensors, its sizes T.const):
+    the call builds it for the tensors' shapes and runs it, returning its
+    output."""
+
+    def __init__(self, func, out_idx=None, target=None, **options):
+        self.func, self.out_idx, self.target, self.options = func, out_idx, target, options
+        self.__wrapped__ = func
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+        self._eager = {}  # (options, shapes) -> kernel
+
+    def __call__(self, *args, **kwargs):
+        bound = inspect.signature(self.func).bind_partial(*args, **kwargs)
+        tensors = {n: v for n, v in bound.arguments.items() if _is_tensor(v)}
+        if not tensors:
+            return build(_source_file(self.func), _entry(self.func, args, kwargs), target=_target(self.target),
+                         out_idx=self.out_idx)
+        rest = {n: v for n, v in bound.arguments.items() if n not in tensors}
+        key = (_entry(self.func, (), rest), tuple((n, tuple(v.shape)) for n, v in tensors.items()))
+        kernel = self._eager.get(key)
+        if kernel is None:
+            # the sizes: each tensor's annotation `A: T.Tensor((M, K), ...)` in
+            # the body names its extents
+            sizes = {}
+            for name, dims in _tensor_annotations(self.func).items():
+                for d, dim in enumerate(dims if name in tensors else []):
+                    if dim is not None and d < len(tensors[name].shape):
+                        sizes[dim] = int(tensors[name].shape[d])
+            kernel = build(_source_file(self.func), _entry(self.func, (), {**rest, **sizes}),
+                           target=_target(self.target), out_idx=self.out_idx)
+            self._eager[key] = kernel
+        return kernel(*[tensors[p.name] for p in kernel.params if p.tensor and not p.out])
+
+
+def jit(func=None, *, out_idx=None, target=None, pass_configs=None, execution_backend=None, verbose=False,
+        compile_flags=None, debug_root_path=None, **_):
+    """@tilelang.jit and @tilelang.jit(out_idx=..., ...)."""
+    def wrap(f):
+        if isinstance(f, PrimFunc):
+            return compile(f, out_idx=out_idx, target=target)
+        return JitFactory(f, out_idx=out_idx, target=target)
+    return wrap(func) if func is not None else wrap
+
+
+def compile(func, out_idx=None, target=None, pass_configs=None, execution_backend=None, **_):
+    """tilelang.compile(prim_func, out_idx=...): the prim_func a factory returned."""
+    if not isinstance(func, PrimFunc):
+        raise TlcError(f"tilelang.compile needs a T.prim_func, got {type(func).__name__}")
+    entry, path = func._entry_and_file()
+    return build(path, entry, target=_target(target), out_idx=out_idx)
+
+
+def autotune(func=None, *, configs=None, warmup=None, rep=None, timeout=None, **_):
+    """@autotune(configs=...): tlc does not tune; the kernel is built with the
+    file's first config (tlc --config-index=0) where the call leaves
+    parameters open."""
+    def wrap(f):
+        return f
+    return wrap(func) if func is not None else wrap
+
+

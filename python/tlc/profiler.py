@@ -1,0 +1,67 @@
+"""The profiler of a built kernel (TileLang's kernel.get_profiler()): random
+inputs of the kernel's shapes, a comparison against a reference program,
+and timing with CUDA events (median of the runs after warm-up)."""
+import statistics
+
+
+class Profiler:
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def _inputs(self, sizes=None):
+        from . import _torch
+        torch = _torch()
+        sizes = dict(sizes or {})
+        out = []
+        for p in self.kernel.params:
+            if not p.tensor or p.out:
+                continue
+            try:
+                shape = [int(eval(e, {"__builtins__": {}}, sizes)) for e in p.shape]
+            except NameError as e:
+                raise TypeError(f"{self.kernel.name}: the profiler needs the runtime sizes ({e}): "
+                                f"pass them as sizes={{...}}") from None
+            dt = self.kernel._torch_dtype(torch, p)
+            if dt.is_floating_point:
+                t = torch.randn(shape, device="cuda").to(dt)
+            else:
+                t = torch.randint(-4, 5, shape, device="cuda").to(dt)
+            out.append(t)
+        return out
+
+    def assert_allclose(self, reference_program, atol=1e-2, rtol=1e-2, max_mismatched_ratio=0.0, sizes=None):
+        """Run the kernel and reference_program on the same random inputs and
+        check every output: |out - ref| <= atol + rtol |ref| (in float32)."""
+        from . import _torch
+        torch = _torch()
+        ins = self._inputs(sizes)
+        outs = self.kernel(*ins)
+        refs = reference_program(*ins)
+        outs = outs if isinstance(outs, (list, tuple)) else [outs]
+        refs = refs if isinstance(refs, (list, tuple)) else [refs]
+        for i, (o, r) in enumerate(zip(outs, refs)):
+            bad = ~torch.isclose(o.float(), r.float(), atol=atol, rtol=rtol)
+            ratio = bad.float().mean().item()
+            if ratio > max_mismatched_ratio:
+                err = (o.float() - r.float()).abs().max().item()
+                raise AssertionError(f"output {i}: {ratio:.2%} of the elements differ from the reference "
+                                     f"(largest difference {err:.4g}, atol {atol}, rtol {rtol})")
+
+    def do_bench(self, func=None, warmup=25, rep=100, n_warmup=None, n_repeat=None, input_tensors=None, sizes=None,
+                 **_):
+        """Median time of one call in ms (CUDA events), after warm-up."""
+        from . import _torch
+        torch = _torch()
+        ins = input_tensors if input_tensors is not None else self._inputs(sizes)
+        fn = (lambda: func(*ins)) if func is not None else (lambda: self.kernel(*ins))
+        for _ in range(n_warmup or warmup):
+            fn()
+        times = []
+        for _ in range(n_repeat or rep):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        return statistics.median(times)

@@ -1,0 +1,29 @@
+"""tilelang, as `python -m tlc run` provides it: TileLang's Python surface
+with tlc as the compiler (doc/python.md).  Not TileLang: only what a
+program that builds and calls kernels needs."""
+from tlc import TlcError, LaunchError  # noqa: F401
+from tlc.jit import autotune, compile, jit  # noqa: F401
+
+from . import language  # noqa: F401
+from . import autotuner  # noqa: F401
+
+__version__ = "0.0.0+tlc"
+
+
+class PassConfigKey:
+    """Names of pass configs (tlc reads the ones the kernel file gives)."""
+
+    def __getattr__(self, name):
+        return "tl." + name.lower().replace("tl_", "", 1)
+
+
+PassConfigKey = PassConfigKey()
+
+
+def disable_cache():
+    """TileLang's kernel cache switch: tlc's cache is keyed by the generated
+    source, so a stale entry cannot be hit; nothing to do."""
+
+
+def set_log_level(level):
+    pass

@@ -1,0 +1,178 @@
+"""The tilelang shim and tlc's Python package without a GPU: builds (tlc
+--emit=so with nvcc), the kernel's signature and shapes, the outputs a call
+allocates and the arguments it passes (a fake torch, and the launcher
+replaced by a Python function), errors carrying tlc's diagnostic, the build
+cache, and `python -m tlc run` on an unchanged program.  TAP output.
+
+Environment: TLC (the tlc program), TLC_SRCDIR; nvcc in PATH or NVCC."""
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ["TLC_SRCDIR"]
+sys.path.insert(0, os.path.join(SRC, "python"))
+sys.path.insert(0, os.path.join(SRC, "python", "tlc", "shim"))
+sys.path.insert(0, HERE)
+import fake_torch  # noqa: E402
+
+sys.modules["torch"] = fake_torch
+os.environ["TLC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tlc-cache-")
+if os.environ.get("NVCC"):
+    os.environ["PATH"] = os.path.dirname(os.environ["NVCC"]) + os.pathsep + os.environ["PATH"]
+
+import tilelang  # noqa: E402  (the shim)
+import tlc  # noqa: E402
+
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+PROGRAM = textwrap.dedent('''
+    import tilelang
+    import tilelang.language as T
+
+
+    @tilelang.jit(out_idx=[-1])
+    def add(n, dtype="float32"):
+
+        @T.prim_func
+        def main(A: T.Tensor((n,), dtype), B: T.Tensor((n,), dtype), C: T.Tensor((n,), dtype)):
+            with T.Kernel(T.ceildiv(n, 128), threads=128) as bx:
+                for i in T.Parallel(128):
+                    C[bx * 128 + i] = A[bx * 128 + i] + B[bx * 128 + i]
+
+        return main
+
+
+    def scaled(block):
+        m = T.dynamic("m")
+
+        @T.prim_func
+        def main(A: T.Tensor((m, 64), "float32"), B: T.Tensor((m * 2, 64), "float32")):
+            with T.Kernel(T.ceildiv(m, block), threads=128) as bx:
+                B[bx, 0] = A[bx, 0]
+
+        return main
+
+
+    @tilelang.jit
+    def scale(A, factor: float = 2.0):
+        M, N = T.const("M, N")
+        A: T.Tensor((M, N), "float32")
+        B = T.empty((M, N), "float32")
+        with T.Kernel(T.ceildiv(M, 32), threads=128) as bx:
+            for i, j in T.Parallel(32, N):
+                B[bx * 32 + i, j] = A[bx * 32 + i, j] * factor
+        return B
+
+
+    if __name__ == "__main__":
+        k = add(256, dtype="float16")
+        print("built", k.name, [p.name for p in k.params if p.out])
+''')
+
+work = tempfile.mkdtemp(prefix="tlc-shim-")
+prog = os.path.join(work, "prog.py")
+with open(prog, "w") as f:
+    f.write(PROGRAM)
+sys.path.insert(0, work)
+import prog as P  # noqa: E402
+
+# 1. @tilelang.jit builds the factory's call; out_idx marks C; shapes from the header
+k = P.add(1024, dtype="float16")
+check("jit builds the kernel", k.name == "add" and [p.name for p in k.params] == ["A", "B", "C"])
+check("out_idx=[-1] marks C an output", [p.out for p in k.params] == [False, False, True])
+check("shapes come from the header", [p.shape for p in k.params] == [["1024"]] * 3, [p.shape for p in k.params])
+check("the source is the generated CUDA", "__global__" in k.get_kernel_source())
+
+# 2. a call allocates C and passes pointers in parameter order, then the stream
+seen = []
+k._launch = lambda *args: seen.append(args) or 0
+a, b = fake_torch.empty((1024,), fake_torch.float16), fake_torch.empty((1024,), fake_torch.float16)
+c = k(a, b)
+check("a call returns the allocated output", isinstance(c, fake_torch.Tensor) and c.shape == (1024,) and
+      c.dtype is fake_torch.float16)
+check("the launcher gets A, B, C and the stream", seen == [(a.data_ptr(), b.data_ptr(), c.data_ptr(), 0xabc)], seen)
+c2 = fake_torch.empty((1024,), fake_torch.float16)
+check("with every tensor given, nothing is allocated", k(a, b, c2) is None and seen[-1][2] == c2.data_ptr())
+
+# 3. a runtime size comes from a tensor's shape; an output's shape is computed from it
+d = tilelang.compile(P.scaled(32), out_idx=[1])
+check("tilelang.compile builds a factory's prim_func", d.name == "scaled" and
+      [p.name for p in d.params] == ["A", "B", "m"])
+calls = []
+d._launch = lambda *args: calls.append(args) or 0
+out = d(fake_torch.empty((48, 64), fake_torch.float32))
+check("the runtime size m is A's extent and B is (m * 2, 64)", out.shape == (96, 64) and calls[0][2] == 48,
+      (out.shape, calls))
+
+# 3b. an eager kernel called with a tensor: built for its shape (sizes as
+# compile-time constants), run, and its output returned
+launched = []
+orig_init = tlc.Kernel.__init__
+
+
+def fake_init(self, *a, **kw):
+    orig_init(self, *a, **kw)
+    self._launch = lambda *args: launched.append((self.name, [p.name for p in self.params], args)) or 0
+
+
+tlc.Kernel.__init__ = fake_init
+x = fake_torch.empty((64, 48), fake_torch.float32)
+y = P.scale(x, factor=3.0)
+tlc.Kernel.__init__ = orig_init
+check("an eager kernel returns its output, of the input's shape", isinstance(y, fake_torch.Tensor) and
+      y.shape == (64, 48), getattr(y, "shape", y))
+check("an eager kernel is specialized to the tensor's shape", launched and launched[-1][1] == ["A", "B"] and
+      launched[-1][2][:2] == (x.data_ptr(), y.data_ptr()), launched)
+
+# 4. a launcher error raises LaunchError
+k._launch = lambda *args: 7
+try:
+    k(a, b)
+    check("a failing launcher raises LaunchError", False)
+except tlc.LaunchError as e:
+    check("a failing launcher raises LaunchError", e.code == 7)
+
+# 5. a kernel tlc refuses raises TlcError with its diagnostic (file:line:col)
+try:
+    P.add(256, dtype="float17")
+    check("a refused kernel raises TlcError", False)
+except tilelang.TlcError as e:
+    check("a refused kernel raises TlcError", "prog.py:" in str(e) and "unknown dtype 'float17'" in str(e), str(e))
+
+# 6. the cache: the same kernel again is not rebuilt
+entries = sorted(os.listdir(os.environ["TLC_CACHE_DIR"]))
+so = os.path.join(os.environ["TLC_CACHE_DIR"], entries[0], "libkernel.so")
+mtime = os.stat(so).st_mtime_ns
+P.add(1024, dtype="float16")
+check("an unchanged kernel comes from the cache", sorted(os.listdir(os.environ["TLC_CACHE_DIR"])) == entries and
+      os.stat(so).st_mtime_ns == mtime)
+
+# 7. arguments tlc cannot read at compile time are refused in Python
+try:
+    P.add(object())
+    check("an argument without a literal form is a TypeError", False)
+except TypeError as e:
+    check("an argument without a literal form is a TypeError", "cannot pass a object" in str(e), str(e))
+
+# 8. python -m tlc run: an unchanged program, `import tilelang` is the shim
+r = subprocess.run([sys.executable, "-m", "tlc", "run", prog], capture_output=True, text=True,
+                   env=dict(os.environ, PYTHONPATH=os.path.join(SRC, "python")))
+check("python -m tlc run runs the program's main", r.returncode == 0 and "built add ['C']" in r.stdout,
+      r.stdout + r.stderr)
+r = subprocess.run([sys.executable, "-m", "tlc"], capture_output=True, text=True,
+                   env=dict(os.environ, PYTHONPATH=os.path.join(SRC, "python")))
+check("python -m tlc without a command prints its usage", r.returncode == 2 and "usage:" in r.stderr)
+
+print(f"1..{len(results)}")
+for i, (name, ok, detail) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+    if not ok and detail:
+        print("# " + str(detail).replace("\n", "\n# "))
