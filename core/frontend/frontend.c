@@ -436,6 +436,8 @@ static bool select_without_entry(fe *F)
 	return run_entry(F, cand, cname, 0, NULL, 0, NULL, NULL, cand->u.fn.def->loc);
 }
 
+static bool entry_call(fe *F, fe_val *fn, const char *name, py_node *e, tlc_loc loc);
+
 static bool select_entry(fe *F, const char *entry)
 {
 	uint32_t efile = tlc_add_source(F->ctx, "<entry>", entry, strlen(entry));
@@ -445,9 +447,22 @@ static bool select_entry(fe *F, const char *entry)
 		return false;
 	py_node *e = m->nbody == 1 && m->body[0]->kind == PY_EXPR_STMT ? m->body[0]->a : NULL;
 	py_node *callee = e && e->kind == PY_CALL ? e->a : e;
+	if (callee && callee->kind == PY_CALL && e->kind == PY_CALL) {
+		/* a call on a call, make_kernel(...)(args): the inner call, run in
+		 * the module, makes the kernel function the outer one calls */
+		fe_val *made = fe_eval(F, F->globals, callee);
+		if (!made)
+			return false;
+		if (made->kind != FV_FUNC || !made->u.fn.def->str) {
+			tlc_error(F->ctx, callee->loc, "--entry: the call returns %s, not a kernel function to call",
+			          fe_kind_name(made));
+			return false;
+		}
+		return entry_call(F, made, made->u.fn.def->str, e, callee->loc);
+	}
 	if (!callee || callee->kind != PY_NAME) {
-		tlc_error(F->ctx, eloc, "bad --entry text: expected NAME or NAME(args...), e.g. "
-		                        "--entry 'matmul(1024, 1024, 1024)'");
+		tlc_error(F->ctx, eloc, "bad --entry text: expected NAME, NAME(args...) or a call on a call "
+		                        "(make(...)(args...)), e.g. --entry 'matmul(1024, 1024, 1024)'");
 		return false;
 	}
 	fe_val *fn = fe_env_get_local(F->globals, callee->str);
@@ -470,6 +485,13 @@ static bool select_entry(fe *F, const char *entry)
 		}
 		return instantiate(F, fn, fn->u.pf.factory ? fn->u.pf.factory : callee->str, F->ndyn);
 	}
+	return entry_call(F, fn, callee->str, e, callee->loc);
+}
+
+/* Run kernel function fn (named `name`) as the entry with the arguments of
+ * call e (or none when e is a bare name). */
+static bool entry_call(fe *F, fe_val *fn, const char *name, py_node *e, tlc_loc loc)
+{
 	int nargs = 0, nkw = 0;
 	fe_val **args = NULL, **kwv = NULL;
 	const char **kwn = NULL;
@@ -498,7 +520,7 @@ static bool select_entry(fe *F, const char *entry)
 				is_param |= strcmp(fn->u.fn.def->params[p].name, e->kw_names[i]) == 0;
 			if (!is_param && !(fn->u.fn.flags & FF_JIT)) {
 				tlc_error(F->ctx, e->kw_values[i]->loc, "--entry: %s() has no parameter '%s'",
-				          callee->str, e->kw_names[i]);
+				          name, e->kw_names[i]);
 				return false;
 			}
 			if (!is_param) { /* a T.const size of an eager kernel */
@@ -510,7 +532,7 @@ static bool select_entry(fe *F, const char *entry)
 			kwv[nkw++] = v;
 		}
 	}
-	return run_entry(F, fn, callee->str, nargs, args, nkw, kwn, kwv, callee->loc);
+	return run_entry(F, fn, name, nargs, args, nkw, kwn, kwv, loc);
 }
 
 /* Module statements, read and run one at a time: the tree of a statement
