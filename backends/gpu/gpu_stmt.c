@@ -176,6 +176,32 @@ static void emit_ws_barrier(gpu_emitter *e, const tlc_stmt *s, int ind)
 	tlc_buf_puts(e->out, ";\n");
 }
 
+/* T.print(x, msg=): printf of the block, the thread and the value, compiled
+ * only with TLC_DEBUG_PRINT defined (printf is slow and changes register
+ * allocation: off unless asked). */
+static void emit_print(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *c = s->u.eval.call, *x = c->u.call.args[0];
+	const char *msg = "";
+	for (int k = 0; k < c->u.call.nkw; k++)
+		if (strcmp(c->u.call.kw_names[k], "msg") == 0 && c->u.call.kw_values[k]->kind == TLC_EXPR_STR)
+			msg = c->u.call.kw_values[k]->u.str;
+	bool is_float = tlc_dtype_is_float(x->dtype);
+	tlc_buf_puts(e->out, "#ifdef TLC_DEBUG_PRINT\n");
+	gpu_indent(e, ind);
+	tlc_buf_puts(e->out, "printf(\"");
+	for (const char *p = msg; *p; p++) { /* the message as a C string, % doubled */
+		if (*p == '%' || *p == '\\' || *p == '"')
+			tlc_buf_putc(e->out, *p == '%' ? '%' : '\\');
+		tlc_buf_putc(e->out, *p);
+	}
+	tlc_buf_printf(e->out, "%sblock (%%d, %%d, %%d) thread (%%d, %%d, %%d): %s\\n\", (int)blockIdx.x, "
+	                       "(int)blockIdx.y, (int)blockIdx.z, (int)threadIdx.x, (int)threadIdx.y, (int)threadIdx.z, %s(",
+	               *msg ? " " : "", is_float ? "%g" : "%lld", is_float ? "(double)(float)" : "(long long)");
+	gpu_emit_expr(e, x);
+	tlc_buf_puts(e->out, "));\n#endif\n");
+}
+
 static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	const tlc_expr *c = s->u.eval.call;
@@ -190,6 +216,9 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 			return;
 		}
 		line(e, ind, "__syncthreads();");
+		return;
+	case TLC_OP_PRINT:
+		emit_print(e, s, ind);
 		return;
 	case TLC_OP_SYNC_WARP:
 		gpu_indent(e, ind);

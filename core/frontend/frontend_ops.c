@@ -49,6 +49,7 @@ static const op_sig sigs[] = {
 	{"mbarrier_arrive_expect_tx", {"barrier", "bytes"}, {0}},
 	{"fence_proxy_async", {0}, {0}},
 	{"pow", {"x", "y"}, {0}},
+	{"print", {"obj"}, {"msg"}},
 	{"thread_idx", {"dim"}, {0}},
 	{"block_idx", {"dim"}, {0}},
 };
@@ -254,6 +255,17 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 	if (info->flags & TLC_OPF_PURE)
 		t = n > 0 && ax[0]->dtype != TLC_DT_VOID && (!(info->flags & TLC_OPF_LOWERED) || shuffle) ? ax[0]->dtype
 		                                                                                      : TLC_DT_INT32;
+	if (op == TLC_OP_PRINT && (ax[0]->kind == TLC_EXPR_BUF || ax[0]->kind == TLC_EXPR_REGION ||
+	                           ax[0]->dtype == TLC_DT_VOID)) {
+		tlc_error(F->ctx, loc, "T.print prints one scalar (an element such as buf[i], or a variable), "
+		          "not a whole buffer");
+		return NULL;
+	}
+	for (int k = 0; op == TLC_OP_PRINT && k < nk; k++)
+		if (kwx[k]->kind != TLC_EXPR_STR) {
+			tlc_error(F->ctx, loc, "T.print: msg must be a string");
+			return NULL;
+		}
 	const tlc_expr *call = tlc_call(F->m, op, t, n, ax, nk, kwn, kwx);
 	if ((op == TLC_OP_COPY || op == TLC_OP_TMA_COPY) && !check_copy(F, ax[0], ax[1], loc))
 		return NULL;

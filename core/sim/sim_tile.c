@@ -443,6 +443,7 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	case TLC_OP_ATOMIC_ADD: atomic_add(s, c, st->loc); return;
 	case TLC_OP_ANNOTATE_LAYOUT:
 	case TLC_OP_USE_SWIZZLE:
+	case TLC_OP_PRINT:
 	case TLC_OP_SYNC_THREADS:
 	case TLC_OP_FENCE_PROXY_ASYNC:
 	case TLC_OP_WAIT_WGMMA: return; /* no values change for one thread of control */
