@@ -1,7 +1,10 @@
 """A stand-in for torch in tests without a GPU: tensors that only have a
-shape, a dtype, a device and a made-up data pointer.  Installed as
-sys.modules["torch"] by test_shim.py."""
+shape, a dtype, a device and a made-up data pointer.  install() puts it in
+sys.modules as torch (with empty torch.nn and torch.nn.functional, which
+example files import at their top)."""
 import itertools
+import sys
+import types
 
 _addresses = itertools.count(0x10000, 0x1000)
 
@@ -41,3 +44,12 @@ class cuda:
     @staticmethod
     def current_stream():
         return _Stream()
+
+
+def install():
+    me = sys.modules[__name__]
+    nn = types.ModuleType("torch.nn")
+    nn.functional = types.ModuleType("torch.nn.functional")
+    me.nn = nn
+    me.__path__ = []  # a package, for `import torch.nn.functional as F`
+    sys.modules.update({"torch": me, "torch.nn": nn, "torch.nn.functional": nn.functional})

@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(SRC, "python", "tlc", "shim"))
 sys.path.insert(0, HERE)
 import fake_torch  # noqa: E402
 
-sys.modules["torch"] = fake_torch
+fake_torch.install()
 os.environ["TLC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tlc-cache-")
 if os.environ.get("NVCC"):
     os.environ["PATH"] = os.path.dirname(os.environ["NVCC"]) + os.pathsep + os.environ["PATH"]
