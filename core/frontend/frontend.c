@@ -578,6 +578,7 @@ tlc_module *tlc_parse(tlc_context *ctx, const char *filename, const char *text, 
 {
 	int errors0 = tlc_error_count(ctx);
 	fe F = {.ctx = ctx, .opts = opts};
+	F.errors0 = errors0;
 	fe_limits_init(&F);
 	F.arena = tlc_arena_new();
 	F.file = tlc_add_source(ctx, filename ? filename : "<input>", text ? text : "", text ? len : 0);

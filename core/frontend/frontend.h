@@ -185,6 +185,10 @@ typedef struct fe {
 	struct fstr_cache *fstrings; /* f-strings' parsed fields (frontend_format.c) */
 	fe_val *star[16]; /* modules tlc understands imported with `from M import *` */
 	int nstar;
+	int errors0;               /* the context's error count when parsing began */
+	bool too_many_errors;      /* FE_MAX_ERRORS reached: stop going on after errors */
+	const char *poisoned[64];  /* names a failed kernel statement would have bound */
+	int npoisoned;
 	bool *define_used;
 	int nsizes;           /* --entry keywords that are not parameters: T.const sizes */
 	const char **size_names;
@@ -230,6 +234,7 @@ static inline tlc_loc fe_file_loc(uint32_t file)
 #define FE_MAX_VALUE_DEPTH 200        /* lists in lists compared, printed or converted */
 #define FE_MAX_EXPR_DEPTH 1000        /* operators inside each other in one kernel expression
                                          (passes and the printer recurse on them) */
+#define FE_MAX_ERRORS 20 /* errors reported in kernel bodies before the frontend stops */
 #define FE_MAX_BLOCK_NESTING 96       /* kernel if/for/with inside each other: the printed
                                          IR must stay within Python's 100 indentation levels */
 

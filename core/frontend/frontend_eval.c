@@ -402,6 +402,9 @@ static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 	for (int i = F->nstar - 1; i >= 0; i--)
 		if (fe_module_has(F, F->star[i], n->str))
 			return fe_getattr(F, F->star[i], n->str, n->loc);
+	for (int i = 0; i < F->npoisoned; i++)
+		if (strcmp(F->poisoned[i], n->str) == 0)
+			return NULL; /* its statement failed and was reported (keep_going) */
 	tlc_error(F->ctx, n->loc, "undefined name '%s'", n->str);
 	return NULL;
 }

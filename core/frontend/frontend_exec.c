@@ -760,10 +760,41 @@ static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
 	}
 }
 
+/* After an error in a statement of a kernel body, go on with the next one
+ * (up to FE_MAX_ERRORS errors), as a C compiler does: the kernel's other
+ * mistakes are reported in the same run.  Host code stops at its first
+ * error, as Python does.  The names a failed assignment would have bound
+ * are remembered, so that their uses add no "undefined name" errors. */
+static bool keep_going(fe *F, py_node *s)
+{
+	if (!in_block(F) || F->budget_hit || tlc_had_internal_error(F->ctx))
+		return false;
+	if (tlc_error_count(F->ctx) - F->errors0 >= FE_MAX_ERRORS) {
+		if (!F->too_many_errors)
+			tlc_note(F->ctx, s->loc, "stopping after %d errors", FE_MAX_ERRORS);
+		F->too_many_errors = true;
+		return false;
+	}
+	py_node *const *targets = s->kind == PY_ASSIGN ? s->list : &s->a;
+	int ntargets = s->kind == PY_ASSIGN ? s->n : (s->kind == PY_AUGASSIGN || s->kind == PY_ANNASSIGN);
+	for (int t = 0; t < ntargets; t++) {
+		py_node *x = targets[t];
+		int nnames = x && x->kind == PY_TUPLE ? x->n : 1;
+		for (int k = 0; k < nnames; k++) {
+			py_node *nm = x && x->kind == PY_TUPLE ? x->list[k] : x;
+			if (nm && nm->kind == PY_NAME && F->npoisoned < (int)TLC_ARRAY_LEN(F->poisoned))
+				F->poisoned[F->npoisoned++] = nm->str;
+		}
+	}
+	return true;
+}
+
 fe_flow fe_exec_body(fe *F, fe_env *env, int n, py_node **body)
 {
 	for (int i = 0; i < n; i++) {
 		fe_flow fl = exec_stmt(F, env, body[i]);
+		if (fl == FL_ERROR && keep_going(F, body[i]))
+			continue;
 		if (fl != FL_NORMAL)
 			return fl;
 	}
