@@ -19,7 +19,8 @@
  * machine-readable line per launcher for tools that bind it at run time
  * (tests/gpu/tlc_gpu.py):
  *     tlc-signature: NAME ARG... stream
- * where ARG is NAME:DTYPE* for a tensor (NAME:DTYPE*:out for an output) and
+ * where ARG is NAME:DTYPE* for a tensor (NAME:DTYPE*:out for an output,
+ * NAME:DTYPE*:scratch for scratch memory of T.alloc_global) and
  * NAME:DTYPE for a scalar, in the launcher's parameter order, and
  *     tlc-shapes: NAME TENSOR:D0,D1,... ...
  * with each tensor's extents as Python expressions of the scalars (the
@@ -198,6 +199,23 @@ void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 
 /* ---- the C header ---- */
 
+/* Whether parameter i is scratch memory of the kernel (T.alloc_global:
+ * attribute "tlc.scratch" lists their indices). */
+static bool is_scratch(const tlc_func *f, int i)
+{
+	for (int a = 0; a < f->nattrs; a++) {
+		const tlc_expr *v = f->attr_values[a];
+		if (!f->attr_keys[a] || strcmp(f->attr_keys[a], "tlc.scratch") != 0 || v->kind != TLC_EXPR_TUPLE)
+			continue;
+		for (int k = 0; k < v->u.tuple.n; k++) {
+			int64_t idx;
+			if (tlc_expr_as_int(v->u.tuple.items[k], &idx) && idx == i)
+				return true;
+		}
+	}
+	return false;
+}
+
 static void emit_param_docs(gpu_emitter *e, tlc_buf *h)
 {
 	for (int i = 0; i < e->f->nparams; i++) {
@@ -212,7 +230,10 @@ static void emit_param_docs(gpu_emitter *e, tlc_buf *h)
 				tlc_buf_puts(h, ", ");
 			tlc_print_expr(h, e->m, p->buf->shape[d]);
 		}
-		tlc_buf_printf(h, "], row-major%s\n", p->is_output ? " (output)" : "");
+		tlc_buf_printf(h, "], row-major%s\n", p->is_output       ? " (output)"
+		                                       : is_scratch(e->f, i) ? " (scratch: T.alloc_global; the caller "
+		                                                               "allocates it, its contents need not be set)"
+		                                                             : "");
 	}
 }
 
@@ -224,7 +245,7 @@ static void emit_signature(gpu_emitter *e, tlc_buf *h)
 		const tlc_param *p = &e->f->params[i];
 		if (p->kind == TLC_PARAM_TENSOR)
 			tlc_buf_printf(h, " %s:%s*%s", param_name(e, p), tlc_dtype_name(p->buf->dtype),
-			               p->is_output ? ":out" : "");
+			               p->is_output ? ":out" : is_scratch(e->f, i) ? ":scratch" : "");
 		else
 			tlc_buf_printf(h, " %s:%s", param_name(e, p), tlc_dtype_name(p->var->dtype));
 	}

@@ -136,6 +136,12 @@ static bool finish_kernel(fe *F, fe_kernel *K, fe_val *out_idx, fe_val *configs,
 	}
 	if (configs && !apply_configs(F, configs, loc))
 		return false;
+	if (K->nscratch) { /* T.alloc_global's parameters (the header marks them) */
+		const tlc_expr *idx[16];
+		for (int i = 0; i < K->nscratch; i++)
+			idx[i] = tlc_i32(F->m, K->scratch[i]);
+		fe_kernel_add_attr(F, "tlc.scratch", tlc_tuple(F->m, K->nscratch, idx, true));
+	}
 	/* an out_idx attribute (printed IR) only sets the flags */
 	int na = 0;
 	for (int i = 0; i < K->nattrs; i++) {

@@ -169,6 +169,8 @@ typedef struct fe_kernel {
 	const char **attr_keys;
 	const tlc_expr **attr_values;
 	int first_dyn;        /* dynamic vars created from this index on belong to it */
+	int scratch[16];      /* the parameters T.alloc_global made (indices) */
+	int nscratch;
 } fe_kernel;
 
 typedef struct fe {

@@ -14,7 +14,7 @@ static const char *const t_builtins[] = {
 	"alloc_local", "alloc_var", "alloc_barrier", "Parallel", "Pipelined", "serial", "Serial",
 	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
-	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp",
+	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -515,6 +515,34 @@ static fe_val *t_empty(fe *F, int nargs, fe_val **args, int nkw, const char **kw
 	return fe_buf(F, b);
 }
 
+/* T.alloc_global(shape, dtype) in a kernel body: scratch memory in global
+ * memory, shared by the kernel's blocks.  It becomes one more tensor
+ * parameter of the kernel, after the others, that the caller allocates
+ * (its contents on entry are not defined); attribute "tlc.scratch" lists
+ * the indices of such parameters, for the launcher's header (doc/calling.md). */
+static fe_val *t_alloc_global(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                              tlc_loc loc)
+{
+	fe_val *tt = tensor_type(F, "T.alloc_global", nargs, args, nkw, kwn, kwv, loc);
+	if (!tt)
+		return NULL;
+	if (!F->kernel || !F->kernel->block) {
+		tlc_error(F->ctx, loc, "T.alloc_global allocates scratch memory of a kernel: use it inside 'with T.Kernel(...)'");
+		return NULL;
+	}
+	tlc_buffer *b = fe_make_tensor(F, fe_hint(F, "scratch"), tt, loc);
+	if (!b)
+		return NULL;
+	fe_kernel *K = F->kernel;
+	if (K->nscratch == (int)TLC_ARRAY_LEN(K->scratch)) {
+		tlc_error(F->ctx, loc, "more than %d T.alloc_global buffers in one kernel", (int)TLC_ARRAY_LEN(K->scratch));
+		return NULL;
+	}
+	fe_kernel_add_param(F, (tlc_param){.kind = TLC_PARAM_TENSOR, .buf = b});
+	K->scratch[K->nscratch++] = K->nparams - 1;
+	return fe_buf(F, b);
+}
+
 /* ---- scalar helpers ---- */
 
 static fe_val *ceildiv(fe *F, int nargs, fe_val **args, tlc_loc loc)
@@ -796,6 +824,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return t_const(F, nargs, args, false, loc);
 	if (strcmp(n, "empty") == 0)
 		return t_empty(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "alloc_global") == 0)
+		return t_alloc_global(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "ws") == 0) {
 		fe_val *call = fe_call_op(F, TLC_OP_WS, "ws", nargs, args, nkw, kwn, kwv, loc);
 		if (!call)

@@ -41,8 +41,9 @@ class Param:
     """One launcher parameter: a tensor (shape: extents as Python expressions of
     the scalar parameters) or a scalar (a runtime size)."""
 
-    def __init__(self, name, dtype, tensor, out=False, shape=None):
+    def __init__(self, name, dtype, tensor, out=False, shape=None, scratch=False):
         self.name, self.dtype, self.tensor, self.out, self.shape = name, dtype, tensor, out, shape or []
+        self.scratch = scratch  # T.alloc_global memory: allocated by the call, not returned
 
     def __repr__(self):
         return f"Param({self.name}: {self.dtype}{'*' if self.tensor else ''}{' out' if self.out else ''})"
@@ -83,10 +84,11 @@ def parse_header(text):
         raise TlcError("the generated header has no tlc-signature line")
     name, params = m.group(1), []
     for word in m.group(2).split():
-        pm = re.fullmatch(r"(\w+):(\w+)(\*)?(:out)?", word)
+        pm = re.fullmatch(r"(\w+):(\w+)(\*)?(:out|:scratch)?", word)
         if not pm:
             raise TlcError(f"cannot read '{word}' in the tlc-signature line")
-        params.append(Param(pm.group(1), pm.group(2), bool(pm.group(3)), bool(pm.group(4))))
+        params.append(Param(pm.group(1), pm.group(2), bool(pm.group(3)), pm.group(4) == ":out",
+                            scratch=pm.group(4) == ":scratch"))
     s = re.search(r"tlc-shapes:[ \t]*" + re.escape(name) + r"((?:[ \t]+\S+)*)[ \t]*$", text, re.M)
     shapes = dict(w.split(":", 1) for w in s.group(1).split()) if s else {}
     for p in params:
@@ -219,7 +221,8 @@ class Kernel:
         return getattr(torch, _TORCH_DTYPES.get(p.dtype, p.dtype))
 
     def __call__(self, *args, stream=None):
-        tensors = [p for p in self.params if p.tensor]
+        tensors = [p for p in self.params if p.tensor and not p.scratch]
+        scratch = [p for p in self.params if p.scratch]
         scalars = [p for p in self.params if not p.tensor]
         inputs = [p for p in tensors if not p.out]
         given_all = len(args) >= len(tensors)
@@ -240,13 +243,14 @@ class Kernel:
                     raise TypeError(f"{self.name}: no value for the runtime size '{s.name}'")
                 sizes[s.name] = int(extra.pop(0))
         outputs = []
-        if not given_all:
+        made = [p for p in tensors if p.out and not given_all] + scratch
+        if made:
             torch = _torch()
             device = next((a.device for a in args if hasattr(a, "device")), "cuda")
-            for p in tensors:
+            for p in made:
+                shape = [int(eval(e, {"__builtins__": {}}, dict(sizes))) for e in p.shape]
+                values[p.name] = torch.empty(shape, dtype=self._torch_dtype(torch, p), device=device)
                 if p.out:
-                    shape = [int(eval(e, {"__builtins__": {}}, dict(sizes))) for e in p.shape]
-                    values[p.name] = torch.empty(shape, dtype=self._torch_dtype(torch, p), device=device)
                     outputs.append(values[p.name])
         if stream is None:
             stream = _current_stream()

@@ -14,7 +14,7 @@ class Profiler:
         sizes = dict(sizes or {})
         out = []
         for p in self.kernel.params:
-            if not p.tensor or p.out:
+            if not p.tensor or p.out or p.scratch:
                 continue
             try:
                 shape = [int(eval(e, {"__builtins__": {}}, sizes)) for e in p.shape]

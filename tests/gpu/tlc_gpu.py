@@ -112,10 +112,10 @@ def parse_header(text):
     if m:
         params = []
         for word in m.group(2).split():
-            pm = re.fullmatch(r"(\w+):(\w+)(\*)?(:out)?", word)
+            pm = re.fullmatch(r"(\w+):(\w+)(\*)?(:out|:scratch)?", word)
             if not pm:
                 raise BuildError(f"cannot read '{word}' in the tlc-signature line")
-            params.append(Param(pm.group(1), pm.group(2), bool(pm.group(3)), bool(pm.group(4))))
+            params.append(Param(pm.group(1), pm.group(2), bool(pm.group(3)), pm.group(4) == ":out"))
         return m.group(1), params
     m = re.search(r"^int\s+(\w+)\(([^)]*)\);", text, re.M)
     if not m:

@@ -61,6 +61,22 @@ PROGRAM = textwrap.dedent('''
         return main
 
 
+    @tilelang.jit(out_idx=[1])
+    def twice(n):
+
+        @T.prim_func
+        def main(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32")):
+            with T.Kernel(1, threads=128) as bx:
+                G = T.alloc_global((n,), "float32")
+                for i in T.Parallel(n):
+                    G[i] = A[i] * 2.0
+                T.sync_threads()
+                for i in T.Parallel(n):
+                    B[i] = G[i]
+
+        return main
+
+
     @tilelang.jit
     def scale(A, factor: float = 2.0):
         M, N = T.const("M, N")
@@ -131,6 +147,16 @@ check("an eager kernel returns its output, of the input's shape", isinstance(y, 
       y.shape == (64, 48), getattr(y, "shape", y))
 check("an eager kernel is specialized to the tensor's shape", launched and launched[-1][1] == ["A", "B"] and
       launched[-1][2][:2] == (x.data_ptr(), y.data_ptr()), launched)
+
+# 3c. T.alloc_global scratch: allocated by the call, passed, not returned
+t = P.twice(256)
+check("T.alloc_global's buffer is a :scratch parameter", [(p.name, p.out, p.scratch) for p in t.params] ==
+      [("A", False, False), ("B", True, False), ("G", False, True)], t.params)
+got = []
+t._launch = lambda *args: got.append(args) or 0
+b_out = t(fake_torch.empty((256,), fake_torch.float32))
+check("a call allocates the scratch buffer and returns only the output", isinstance(b_out, fake_torch.Tensor) and
+      len(got[0]) == 4 and got[0][1] == b_out.data_ptr() and got[0][2] not in (0, b_out.data_ptr()), got)
 
 # 4. a launcher error raises LaunchError
 k._launch = lambda *args: 7
