@@ -67,6 +67,9 @@ typedef struct fe_loop {
 	int thread_dim;
 	const tlc_expr *loop_layout; /* T.Parallel: outermost loop only */
 	int64_t coalesced_width;
+	/* T.Persistent(domain, wave_size, index): n = the domain's rank, extent
+	 * = its extents; the loop runs tiles index, index + wave, ... */
+	const tlc_expr *wave, *index;
 } fe_loop;
 
 /* A T.Kernel frame value (FV_KERNEL). */
@@ -425,6 +428,9 @@ const char *fe_hint(fe *F, const char *def);
 /* ---- frontend_loops.c ---- */
 fe_val *fe_pipelined(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                      tlc_loc loc);
+/* T.Persistent(domain, wave_size, index, group_size=8) (frontend_loops.c) */
+fe_val *fe_persistent_loop(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                           tlc_loc loc);
 fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, fe_val **args,
                        int nkw, const char **kwn, fe_val **kwv, tlc_loc loc);
 fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,

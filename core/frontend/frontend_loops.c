@@ -116,6 +116,79 @@ fe_val *fe_pipelined(fe *F, int nargs, fe_val **args, int nkw, const char **kwn,
 	return v;
 }
 
+/* T.Persistent(domain, wave_size, index, group_size=8): the tiles of
+ * `domain` (a list of extents) for a persistent kernel, whose `wave_size`
+ * blocks (the SM count, say) each take the tiles index, index + wave_size,
+ * index + 2 wave_size, ... of the domain in row-major order; the loop
+ * variables are the tile's coordinates.  TileLang's group_size only
+ * reorders the tiles for L2 locality: accepted, and the order here stays
+ * row-major (every tile is still visited once, by one block). */
+fe_val *fe_persistent_loop(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                           tlc_loc loc)
+{
+	static const char *const names[] = {"domain", "wave_size", "index", "group_size"};
+	fe_val *a[4];
+	if (!fe_bind_args(F, "T.Persistent", names, 4, 3, nargs, args, nkw, kwn, kwv, a, loc))
+		return NULL;
+	fe_val *dom = a[0]->kind == FV_TUPLE || a[0]->kind == FV_LIST ? a[0] : NULL;
+	if (!dom || dom->u.seq.n < 1 || dom->u.seq.n > 8) {
+		tlc_error(F->ctx, loc, "T.Persistent: the domain must be a list of 1 to 8 extents");
+		return NULL;
+	}
+	fe_val *v = new_loop(F, TLC_FOR_SERIAL, dom->u.seq.n);
+	for (int i = 0; i < dom->u.seq.n; i++) {
+		v->u.loop->min[i] = tlc_i32(F->m, 0);
+		if (!(v->u.loop->extent[i] = fe_to_scalar(F, dom->u.seq.items[i], loc)))
+			return NULL;
+	}
+	if (!(v->u.loop->wave = fe_to_scalar(F, a[1], loc)) || !(v->u.loop->index = fe_to_scalar(F, a[2], loc)))
+		return NULL;
+	return v;
+}
+
+/* The statement of a T.Persistent loop over `body`, which uses vars (the
+ * tile's coordinates):
+ *     for w in T.serial(ceildiv(total, wave)):
+ *         t = w * wave + index
+ *         if t < total:
+ *             c0 = t // (e1 * ... ); ...; c_{n-1} = t % e_{n-1}
+ *             <body> */
+static tlc_stmt *persistent_loop(fe *F, const fe_loop *L, tlc_var **vars, tlc_stmt *body, tlc_loc loc)
+{
+	tlc_module *m = F->m;
+	const tlc_expr *total = L->extent[0];
+	for (int i = 1; i < L->n; i++)
+		total = tlc_binary(m, TLC_EXPR_MUL, total, L->extent[i]);
+	total = tlc_simplify_expr(m, total);
+	tlc_var *w = tlc_var_new(m, "w", TLC_DT_INT32), *t = tlc_var_new(m, "tile", TLC_DT_INT32);
+	const tlc_expr *waves = tlc_simplify_expr(
+	    m, tlc_binary(m, TLC_EXPR_FLOORDIV,
+	                  tlc_binary(m, TLC_EXPR_ADD, total, tlc_binary(m, TLC_EXPR_SUB, L->wave, tlc_i32(m, 1))), L->wave));
+	tlc_stmt *inner = tlc_seq_new(m, loc);
+	const tlc_expr *rest = tlc_var_ref(m, t);
+	for (int i = L->n - 1; i >= 0; i--) { /* the last coordinate varies fastest */
+		const tlc_expr *c = i ? tlc_binary(m, TLC_EXPR_FLOORMOD, rest, L->extent[i]) : rest;
+		tlc_seq_append(m, inner, tlc_let_new(m, loc, vars[i], tlc_simplify_expr(m, c)));
+		if (i)
+			rest = tlc_binary(m, TLC_EXPR_FLOORDIV, rest, L->extent[i]);
+	}
+	/* the LETs above were made innermost first: put them outermost first */
+	for (int a = 0, b = inner->u.seq.n - 1; a < b; a++, b--) {
+		tlc_stmt *x = inner->u.seq.items[a];
+		inner->u.seq.items[a] = inner->u.seq.items[b];
+		inner->u.seq.items[b] = x;
+	}
+	tlc_seq_append(m, inner, body);
+	tlc_stmt *wbody = tlc_seq_new(m, loc);
+	tlc_seq_append(m, wbody,
+	               tlc_let_new(m, loc, t,
+	                           tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_ADD,
+	                                                           tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, w), L->wave),
+	                                                           L->index))));
+	tlc_seq_append(m, wbody, tlc_if_new(m, loc, tlc_binary(m, TLC_EXPR_LT, tlc_var_ref(m, t), total), inner, NULL));
+	return tlc_for_new(m, loc, w, tlc_i32(m, 0), waves, TLC_FOR_SERIAL, wbody);
+}
+
 fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, fe_val **args,
                            int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
 {
@@ -258,6 +331,10 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 	F->block_depth -= n - 1;
 	if (!body)
 		return FL_ERROR;
+	if (loop->u.loop->wave) {
+		fe_emit(F, persistent_loop(F, loop->u.loop, vars, body, s->loc));
+		return FL_NORMAL;
+	}
 	for (int i = n - 1; i >= 0; i--) {
 		tlc_stmt *f = tlc_for_new(F->m, s->loc, vars[i], loop->u.loop->min[i], loop->u.loop->extent[i],
 		                          loop->u.loop->kind, body);

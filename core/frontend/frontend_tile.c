@@ -14,7 +14,7 @@ static const char *const t_builtins[] = {
 	"alloc_local", "alloc_var", "alloc_barrier", "Parallel", "Pipelined", "serial", "Serial",
 	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
-	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global",
+	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -749,6 +749,10 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_simple_loop(F, name, TLC_FOR_THREAD, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "view") == 0)
 		return view(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "alloc_global") == 0)
+		return t_alloc_global(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "Persistent") == 0)
+		return fe_persistent_loop(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "reshape") == 0) {
 		/* T.reshape(buf, shape): a view with buf's dtype */
 		static const char *const names[] = {"src", "shape"};
@@ -824,8 +828,6 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return t_const(F, nargs, args, false, loc);
 	if (strcmp(n, "empty") == 0)
 		return t_empty(F, nargs, args, nkw, kwn, kwv, loc);
-	if (strcmp(n, "alloc_global") == 0)
-		return t_alloc_global(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "ws") == 0) {
 		fe_val *call = fe_call_op(F, TLC_OP_WS, "ws", nargs, args, nkw, kwn, kwv, loc);
 		if (!call)

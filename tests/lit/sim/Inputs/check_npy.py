@@ -11,6 +11,8 @@ wrote beside them.
                                       Output ~ softmax(Q K^T / sqrt(D)) V per batch and head
                                       (Q, K, V, Output of shape (B, S, H, D); float64 reference)
     check_npy.py reversed DIR          B is A reversed (1-D), bit for bit
+    check_npy.py twice DIR             B == 2 A element by element, bit for bit (every
+                                      element written)
     check_npy.py shuffles DIR LANES DOWN UP
                                       B = shfl_down(A, DOWN), C = shfl_up(A, UP) in warps of
                                       LANES (own value past the warp's ends), D = erf(A),
@@ -178,6 +180,13 @@ def main():
         check_attention(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), "--causal" in sys.argv)
     elif cmd == "shuffles":
         check_shuffles(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    elif cmd == "twice":
+        _, _, a = read_npy(f"{sys.argv[2]}/A.npy")
+        _, _, b = read_npy(f"{sys.argv[2]}/B.npy")
+        bad = [i for i, (x, y) in enumerate(zip(a, b)) if not y == 2 * x]
+        if bad or len(a) != len(b):
+            fail(f"B[{bad[0] if bad else len(b)}] is not 2 A ({len(bad)} elements differ)")
+        print(f"twice: {len(b)} elements")
     elif cmd == "reversed":
         _, _, a = read_npy(f"{sys.argv[2]}/A.npy")
         _, _, b = read_npy(f"{sys.argv[2]}/B.npy")
