@@ -362,6 +362,9 @@ bool fe_stdlib_has(int mod, const char *name);
 /* (frontend_builtins.c, frontend_tile.c) whether a module tlc understands
  * has `name`, without reporting anything: what `from M import *` brings */
 bool fe_module_has(fe *F, const fe_val *mod, const char *name);
+/* A set: the list's items without repeats, in first-seen order (sets are
+ * lists at compile time). */
+fe_val *fe_unique(fe *F, fe_val *list, tlc_loc loc);
 bool fe_t_has(fe *F, const char *name);
 /* a call of builtin "itertools.X" or "functools.X" */
 fe_val *fe_call_stdlib(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,

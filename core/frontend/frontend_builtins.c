@@ -99,6 +99,23 @@ static fe_val *math_attr(fe *F, const char *name, tlc_loc loc)
 	return NULL;
 }
 
+fe_val *fe_unique(fe *F, fe_val *list, tlc_loc loc)
+{
+	int n = list->u.seq.n, m = 0;
+	if (!fe_work(F, (int64_t)n * n, loc)) /* pairwise equality: sets at compile time are small */
+		return NULL;
+	fe_val *r = fe_seq(F, FV_LIST, n);
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+		for (int j = 0; j < m && !seen; j++)
+			seen = fe_equal(F, r->u.seq.items[j], list->u.seq.items[i]);
+		if (!seen)
+			r->u.seq.items[m++] = list->u.seq.items[i];
+	}
+	r->u.seq.n = m;
+	return r;
+}
+
 bool fe_module_has(fe *F, const fe_val *mod, const char *name)
 {
 	switch (mod->mod) {
@@ -321,6 +338,36 @@ static fe_val *call_method(fe *F, fe_val *m, int nargs, fe_val **args, tlc_loc l
 			fe_val *v = fe_new(F, FV_STR);
 			v->u.s = r;
 			return v;
+		}
+		if (strcmp(name, "replace") == 0 && (nargs == 2 || nargs == 3) && args[0]->kind == FV_STR &&
+		    args[1]->kind == FV_STR && (nargs == 2 || args[2]->kind == FV_INT)) {
+			/* every (or the first `count`) occurrence of old, left to right; an
+			 * empty old matches between every two characters, as in Python */
+			const char *old = args[0]->u.s, *rep = args[1]->u.s;
+			int64_t limit = nargs == 3 && args[2]->u.i >= 0 ? args[2]->u.i : INT64_MAX;
+			size_t lo = strlen(old), lr = strlen(rep), ls = strlen(s);
+			int64_t hits = 0;
+			for (const char *p = s; hits < limit && (lo ? (p = strstr(p, old)) != NULL : p <= s + ls);
+			     p += lo ? lo : 1)
+				hits++;
+			if (!fe_check_str(F, (int64_t)ls + hits * ((int64_t)lr - (int64_t)lo), loc))
+				return NULL;
+			tlc_buf b;
+			tlc_buf_init(&b);
+			const char *p = s;
+			for (int64_t h = 0; h < hits; h++) {
+				const char *q = lo ? strstr(p, old) : p;
+				tlc_buf_printf(&b, "%.*s%s", (int)(q - p), p, rep);
+				p = q + lo;
+				if (!lo && *p)
+					tlc_buf_putc(&b, *p++);
+				else if (!lo)
+					break;
+			}
+			tlc_buf_puts(&b, p);
+			fe_val *r = fe_str(F, fe_strdup(F, tlc_buf_str(&b)));
+			tlc_buf_free(&b);
+			return r;
 		}
 		if ((!strcmp(name, "startswith") || !strcmp(name, "endswith")) && nargs == 1 &&
 		    args[0]->kind == FV_STR) {
@@ -646,7 +693,7 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 			r->u.seq.items[i] = it->u.seq.items[name[0] == 'r' ? n - 1 - i : i];
 		if (name[0] == 's' && name[1] == 'o' && !sort_values(F, r->u.seq.items, n, loc))
 			return NULL;
-		return r;
+		return name[0] == 's' && name[1] == 'e' ? fe_unique(F, r, loc) : r;
 	}
 	if (strcmp(name, "dict") == 0) {
 		fe_val *d = fe_dict(F);

@@ -498,7 +498,10 @@ static fe_val *eval_inner(fe *F, fe_env *env, py_node *n)
 	}
 	case PY_TUPLE: return eval_seq_literal(F, env, n, FV_TUPLE);
 	case PY_LIST:
-	case PY_SET: return eval_seq_literal(F, env, n, FV_LIST);
+	case PY_SET: {
+		fe_val *items = eval_seq_literal(F, env, n, FV_LIST);
+		return items ? fe_unique(F, items, n->loc) : NULL;
+	}
 	case PY_DICT: {
 		fe_val *d = fe_dict(F);
 		for (int i = 0; i < n->n2; i++) {

@@ -220,6 +220,44 @@ out:
 	return result;
 }
 
+/* The values of v for the targets of tuple/list target t, one per target:
+ * `a, *b, c = v` gives b the items between a and c as a list.  NULL
+ * (reported) when the counts do not fit. */
+static fe_val **unpack(fe *F, py_node *t, fe_val *v)
+{
+	fe_val *it = fe_iterate(F, v, t->loc);
+	if (!it)
+		return NULL;
+	int star = -1;
+	for (int i = 0; i < t->n; i++)
+		if (t->list[i]->kind == PY_STARRED) {
+			if (star >= 0) {
+				tlc_error(F->ctx, t->list[i]->loc, "multiple starred expressions in assignment");
+				return NULL;
+			}
+			star = i;
+		}
+	int fixed = star >= 0 ? t->n - 1 : t->n;
+	if (star < 0 ? it->u.seq.n != t->n : it->u.seq.n < fixed) {
+		tlc_error(F->ctx, t->loc, "cannot unpack %d values into %s%d targets", it->u.seq.n,
+		          star < 0 ? "" : "at least ", fixed);
+		return NULL;
+	}
+	int extra = it->u.seq.n - fixed;
+	fe_val **out = fe_alloc(F, sizeof(fe_val *) * (size_t)(t->n + 1));
+	for (int i = 0, j = 0; i < t->n; i++) {
+		if (i != star) {
+			out[i] = it->u.seq.items[j++];
+			continue;
+		}
+		out[i] = fe_seq(F, FV_LIST, extra);
+		for (int k = 0; k < extra; k++)
+			out[i]->u.seq.items[k] = it->u.seq.items[j + k];
+		j += extra;
+	}
+	return out;
+}
+
 bool fe_bind_target(fe *F, fe_env *env, py_node *t, fe_val *v)
 {
 	if (t->kind == PY_NAME) {
@@ -227,15 +265,11 @@ bool fe_bind_target(fe *F, fe_env *env, py_node *t, fe_val *v)
 		return true;
 	}
 	if (t->kind == PY_TUPLE || t->kind == PY_LIST) {
-		fe_val *it = fe_iterate(F, v, t->loc);
-		if (!it)
+		fe_val **items = unpack(F, t, v);
+		if (!items)
 			return false;
-		if (it->u.seq.n != t->n) {
-			tlc_error(F->ctx, t->loc, "cannot unpack %d values into %d targets", it->u.seq.n, t->n);
-			return false;
-		}
 		for (int i = 0; i < t->n; i++)
-			if (!fe_bind_target(F, env, t->list[i], it->u.seq.items[i]))
+			if (!fe_bind_target(F, env, t->list[i]->kind == PY_STARRED ? t->list[i]->a : t->list[i], items[i]))
 				return false;
 		return true;
 	}
@@ -281,15 +315,11 @@ static bool assign_target(fe *F, fe_env *env, py_node *t, fe_val *v, tlc_loc loc
 		return assign_name(F, env, t->str, v, loc);
 	case PY_TUPLE:
 	case PY_LIST: {
-		fe_val *it = fe_iterate(F, v, t->loc);
-		if (!it)
+		fe_val **items = unpack(F, t, v);
+		if (!items)
 			return false;
-		if (it->u.seq.n != t->n) {
-			tlc_error(F->ctx, t->loc, "cannot unpack %d values into %d targets", it->u.seq.n, t->n);
-			return false;
-		}
 		for (int i = 0; i < t->n; i++)
-			if (!assign_target(F, env, t->list[i], it->u.seq.items[i], loc))
+			if (!assign_target(F, env, t->list[i]->kind == PY_STARRED ? t->list[i]->a : t->list[i], items[i], loc))
 				return false;
 		return true;
 	}

@@ -292,7 +292,7 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 		return str_concat(F, a->u.s, b->u.s, loc);
 	if (op == PY_OP_ADD && a->kind == b->kind && (a->kind == FV_TUPLE || a->kind == FV_LIST))
 		return seq_concat(F, a, b, loc);
-	if (is_compare(op) && a->kind == FV_STR && b->kind == FV_STR)
+	if (is_compare(op) && a->kind == b->kind && (a->kind == FV_STR || a->kind == FV_TUPLE || a->kind == FV_LIST))
 		return fe_compare(F, op, a, b, loc);
 	if (op == PY_OP_MUL && (a->kind == FV_TUPLE || a->kind == FV_LIST) && b->kind == FV_INT)
 		return seq_repeat(F, a, b->u.i, loc);
@@ -414,6 +414,19 @@ fe_val *fe_compare(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 			c = num_f(a) < num_f(b) ? -1 : num_f(a) > num_f(b);
 	} else if (a->kind == FV_STR && b->kind == FV_STR) {
 		c = strcmp(a->u.s, b->u.s);
+	} else if (a->kind == b->kind && (a->kind == FV_TUPLE || a->kind == FV_LIST)) {
+		/* lexicographic: the first unequal items decide, else the lengths */
+		int n = a->u.seq.n < b->u.seq.n ? a->u.seq.n : b->u.seq.n;
+		if (!fe_work(F, n, loc) || !fe_enter(F, loc))
+			return NULL;
+		for (int i = 0; i < n; i++)
+			if (!fe_equal(F, a->u.seq.items[i], b->u.seq.items[i])) {
+				fe_val *r = F->budget_hit ? NULL : fe_compare(F, op, a->u.seq.items[i], b->u.seq.items[i], loc);
+				fe_leave(F);
+				return r;
+			}
+		fe_leave(F);
+		c = a->u.seq.n < b->u.seq.n ? -1 : a->u.seq.n > b->u.seq.n;
 	} else {
 		tlc_error(F->ctx, loc, "'%s' not supported between '%s' and '%s'", op_text(op),
 		          fe_kind_name(a), fe_kind_name(b));
