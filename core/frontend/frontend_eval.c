@@ -497,7 +497,7 @@ static fe_val *eval_inner(fe *F, fe_env *env, py_node *n)
 		return fe_eval(F, env, t ? n->b : n->c);
 	}
 	case PY_TUPLE: return eval_seq_literal(F, env, n, FV_TUPLE);
-	case PY_LIST:
+	case PY_LIST: return eval_seq_literal(F, env, n, FV_LIST);
 	case PY_SET: {
 		fe_val *items = eval_seq_literal(F, env, n, FV_LIST);
 		return items ? fe_unique(F, items, n->loc) : NULL;
