@@ -187,6 +187,7 @@ static void emit_print(gpu_emitter *e, const tlc_stmt *s, int ind)
 		if (strcmp(c->u.call.kw_names[k], "msg") == 0 && c->u.call.kw_values[k]->kind == TLC_EXPR_STR)
 			msg = c->u.call.kw_values[k]->u.str;
 	bool is_float = tlc_dtype_is_float(x->dtype);
+	e->helpers |= GPU_HELPER_PRINTF;
 	tlc_buf_puts(e->out, "#ifdef TLC_DEBUG_PRINT\n");
 	gpu_indent(e, ind);
 	tlc_buf_puts(e->out, "printf(\"");

@@ -287,6 +287,70 @@ static py_node *parse_field(fe *F, const py_node *n, const char *text, size_t le
 	return m->body[0]->a;
 }
 
+/* Format template s: literal text (with {{ and }} for braces) and
+ * replacement fields {FIELD!c:spec}, whose values `value` gives from the
+ * field's text.  `what` names the construct in errors. */
+typedef fe_val *field_value_fn(fe *F, void *ctx, const char *field, size_t len, tlc_loc loc);
+
+static fe_val *format_template(fe *F, const char *s, field_value_fn *value, void *ctx, const char *what, tlc_loc loc)
+{
+	tlc_buf out;
+	tlc_buf_init(&out);
+	bool ok = true;
+	for (const char *p = s; *p && ok; p++) {
+		if ((*p == '{' && p[1] == '{') || (*p == '}' && p[1] == '}')) {
+			tlc_buf_putc(&out, *p++);
+			continue;
+		}
+		if (*p != '{') {
+			tlc_buf_putc(&out, *p);
+			continue;
+		}
+		const char *ee, *end = field_end(p + 1, &ee);
+		if (!end) {
+			tlc_error(F->ctx, loc, "%s: single '{' encountered in format string", what);
+			ok = false;
+			break;
+		}
+		char conv = 0;
+		const char *spec_at = ee;
+		if (*ee == '!') {
+			conv = ee[1];
+			spec_at = ee + 2;
+		}
+		char spec[256] = "";
+		if (*spec_at == ':') {
+			size_t sl = (size_t)(end - spec_at - 1);
+			if (memchr(spec_at + 1, '{', sl)) {
+				tlc_error(F->ctx, loc, "%s: nested replacement fields in a format spec are not supported", what);
+				ok = false;
+				break;
+			}
+			snprintf(spec, sizeof spec, "%.*s", (int)sl, spec_at + 1);
+		}
+		fe_val *v = value(F, ctx, p + 1, (size_t)(ee - p - 1), loc);
+		ok = v && format_value(F, &out, v, conv, spec, loc) && fe_check_str(F, (int64_t)out.len, loc);
+		p = end;
+	}
+	fe_val *r = ok ? fe_str(F, fe_strdup(F, tlc_buf_str(&out))) : NULL;
+	tlc_buf_free(&out);
+	return r;
+}
+
+/* An f-string's value of its next field: the next parsed expression. */
+typedef struct fstr_fields {
+	fe_env *env;
+	py_node **exprs;
+	int next;
+} fstr_fields;
+
+static fe_val *fstring_value(fe *F, void *ctx, const char *field, size_t len, tlc_loc loc)
+{
+	(void)field, (void)len, (void)loc;
+	fstr_fields *ff = ctx;
+	return fe_eval(F, ff->env, ff->exprs[ff->next++]);
+}
+
 fe_val *fe_eval_fstring(fe *F, fe_env *env, py_node *n)
 {
 	const char *s = n->str ? n->str : "";
@@ -320,106 +384,44 @@ fe_val *fe_eval_fstring(fe *F, fe_env *env, py_node *n)
 		}
 		F->fstrings = c;
 	}
-	tlc_buf out;
-	tlc_buf_init(&out);
-	int k = 0;
-	bool ok = true;
-	for (const char *p = s; *p && ok; p++) {
-		if ((*p == '{' && p[1] == '{') || (*p == '}' && p[1] == '}')) {
-			tlc_buf_putc(&out, *p++);
-			continue;
-		}
-		if (*p != '{') {
-			tlc_buf_putc(&out, *p);
-			continue;
-		}
-		const char *ee, *end = field_end(p + 1, &ee);
-		char conv = 0;
-		const char *spec_at = ee;
-		if (*ee == '!') {
-			conv = ee[1];
-			spec_at = ee + 2;
-		}
-		/* a spec may hold fields of its own: {x:{width}} */
-		char spec[256] = "";
-		if (*spec_at == ':') {
-			size_t sl = (size_t)(end - spec_at - 1);
-			if (memchr(spec_at + 1, '{', sl)) {
-				tlc_error(F->ctx, n->loc, "f-string: nested replacement fields in a format spec are not supported");
-				ok = false;
-				break;
-			}
-			snprintf(spec, sizeof spec, "%.*s", (int)sl, spec_at + 1);
-		}
-		fe_val *v = fe_eval(F, env, c->exprs[k++]);
-		ok = v && format_value(F, &out, v, conv, spec, n->loc) &&
-		     fe_check_str(F, (int64_t)out.len, n->loc);
-		p = end;
-	}
-	fe_val *r = NULL;
-	if (ok)
-		r = fe_str(F, fe_strdup(F, tlc_buf_str(&out)));
-	tlc_buf_free(&out);
-	return r;
+	fstr_fields ff = {env, c->exprs, 0};
+	return format_template(F, s, fstring_value, &ff, "f-string", n->loc);
 }
 
 /* ---- "...".format(*args, **kwargs) ---- */
 
+typedef struct format_args {
+	int nargs, nkw, auto_index;
+	fe_val **args, **kwv;
+	const char **kwn;
+} format_args;
+
+/* str.format's value of field {name}: the next positional argument, the
+ * numbered one, or the keyword argument `name` */
+static fe_val *format_arg(fe *F, void *ctx, const char *name, size_t len, tlc_loc loc)
+{
+	format_args *fa = ctx;
+	fe_val *v = NULL;
+	if (!len) {
+		v = fa->auto_index < fa->nargs ? fa->args[fa->auto_index++] : NULL;
+	} else if (*name >= '0' && *name <= '9') {
+		long i = strtol(name, NULL, 10);
+		v = i < fa->nargs ? fa->args[i] : NULL;
+	} else {
+		for (int k = 0; k < fa->nkw && !v; k++)
+			if (strlen(fa->kwn[k]) == len && strncmp(fa->kwn[k], name, len) == 0)
+				v = fa->kwv[k];
+	}
+	if (!v)
+		tlc_error(F->ctx, loc, "str.format: no argument for field '{%.*s}'", (int)len, name);
+	return v;
+}
+
 fe_val *fe_str_format(fe *F, const char *s, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                       tlc_loc loc)
 {
-	tlc_buf out;
-	tlc_buf_init(&out);
-	int auto_index = 0;
-	bool ok = true;
-	for (const char *p = s; *p && ok; p++) {
-		if ((*p == '{' && p[1] == '{') || (*p == '}' && p[1] == '}')) {
-			tlc_buf_putc(&out, *p++);
-			continue;
-		}
-		if (*p != '{') {
-			tlc_buf_putc(&out, *p);
-			continue;
-		}
-		const char *ee, *end = field_end(p + 1, &ee);
-		if (!end) {
-			tlc_error(F->ctx, loc, "str.format: single '{' encountered in format string");
-			ok = false;
-			break;
-		}
-		char field[128];
-		snprintf(field, sizeof field, "%.*s", (int)(ee - p - 1), p + 1);
-		fe_val *v = NULL;
-		if (!field[0]) {
-			v = auto_index < nargs ? args[auto_index++] : NULL;
-		} else if (field[0] >= '0' && field[0] <= '9') {
-			long i = strtol(field, NULL, 10);
-			v = i < nargs ? args[i] : NULL;
-		} else {
-			for (int k = 0; k < nkw && !v; k++)
-				if (strcmp(kwn[k], field) == 0)
-					v = kwv[k];
-		}
-		if (!v) {
-			tlc_error(F->ctx, loc, "str.format: no argument for field '{%s}'", field);
-			ok = false;
-			break;
-		}
-		char conv = 0;
-		const char *spec_at = ee;
-		if (*ee == '!') {
-			conv = ee[1];
-			spec_at = ee + 2;
-		}
-		char spec[256] = "";
-		if (*spec_at == ':')
-			snprintf(spec, sizeof spec, "%.*s", (int)(end - spec_at - 1), spec_at + 1);
-		ok = format_value(F, &out, v, conv, spec, loc) && fe_check_str(F, (int64_t)out.len, loc);
-		p = end;
-	}
-	fe_val *r = ok ? fe_str(F, fe_strdup(F, tlc_buf_str(&out))) : NULL;
-	tlc_buf_free(&out);
-	return r;
+	format_args fa = {nargs, nkw, 0, args, kwv, kwn};
+	return format_template(F, s, format_arg, &fa, "str.format", loc);
 }
 
 /* ---- "..." % args ---- */

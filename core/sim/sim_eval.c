@@ -334,7 +334,7 @@ int64_t sim_thread_coord(const sim *s, int64_t t, int d)
  * it; T.shfl_down / T.shfl_up(value, delta): as lane lane + delta / lane -
  * delta holds it, or the thread's own value past the warp's ends.  The
  * lane read must be running the statement too. */
-static sim_val shfl_xor(sim *s, const tlc_expr *e, tlc_loc loc)
+static sim_val shuffle(sim *s, const tlc_expr *e, tlc_loc loc)
 {
 	sim_val r = {0, 0};
 	tlc_op_id op = e->u.call.op;
@@ -438,7 +438,7 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 		}
 		if (s->threaded && (e->u.call.op == TLC_OP_SHFL_XOR || e->u.call.op == TLC_OP_SHFL_DOWN ||
 		                    e->u.call.op == TLC_OP_SHFL_UP))
-			return shfl_xor(s, e, loc);
+			return shuffle(s, e, loc);
 		if ((tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_PURE) &&
 		    !(tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_LOWERED))
 			return math_call(s, e, loc);

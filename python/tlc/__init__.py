@@ -8,7 +8,7 @@
 tlc as its compiler: `import tilelang` there resolves to the shim in
 tlc/shim/tilelang (doc/python.md).
 
-A build runs `tlc --emit=cu` first; the generated source, the target and the
+A build runs tlc for the target's source first; the generated source, the target and the
 flags make the cache key, and only a new key runs `tlc --emit=so` (nvcc or
 hipcc).  Libraries live in $TLC_CACHE_DIR (default ~/.cache/tlc).  The tlc
 program is $TLC, else the one installed beside this package, else `tlc` in
@@ -122,7 +122,7 @@ def build(path, entry=None, target=None, out_idx=None, defines=None, tlc_args=()
     base += list(tlc_args)
     with tempfile.TemporaryDirectory(prefix="tlc-py-") as tmp:
         src_path = os.path.join(tmp, "kernel.src")
-        _run(base + ["--emit=cu" if not target or not target.startswith("hip") else "--emit=hip", "-o", src_path])
+        _run(base + ["-o", src_path])  # the target's source (CUDA or HIP): tlc's default --emit
         with open(src_path) as f:
             source = f.read()
     key = hashlib.sha256("\0".join([source, target or "", " ".join(map(str, tlc_args))]).encode()).hexdigest()[:24]

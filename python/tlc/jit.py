@@ -34,9 +34,10 @@ def literal(v):
         return repr(v)
     if isinstance(v, str):
         return repr(v)
-    if isinstance(v, (list, tuple)):
-        items = ", ".join(literal(x) for x in v)
-        return f"({items},)" if isinstance(v, tuple) and len(v) == 1 else (f"({items})" if isinstance(v, tuple) else f"[{items}]")
+    if isinstance(v, list):
+        return "[" + ", ".join(literal(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(literal(x) for x in v) + ("," if len(v) == 1 else "") + ")"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{literal(k)}: {literal(x)}" for k, x in v.items()) + "}"
     name = getattr(v, "tlc_dtype", None)

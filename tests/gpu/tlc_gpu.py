@@ -23,6 +23,8 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "python"))
+import tlc as _tlc  # noqa: E402  (the header's parser)
 
 # tolerances of check() by output dtype: (atol, rtol). float16 rounds to 2^-11
 # relative, bfloat16 to 2^-8; float32 leaves room for a different summation
@@ -39,13 +41,6 @@ _SCALAR_CTYPES = {
     "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32,
     "uint64": ctypes.c_uint64, "bool": ctypes.c_bool, "float32": ctypes.c_float, "float64": ctypes.c_double,
 }
-
-# the C types of the header's prototype, for headers without a signature line
-_C_TO_DTYPE = {
-    "int8_t": "int8", "int16_t": "int16", "int32_t": "int32", "int64_t": "int64", "uint8_t": "uint8",
-    "uint16_t": "uint16", "uint32_t": "uint32", "uint64_t": "uint64", "float": "float32", "double": "float64",
-}
-
 
 class BuildError(RuntimeError):
     """tlc (or the nvcc it runs) failed; the message holds its stderr."""
@@ -104,33 +99,13 @@ def _scalar_ctype(p):
 # ---- reading the header ----
 
 def parse_header(text):
-    """The first launcher of a generated header: (name, [Param]).
-
-    Reads the `tlc-signature:` line; without one (an older tlc), the C
-    prototype `int NAME(...);`, where tensors' dtypes are only known as C types."""
-    m = re.search(r"tlc-signature:\s*(\w+)((?:\s+\S+)*?)\s+stream\s*$", text, re.M)
-    if m:
-        params = []
-        for word in m.group(2).split():
-            pm = re.fullmatch(r"(\w+):(\w+)(\*)?(:out|:scratch)?", word)
-            if not pm:
-                raise BuildError(f"cannot read '{word}' in the tlc-signature line")
-            params.append(Param(pm.group(1), pm.group(2), bool(pm.group(3)), pm.group(4) == ":out"))
-        return m.group(1), params
-    m = re.search(r"^int\s+(\w+)\(([^)]*)\);", text, re.M)
-    if not m:
-        raise BuildError("no launcher declaration in the header")
-    params = []
-    for decl in (x.strip() for x in m.group(2).split(",")):
-        pm = re.fullmatch(r"(\w+)\s*(\*?)\s*(\w+)", decl)
-        if not pm:
-            raise BuildError(f"cannot read parameter '{decl}' of {m.group(1)}")
-        if pm.group(3) == "stream":
-            continue
-        ctype, ptr, name = pm.groups()
-        # a tensor's dtype is not in its C type (float16 is uint16_t): left unknown, not checked
-        params.append(Param(name, "unknown" if ptr else _C_TO_DTYPE.get(ctype, ctype), bool(ptr)))
-    return m.group(1), params
+    """The first launcher of a generated header: (name, [Param]), read from its
+    `tlc-signature:` line by the tlc package's parser (python/tlc)."""
+    try:
+        name, params = _tlc.parse_header(text)
+    except _tlc.TlcError as e:
+        raise BuildError(str(e)) from None
+    return name, [Param(p.name, p.dtype, p.tensor, p.out) for p in params]
 
 
 # ---- building ----
