@@ -37,15 +37,19 @@ WARMUP, RUNS = 5, 30
 # threads) and the tuned one of the Hopper GEMM issue (128x256x64, 3 stages,
 # 256 threads)
 GEMM_CONFIGS = [("defaults", "", ()), ("128x256x64 s3 t256", ", 128, 256, 64, num_stages=3, threads=256", ()),
-                ("128x256x64 s3 t256, C staged through shared", ", 128, 256, 64, num_stages=3, threads=256, stage_c=True",
-                 ()),
+                ("defaults, C staged through shared (TMA store)", ", stage_c=True", ()),
+                ("128x256x64 s3 t256, C staged through shared (TMA store)",
+                 ", 128, 256, 64, num_stages=3, threads=256, stage_c=True", ()),
+                ("128x256x64 s3 t256, C staged through shared, element-wise stores",
+                 ", 128, 256, 64, num_stages=3, threads=256, stage_c=True",
+                 ("--pass-arg=lower-tile-ops.tma-store=false",)),
                 ("128x256x64 s3 t256, cp.async (no warp specialization)",
                  ", 128, 256, 64, num_stages=3, threads=256", ("--pass-arg=warp-specialize.enable=false",))]
 
 
 def gemm_rows(torch, args, workdir):
     rows = []
-    for n, (cname, cargs, targs), dt in itertools.product((4096, 8192, 16384), GEMM_CONFIGS, ("float16", "bfloat16")):
+    for n, (cname, cargs, targs), dt in itertools.product(args.sizes, GEMM_CONFIGS, ("float16", "bfloat16")):
         if targs and dt != "float16":
             continue
         kern = tlc_gpu.compile(GEMM, entry=f'matmul({n}, {n}, {n}{cargs}, dtype="{dt}")', tlc=args.tlc,
@@ -138,13 +142,22 @@ def main():
     ap.add_argument("--tlc", default=os.path.join(REPO, "build", "tlc"))
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    ap.add_argument("--sections", default="gemm,fp8,attention",
+                    help="comma-separated: gemm (fp16/bf16), fp8, attention (default: all)")
+    ap.add_argument("--sizes", default="4096,8192,16384", help="the GEMM sizes n (n^3), comma-separated")
     args = ap.parse_args()
+    args.sizes = [int(x) for x in args.sizes.split(",")]
     torch = tlc_gpu.gpu_torch()
     if torch is None:
         return 77
     tlc_gpu.setup_env(args.tlc)
     workdir = tempfile.mkdtemp(prefix="tlc-bench-")
-    rows = gemm_rows(torch, args, workdir) + fp8_rows(torch, args, workdir) + fa_rows(torch, args, workdir)
+    sections = {"gemm": gemm_rows, "fp8": fp8_rows, "attention": fa_rows}
+    rows = []
+    for name in args.sections.split(","):
+        if name not in sections:
+            ap.error(f"unknown section '{name}' (gemm, fp8, attention)")
+        rows += sections[name](torch, args, workdir)
     today = datetime.date.today().isoformat()
     lines = ["# tlc vs cuBLAS / torch SDPA", "", f"- date: {today}", f"- device: {torch.cuda.get_device_name()}",
              f"- commit: {commit()}", f"- torch {torch.__version__}; tlc target cuda-sm90 (WGMMA, TMA and warp specialization where they apply)",

@@ -16,6 +16,7 @@ static unsigned arg_mode(tlc_op_id op, int i)
 	case TLC_OP_CP_ASYNC: return i == 0 ? TLC_ACCESS_WRITE : TLC_ACCESS_READ;
 	case TLC_OP_COPY: return i == 0 ? TLC_ACCESS_READ : TLC_ACCESS_WRITE;
 	case TLC_OP_TMA_COPY: return i == 0 ? TLC_ACCESS_READ : TLC_ACCESS_WRITE | TLC_ACCESS_MBARRIER;
+	case TLC_OP_TMA_STORE: /* the tensor; the shared source is an element */
 	case TLC_OP_FILL:
 	case TLC_OP_CLEAR: return TLC_ACCESS_WRITE;
 	case TLC_OP_ATOMIC_ADD: return i == 0 ? TLC_ACCESS_RW : TLC_ACCESS_READ;
@@ -32,6 +33,10 @@ static unsigned load_arg_mode(tlc_op_id op, int i)
 	case TLC_OP_CP_ASYNC: return i == 0 ? TLC_ACCESS_WRITE : TLC_ACCESS_READ;
 	case TLC_OP_ATOMIC_ADD:
 	case TLC_OP_ATOMIC_ADD_VEC: return i == 0 ? TLC_ACCESS_RW : TLC_ACCESS_READ;
+	case TLC_OP_COPY: /* a tile named by its corner element */
+	case TLC_OP_TMA_COPY:
+	case TLC_OP_FILL:
+	case TLC_OP_CLEAR: return arg_mode(op, i);
 	case TLC_OP_TMA_LOAD: return i == 1 ? TLC_ACCESS_WRITE | TLC_ACCESS_MBARRIER : i == 2 ? TLC_ACCESS_RW : TLC_ACCESS_READ;
 	default: return TLC_ACCESS_READ;
 	}

@@ -52,6 +52,10 @@ void cuda_emit_set_max_nreg(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.tma_load(A, dst[..], bar[..], c.., box=, swizzle=): tlc::tma_load on a
  * CUtensorMap kernel parameter that the launcher encodes (a gpu_host_arg). */
 void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind);
+/* T.tma_store(A, src[..], c.., box=, swizzle=): tlc::tma_store into the
+ * issuing thread's bulk group; T.tma_store_wait(): commit and wait for the
+ * group's shared reads. */
+void cuda_emit_tma_store(gpu_emitter *e, const tlc_stmt *s, int ind);
 
 /* ---- device_text.c: the device helper headers embedded in the plugin ---- */
 

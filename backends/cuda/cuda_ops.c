@@ -358,16 +358,21 @@ static const char *tma_dtype_code(tlc_dtype t)
 	}
 }
 
-/* What one T.tma_load names: a tensor parameter, its box and swizzle. */
+/* What one T.tma_load or T.tma_store names: a tensor parameter, its box
+ * and swizzle. */
 typedef struct tma_desc {
 	const tlc_buffer *tensor;
 	int rank;
 	int64_t box[TMA_RANK_MAX]; /* outermost first, as in the IR */
 	int64_t swizzle;
 	int esize;
+	bool store;      /* T.tma_store (shared -> global), else T.tma_load */
+	const char *op;  /* "T.tma_load" or "T.tma_store", for messages */
+	int coords;      /* the argument index of the first coordinate */
 } tma_desc;
 
-/* Read and check the tensor, box= and swizzle= of call. */
+/* Read and check the tensor, box= and swizzle= of call (d->op and
+ * d->coords set). */
 static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *call, tma_desc *d)
 {
 	const tlc_expr *A = call->u.call.args[0];
@@ -377,31 +382,32 @@ static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *cal
 			param |= e->f->params[i].kind == TLC_PARAM_TENSOR && e->f->params[i].buf == A->u.buf;
 	if (!param) {
 		tlc_error(e->ctx, s->loc,
-		          "T.tma_load reads a tensor parameter of the kernel, named whole (T.tma_load(A, ...)): the launcher "
-		          "builds its tensor map");
+		          "%s %s a tensor parameter of the kernel, named whole (%s(A, ...)): the launcher builds its "
+		          "tensor map",
+		          d->op, d->store ? "writes" : "reads", d->op);
 		return false;
 	}
 	d->tensor = A->u.buf;
 	d->rank = d->tensor->ndim;
 	d->esize = tlc_dtype_bits(d->tensor->dtype) / 8;
 	if (d->rank < 1 || d->rank > TMA_RANK_MAX) {
-		tlc_error(e->ctx, s->loc, "T.tma_load: '%s' has %d dimensions; TMA copies tensors of 1 to %d", d->tensor->name,
+		tlc_error(e->ctx, s->loc, "%s: '%s' has %d dimensions; TMA copies tensors of 1 to %d", d->op, d->tensor->name,
 		          d->rank, TMA_RANK_MAX);
 		return false;
 	}
 	if (!tma_dtype_code(d->tensor->dtype) || d->esize < 1) {
-		tlc_error(e->ctx, s->loc, "T.tma_load: TMA cannot copy %s tensors ('%s')", tlc_dtype_name(d->tensor->dtype),
+		tlc_error(e->ctx, s->loc, "%s: TMA cannot copy %s tensors ('%s')", d->op, tlc_dtype_name(d->tensor->dtype),
 		          d->tensor->name);
 		return false;
 	}
-	if (call->u.call.nargs != 3 + d->rank) {
-		tlc_error(e->ctx, s->loc, "T.tma_load of the %d-D tensor '%s' takes %d coordinates, got %d", d->rank,
-		          d->tensor->name, d->rank, call->u.call.nargs - 3);
+	if (call->u.call.nargs != d->coords + d->rank) {
+		tlc_error(e->ctx, s->loc, "%s of the %d-D tensor '%s' takes %d coordinates, got %d", d->op, d->rank,
+		          d->tensor->name, d->rank, call->u.call.nargs - d->coords);
 		return false;
 	}
 	for (int k = 0; k < call->u.call.nkw; k++)
 		if (strcmp(call->u.call.kw_names[k], "box") != 0 && strcmp(call->u.call.kw_names[k], "swizzle") != 0) {
-			tlc_error(e->ctx, s->loc, "T.tma_load has no keyword argument '%s' (box=, swizzle=)",
+			tlc_error(e->ctx, s->loc, "%s has no keyword argument '%s' (box=, swizzle=)", d->op,
 			          call->u.call.kw_names[k]);
 			return false;
 		}
@@ -411,22 +417,20 @@ static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *cal
 		ok = tlc_expr_as_int(box->u.tuple.items[k], &d->box[k]) && d->box[k] >= 1 && d->box[k] <= TMA_BOX_MAX;
 	if (!ok) {
 		tlc_error(e->ctx, s->loc,
-		          "T.tma_load needs box=(b0, ..., b%d): %d constant extents from 1 to %d, in the dimension order of "
-		          "'%s'",
-		          d->rank - 1, d->rank, TMA_BOX_MAX, d->tensor->name);
+		          "%s needs box=(b0, ..., b%d): %d constant extents from 1 to %d, in the dimension order of '%s'",
+		          d->op, d->rank - 1, d->rank, TMA_BOX_MAX, d->tensor->name);
 		return false;
 	}
 	d->swizzle = 0;
 	if (swz && (!tlc_expr_as_int(swz, &d->swizzle) ||
 	            (d->swizzle != 0 && d->swizzle != 32 && d->swizzle != 64 && d->swizzle != 128))) {
-		tlc_error(e->ctx, s->loc, "T.tma_load: swizzle= is the swizzle width in bytes: 0, 32, 64 or 128");
+		tlc_error(e->ctx, s->loc, "%s: swizzle= is the swizzle width in bytes: 0, 32, 64 or 128", d->op);
 		return false;
 	}
 	int64_t inner = d->box[d->rank - 1] * d->esize;
 	if (inner % 16 || (d->swizzle && inner > d->swizzle)) {
 		tlc_error(e->ctx, s->loc,
-		          "T.tma_load: the box's rows are %lld bytes; TMA needs a multiple of 16%s",
-		          (long long)inner, d->swizzle ? " no wider than the swizzle" : "");
+		          "%s: the box's rows are %lld bytes; TMA needs a multiple of 16%s", d->op, (long long)inner, d->swizzle ? " no wider than the swizzle" : "");
 		return false;
 	}
 	/* what the launcher would refuse for every call: constant sizes and pitches */
@@ -435,9 +439,8 @@ static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *cal
 		int64_t ext;
 		if (k < d->rank - 1 && pitch > 0 && (pitch % 16 || pitch >= ((int64_t)1 << 40))) {
 			tlc_error(e->ctx, s->loc,
-			          "T.tma_load: dimension %d of '%s' has a pitch of %lld bytes; TMA needs a multiple of 16 below "
-			          "2^40",
-			          k, d->tensor->name, (long long)pitch);
+			          "%s: dimension %d of '%s' has a pitch of %lld bytes; TMA needs a multiple of 16 below 2^40",
+			          d->op, k, d->tensor->name, (long long)pitch);
 			return false;
 		}
 		if (!tlc_expr_as_int(d->tensor->shape[k], &ext)) {
@@ -445,7 +448,7 @@ static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *cal
 			continue;
 		}
 		if (ext < 1 || ext > ((int64_t)1 << 32)) {
-			tlc_error(e->ctx, s->loc, "T.tma_load: dimension %d of '%s' has %lld elements; TMA needs 1 to 2^32", k,
+			tlc_error(e->ctx, s->loc, "%s: dimension %d of '%s' has %lld elements; TMA needs 1 to 2^32", d->op, k,
 			          d->tensor->name, (long long)ext);
 			return false;
 		}
@@ -455,20 +458,21 @@ static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *cal
 	return true;
 }
 
-/* The shared destination: an element of a planned shared buffer of the
- * tensor's dtype, as aligned as TMA needs (128 bytes; 8 times the swizzle
- * for the swizzled layout to start at the buffer).  Checked where the
- * offsets are known. */
-static bool tma_check_dst(gpu_emitter *e, const tlc_stmt *s, const tma_desc *d, const tlc_expr *dst)
+/* The shared end of a copy (a load's destination, a store's source): an
+ * element of a planned shared buffer of the tensor's dtype, as aligned as
+ * TMA needs (128 bytes; 8 times the swizzle for the swizzled layout to
+ * start at the buffer).  Checked where the offsets are known. */
+static bool tma_check_shared(gpu_emitter *e, const tlc_stmt *s, const tma_desc *d, const tlc_expr *dst)
 {
 	if (dst->kind != TLC_EXPR_LOAD ||
 	    (dst->u.load.buf->scope != TLC_SCOPE_SHARED_DYN && dst->u.load.buf->scope != TLC_SCOPE_SHARED)) {
-		tlc_error(e->ctx, s->loc, "T.tma_load writes an element of a shared buffer, S[i] (where the box starts)");
+		tlc_error(e->ctx, s->loc, "%s %s an element of a shared buffer, S[i] (where the box starts)", d->op,
+		          d->store ? "reads" : "writes");
 		return false;
 	}
 	const tlc_buffer *b = dst->u.load.buf;
 	if (b->dtype != d->tensor->dtype) {
-		tlc_error(e->ctx, s->loc, "T.tma_load: the destination '%s' is %s, the tensor '%s' %s", b->name,
+		tlc_error(e->ctx, s->loc, "%s: the %s '%s' is %s, the tensor '%s' %s", d->op, d->store ? "source" : "destination", b->name,
 		          tlc_dtype_name(b->dtype), d->tensor->name, tlc_dtype_name(d->tensor->dtype));
 		return false;
 	}
@@ -477,9 +481,9 @@ static bool tma_check_dst(gpu_emitter *e, const tlc_stmt *s, const tma_desc *d, 
 		need = 128;
 	if (b->scope == TLC_SCOPE_SHARED) {
 		tlc_error(e->ctx, s->loc,
-		          "T.tma_load: the destination '%s' is static shared memory (scope=\"shared\"), which has no planned "
-		          "alignment; TMA needs %lld-byte aligned boxes: allocate it with T.alloc_shared(shape, dtype)",
-		          b->name, (long long)need);
+		          "%s: the %s '%s' is static shared memory (scope=\"shared\"), which has no planned alignment; TMA "
+		          "needs %lld-byte aligned boxes: allocate it with T.alloc_shared(shape, dtype)",
+		          d->op, d->store ? "source" : "destination", b->name, (long long)need);
 		return false;
 	}
 	if (b->offset < 0)
@@ -487,9 +491,9 @@ static bool tma_check_dst(gpu_emitter *e, const tlc_stmt *s, const tma_desc *d, 
 	int64_t arena = gpu_arena_align(e);
 	if (arena % need || b->offset % need) {
 		tlc_error(e->ctx, s->loc,
-		          "T.tma_load: the destination '%s' must be %lld-byte aligned for TMA%s, but it is at byte %lld of "
-		          "a shared arena aligned to %lld (storage-plan places it)",
-		          b->name, (long long)need, d->swizzle ? " with this swizzle" : "", (long long)b->offset,
+		          "%s: the %s '%s' must be %lld-byte aligned for TMA%s, but it is at byte %lld of a shared arena "
+		          "aligned to %lld (storage-plan places it)",
+		          d->op, d->store ? "source" : "destination", b->name, (long long)need, d->swizzle ? " with this swizzle" : "", (long long)b->offset,
 		          (long long)arena);
 		return false;
 	}
@@ -506,7 +510,7 @@ static bool tma_check_dst(gpu_emitter *e, const tlc_stmt *s, const tma_desc *d, 
 		return true;
 	if (flat % 128) {
 		tlc_error(e->ctx, s->loc,
-		          "T.tma_load: the box would start at byte %lld of '%s', which is not 128-byte aligned as TMA needs",
+		          "%s: the box would start at byte %lld of '%s', which is not 128-byte aligned as TMA needs", d->op,
 		          (long long)flat, b->name);
 		return false;
 	}
@@ -515,8 +519,8 @@ static bool tma_check_dst(gpu_emitter *e, const tlc_stmt *s, const tma_desc *d, 
 	for (int k = 0; k < d->rank; k++)
 		box *= d->box[k];
 	if (tlc_buffer_bytes(b, &bytes) && (flat < 0 || flat > bytes || box > bytes - flat)) {
-		tlc_error(e->ctx, s->loc, "T.tma_load: the box of %lld bytes at byte %lld of '%s' does not fit in its %lld bytes",
-		          (long long)box, (long long)flat, b->name, (long long)bytes);
+		tlc_error(e->ctx, s->loc, "%s: the box of %lld bytes at byte %lld of '%s' does not fit in its %lld bytes",
+		          d->op, (long long)box, (long long)flat, b->name, (long long)bytes);
 		return false;
 	}
 	return true;
@@ -560,6 +564,15 @@ static const char *tma_setup(gpu_emitter *e, const tma_desc *d, const char *name
 	for (int i = 0; i < R; i++)
 		tlc_buf_printf(&b, "%s%lldu", i ? ", " : "", (long long)d->box[R - 1 - i]);
 	tlc_buf_puts(&b, "};\n");
+	if (d->store && R == 1)
+		/* rank 1 has no row pitch to keep the tensor a 16-byte multiple: a
+		 * store crossing its end would write past it (tlc_tma.cuh, rule 4) */
+		tlc_buf_printf(&b,
+		               "\t\tif (tlc_tma_store_overhang_bytes(%s, tlc_dims[0]) != 0)\n"
+		               "\t\t\treturn tlc::tma_detail::fail((int)cudaErrorInvalidValue, \"%s\", \"%%llu elements are not a "
+		               "multiple of 16 bytes, so a TMA store would write past the last one\", "
+		               "(unsigned long long)tlc_dims[0]);\n",
+		               tma_dtype_code(d->tensor->dtype), tensor);
 	tlc_buf_printf(&b,
 	               "\t\tconst int tlc_tma_err = tlc_tma_encode(\"%s\", &%s, %s, %d, (const void *)%s, tlc_dims, %s, "
 	               "tlc_box, %lld);\n"
@@ -580,16 +593,16 @@ static int tma_map(gpu_emitter *e, const tma_desc *d)
 	tlc_buf_printf(&key, "tma:%u:", (unsigned)d->tensor->id);
 	for (int k = 0; k < d->rank; k++)
 		tlc_buf_printf(&key, "%lld,", (long long)d->box[k]);
-	tlc_buf_printf(&key, ":%lld", (long long)d->swizzle);
+	tlc_buf_printf(&key, ":%lld%s", (long long)d->swizzle, d->store ? ":store" : "");
 	int i = gpu_find_host_arg(e, tlc_buf_str(&key));
 	if (i < 0) {
 		char name[256], param[320], doc[512];
 		snprintf(name, sizeof name, "tlc_tma_%s_%d", tensor, e->nhost_args);
 		snprintf(param, sizeof param, "const __grid_constant__ CUtensorMap %s", name);
 		snprintf(doc, sizeof doc,
-		         "%s is read with TMA: its address and its rows must start at multiples of 16 bytes "
+		         "%s is %s with TMA: its address and its rows must start at multiples of 16 bytes "
 		         "(cudaErrorMisalignedAddress otherwise).",
-		         tensor);
+		         tensor, d->store ? "written" : "read");
 		gpu_host_arg arg = {
 			.key = tlc_strdup(e->m, tlc_buf_str(&key)),
 			.name = tlc_strdup(e->m, name),
@@ -604,41 +617,86 @@ static int tma_map(gpu_emitter *e, const tma_desc *d)
 	return i;
 }
 
-void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind)
+/* The tensor-map argument of one T.tma_load / T.tma_store call, after its
+ * checks; -1 after an error. */
+static bool has_tma(gpu_emitter *e, const tlc_stmt *s, const tma_desc *d)
+{
+	if (e->target->desc->info->async_copy & TLC_ASYNC_TMA)
+		return true;
+	tlc_error(e->ctx, s->loc, "%s: target %s has no bulk tensor copy engine (TMA)", d->op, gpu_target_name(e));
+	return false;
+}
+
+static int tma_call_map(gpu_emitter *e, const tlc_stmt *s, tma_desc *d)
 {
 	const tlc_expr *call = s->u.eval.call;
-	tma_desc d;
-	if (!(e->target->desc->info->async_copy & TLC_ASYNC_TMA)) {
-		tlc_error(e->ctx, s->loc, "T.tma_load: target %s has no bulk tensor copy engine (TMA)", gpu_target_name(e));
-		return;
+	if (!has_tma(e, s, d))
+		return -1;
+	if (call->u.call.nargs < d->coords) {
+		tlc_error(e->ctx, s->loc, "%s", d->store ? "T.tma_store(A, src[...], coordinates..., box=(...), swizzle=W)"
+		                                         : "T.tma_load(A, dst[...], bar[...], coordinates..., box=(...), swizzle=W)");
+		return -1;
 	}
-	if (!has_hopper_mbarriers(e, s, call))
-		return;
-	if (call->u.call.nargs < 3) {
-		tlc_error(e->ctx, s->loc, "T.tma_load(A, dst[...], bar[...], coordinates..., box=(...), swizzle=W)");
-		return;
-	}
-	if (!tma_read_desc(e, s, call, &d) || !tma_check_dst(e, s, &d, call->u.call.args[1]))
-		return;
-	for (int k = 0; k < d.rank; k++)
-		if (!int_operand(e, s, call, call->u.call.args[3 + k], "a coordinate"))
-			return;
-	int map = tma_map(e, &d);
+	if (!tma_read_desc(e, s, call, d) || !tma_check_shared(e, s, d, call->u.call.args[1]))
+		return -1;
+	for (int k = 0; k < d->rank; k++)
+		if (!int_operand(e, s, call, call->u.call.args[d->coords + k], "a coordinate"))
+			return -1;
+	int map = tma_map(e, d);
 	if (gpu_failed(e))
-		return;
+		return -1;
 	e->helpers |= CUDA_HELPER_TMA | CUDA_HELPER_TMA_HOST;
-	gpu_indent(e, ind);
-	tlc_buf_printf(e->out, "tlc::tma_load<%d>(&%s, ", d.rank, e->host_args[map].name);
-	if (!gpu_emit_barrier_addr(e, s->loc, call, call->u.call.args[2]))
-		return;
-	const tlc_expr *dst = call->u.call.args[1];
+	return map;
+}
+
+/* The shared element (&S[..]) and the coordinates, innermost first, as int. */
+static void tma_emit_operands(gpu_emitter *e, const tlc_stmt *s, const tma_desc *d)
+{
+	const tlc_expr *call = s->u.eval.call;
+	const tlc_expr *sh = call->u.call.args[1];
 	tlc_buf_puts(e->out, ", &");
-	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
-	/* coordinates innermost first, as int */
-	for (int k = d.rank - 1; k >= 0; k--) {
-		const tlc_expr *c = call->u.call.args[3 + k];
+	gpu_emit_access(e, s->loc, sh->u.load.buf, sh->u.load.n, sh->u.load.idx);
+	for (int k = d->rank - 1; k >= 0; k--) {
+		const tlc_expr *c = call->u.call.args[d->coords + k];
 		tlc_buf_puts(e->out, ", ");
 		gpu_emit_expr(e, c->dtype == TLC_DT_INT32 ? c : tlc_cast(e->m, TLC_DT_INT32, c));
 	}
 	tlc_buf_puts(e->out, ");\n");
+}
+
+void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *call = s->u.eval.call;
+	tma_desc d = {.op = "T.tma_load", .coords = 3};
+	if (!has_tma(e, s, &d) || !has_hopper_mbarriers(e, s, call))
+		return;
+	int map = tma_call_map(e, s, &d);
+	if (map < 0)
+		return;
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "tlc::tma_load<%d>(&%s, ", d.rank, e->host_args[map].name);
+	if (!gpu_emit_barrier_addr(e, s->loc, call, call->u.call.args[2]))
+		return;
+	tma_emit_operands(e, s, &d);
+}
+
+void cuda_emit_tma_store(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *call = s->u.eval.call;
+	if (call->u.call.op == TLC_OP_TMA_STORE_WAIT) {
+		/* close the thread's bulk group; its stores' shared reads are done */
+		e->helpers |= CUDA_HELPER_TMA;
+		gpu_indent(e, ind);
+		tlc_buf_puts(e->out, "tlc::tma_store_commit();\n");
+		gpu_indent(e, ind);
+		tlc_buf_puts(e->out, "tlc::tma_store_wait<0>();\n");
+		return;
+	}
+	tma_desc d = {.store = true, .op = "T.tma_store", .coords = 2};
+	int map = tma_call_map(e, s, &d);
+	if (map < 0)
+		return;
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "tlc::tma_store<%d>(&%s", d.rank, e->host_args[map].name);
+	tma_emit_operands(e, s, &d);
 }

@@ -49,6 +49,10 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_TMA_LOAD:
 		cuda_emit_tma_load(e, s, ind);
 		return true;
+	case TLC_OP_TMA_STORE:
+	case TLC_OP_TMA_STORE_WAIT:
+		cuda_emit_tma_store(e, s, ind);
+		return true;
 	default:
 		return false;
 	}

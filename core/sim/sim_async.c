@@ -1,5 +1,5 @@
 /* sim_async.c - asynchronous copies at the thread level: T.cp_async with
- * its commit groups and waits, and TMA loads (doc/sim.md).
+ * its commit groups and waits, and TMA loads and stores (doc/sim.md).
  *
  * A cp.async reads its source when issued and its bytes land when a later
  * T.cp_async_wait of the same thread lets its committed group go (or a
@@ -11,7 +11,9 @@
  * into shared memory at once, swizzled by the shared address bits as the
  * hardware swizzles, and completes its bytes on the mbarrier, whose phase
  * then carries the writes to the threads that wait for it.  A thread that
- * reads the box without waiting is racing with the TMA unit. */
+ * reads the box without waiting is racing with the TMA unit.  A TMA store
+ * (T.tma_store) is read by the same agent at once; its issuing thread
+ * learns of the reads at T.tma_store_wait. */
 #include "sim_internal.h"
 
 #include <stdio.h>
@@ -144,60 +146,76 @@ void sim_cp_async_land_all(sim *s, tlc_loc loc)
 
 #define SIM_TMA_MAX_RANK 5
 
-void sim_tma_load(sim *s, const tlc_stmt *st)
+/* A TMA load (store false) or store of one box: the TMA unit learns what
+ * the issuing thread knew and moves the box element by element between
+ * the tensor (row-major over the box from the coordinates; outside the
+ * tensor a load reads zero and a store writes nothing) and shared memory
+ * (row-major from the shared element, swizzled by the shared address
+ * bits as the hardware swizzles).  A load then completes its bytes on its
+ * mbarrier; a store's reads are handed back to the thread at its
+ * T.tma_store_wait. */
+static void tma_box(sim *s, const tlc_stmt *st, bool store)
 {
+	const char *op = store ? "T.tma_store" : "T.tma_load";
 	const tlc_expr *c = st->u.eval.call;
-	const tlc_expr *tensor = c->u.call.args[0], *dst = c->u.call.args[1];
+	int coords = store ? 2 : 3;
+	const tlc_expr *tensor = c->u.call.args[0], *sh = c->u.call.args[1];
 	const tlc_expr *box = tlc_call_kw(c, "box"), *swz = tlc_call_kw(c, "swizzle");
-	int rank = c->u.call.nargs - 3;
-	if (tensor->kind != TLC_EXPR_BUF || dst->kind != TLC_EXPR_LOAD || !box || box->kind != TLC_EXPR_TUPLE ||
+	int rank = c->u.call.nargs - coords;
+	if (tensor->kind != TLC_EXPR_BUF || sh->kind != TLC_EXPR_LOAD || !box || box->kind != TLC_EXPR_TUPLE ||
 	    box->u.tuple.n != rank || rank < 1 || rank > SIM_TMA_MAX_RANK) {
-		sim_fail(s, st->loc, "T.tma_load(tensor, dst[...], bar[...], coordinates..., box=(...), swizzle=W) with 1 to %d "
-		                     "coordinates, one per box dimension",
-		         SIM_TMA_MAX_RANK);
+		sim_fail(s, st->loc, "%s(tensor, %s[...], %scoordinates..., box=(...), swizzle=W) with 1 to %d coordinates, "
+		                     "one per box dimension",
+		         op, store ? "src" : "dst", store ? "" : "bar[...], ", SIM_TMA_MAX_RANK);
 		return;
 	}
 	sim_array *ta = sim_array_of(s, tensor->u.buf, st->loc);
-	struct sim_mbar *bar = ta ? sim_mbar_at(s, c->u.call.args[2], st->loc) : NULL;
-	if (!bar)
+	struct sim_mbar *bar = NULL;
+	if (!ta || (!store && !(bar = sim_mbar_at(s, c->u.call.args[2], st->loc))))
 		return;
 	if (ta->ndim != rank) {
-		sim_fail(s, st->loc, "T.tma_load: '%s' has %d dimensions and the box %d", tensor->u.buf->name, ta->ndim, rank);
+		sim_fail(s, st->loc, "%s: '%s' has %d dimensions and the box %d", op, tensor->u.buf->name, ta->ndim, rank);
 		return;
 	}
 	int64_t coord[SIM_TMA_MAX_RANK], ext[SIM_TMA_MAX_RANK], total = 1;
 	for (int d = 0; d < rank; d++) {
-		coord[d] = sim_eval_int(s, c->u.call.args[3 + d], st->loc);
+		coord[d] = sim_eval_int(s, c->u.call.args[coords + d], st->loc);
 		ext[d] = sim_eval_int(s, box->u.tuple.items[d], st->loc);
 		total *= ext[d] > 0 ? ext[d] : 0;
+		if (store && coord[d] < 0 && !s->stop) {
+			sim_fail(s, st->loc, "T.tma_store: coordinate %d is %lld; a store's box may not start before the "
+			                     "tensor (the TMA unit traps)",
+			         d, (long long)coord[d]);
+			return;
+		}
 	}
 	int64_t width = swz ? sim_eval_int(s, swz, st->loc) : 0;
 	if (s->stop)
 		return;
 	if (width != 0 && width != 32 && width != 64 && width != 128) {
-		sim_fail(s, st->loc, "T.tma_load: swizzle= is 0, 32, 64 or 128 bytes, not %lld", (long long)width);
+		sim_fail(s, st->loc, "%s: swizzle= is 0, 32, 64 or 128 bytes, not %lld", op, (long long)width);
 		return;
 	}
-	sim_array *da;
-	int64_t de = sim_vector_at(s, dst, &da, 1, st->loc);
-	if (de < 0)
+	sim_array *sa;
+	int64_t se = sim_vector_at(s, sh, &sa, 1, st->loc);
+	if (se < 0)
 		return;
-	int esize = tlc_dtype_bits(da->dtype) / 8;
-	if (da->dtype != ta->dtype || esize < 1) {
-		sim_fail(s, st->loc, "T.tma_load copies bytes: '%s' and '%s' need one byte-sized type", tensor->u.buf->name,
-		         dst->u.load.buf->name);
+	int esize = tlc_dtype_bits(sa->dtype) / 8;
+	if (sa->dtype != ta->dtype || esize < 1) {
+		sim_fail(s, st->loc, "%s copies bytes: '%s' and '%s' need one byte-sized type", op, tensor->u.buf->name,
+		         sh->u.load.buf->name);
 		return;
 	}
 	/* the swizzle acts on shared-memory address bits: the arena's offsets */
-	int64_t base = s->arena && da->data >= s->arena->data && da->data < s->arena->data + s->arena->nbytes
-	                   ? (int64_t)(da->data - s->arena->data)
+	int64_t base = s->arena && sa->data >= s->arena->data && sa->data < s->arena->data + s->arena->nbytes
+	                   ? (int64_t)(sa->data - s->arena->data)
 	                   : 0;
 	int64_t agent = sim_agent_tma(s);
 	sim_learn_from(s, agent, s->tid);
 	int64_t box_idx[SIM_TMA_MAX_RANK] = {0};
 	for (int64_t f = 0; f < total && !s->stop; f++) {
-		/* element f of the box, row-major; outside the tensor it reads zero */
-		int64_t rem = f, src = 0;
+		/* element f of the box, row-major */
+		int64_t rem = f, g_at = 0;
 		bool inside = true;
 		for (int d = rank - 1; d >= 0; d--) {
 			box_idx[d] = rem % ext[d];
@@ -206,28 +224,53 @@ void sim_tma_load(sim *s, const tlc_stmt *st)
 		for (int d = 0; d < rank; d++) {
 			int64_t g = coord[d] + box_idx[d];
 			inside = inside && g >= 0 && g < ta->shape[d];
-			src = src * ta->shape[d] + g;
+			g_at = g_at * ta->shape[d] + g;
 		}
-		int64_t at = base + (de + f) * esize;
+		int64_t at = base + (se + f) * esize;
 		if (width)
 			at ^= ((at >> 7) & (width / 16 - 1)) << 4;
 		int64_t e = (at - base) / esize;
-		if (e < 0 || e >= da->numel) {
-			sim_fail(s, st->loc, "T.tma_load: element %lld of the box lands outside '%s' (%lld elements)", (long long)f,
-			         dst->u.load.buf->name, (long long)da->numel);
+		if (e < 0 || e >= sa->numel) {
+			sim_fail(s, st->loc, "%s: element %lld of the box lies outside '%s' (%lld elements)", op, (long long)f,
+			         sh->u.load.buf->name, (long long)sa->numel);
 			return;
 		}
-		sim_val v = {0, 0};
-		if (inside)
-			v = sim_array_get(ta, src);
-		if (da->shadow)
-			sim_touch_by(s, agent, da, dst->u.load.buf, e, 1, true, st->loc);
-		if (!s->stop)
-			sim_array_set(da, e, v);
+		if (sa->shadow)
+			sim_touch_by(s, agent, sa, sh->u.load.buf, e, 1, !store, st->loc);
+		if (s->stop)
+			break;
+		if (store) {
+			if (inside)
+				sim_array_set(ta, g_at, sim_array_get(sa, e));
+		} else {
+			sim_val v = {0, 0};
+			if (inside)
+				v = sim_array_get(ta, g_at);
+			sim_array_set(sa, e, v);
+		}
 	}
 	if (s->stop)
 		return;
-	sim_mbar_complete_tx(s, bar, total * esize, agent);
+	if (bar)
+		sim_mbar_complete_tx(s, bar, total * esize, agent);
 	sim_vc_tick(s, agent);
 	sim_vc_tick(s, s->tid);
+}
+
+void sim_tma_load(sim *s, const tlc_stmt *st)
+{
+	tma_box(s, st, false);
+}
+
+void sim_tma_store(sim *s, const tlc_stmt *st)
+{
+	tma_box(s, st, true);
+}
+
+/* T.tma_store_wait(): the thread's stores have read their shared sources;
+ * the thread learns those reads, so what it orders after the wait (a
+ * barrier, then others' writes) comes after them. */
+void sim_tma_store_wait(sim *s)
+{
+	sim_learn_from(s, s->tid, sim_agent_tma(s));
 }

@@ -222,6 +222,8 @@ void sim_cp_async_wait(sim *s, const tlc_stmt *st);
 /* Land every copy of the current thread now (T.cp_async_arrive). */
 void sim_cp_async_land_all(sim *s, tlc_loc loc);
 void sim_tma_load(sim *s, const tlc_stmt *st);
+void sim_tma_store(sim *s, const tlc_stmt *st);
+void sim_tma_store_wait(sim *s);
 /* The first of `lanes` consecutive elements from element x (a load) of its
  * buffer, after checking that the last one is inside too; -1 (reported)
  * otherwise. */

@@ -128,7 +128,7 @@ static const char *agent_name(const sim *s, int64_t a, char *buf, size_t n)
 	if (a < s->nthreads)
 		snprintf(buf, n, "thread %lld", (long long)a);
 	else if (a == sim_agent_tma(s))
-		snprintf(buf, n, "a TMA load");
+		snprintf(buf, n, "the TMA unit");
 	else
 		snprintf(buf, n, "warpgroup %lld's WGMMA", (long long)(a - sim_agent_wgmma(s, 0)));
 	return buf;

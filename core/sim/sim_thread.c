@@ -207,6 +207,10 @@ static void per_thread_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 			sim_cp_async_wait(s, st);
 		else if (op == TLC_OP_TMA_LOAD)
 			sim_tma_load(s, st);
+		else if (op == TLC_OP_TMA_STORE)
+			sim_tma_store(s, st);
+		else if (op == TLC_OP_TMA_STORE_WAIT)
+			sim_tma_store_wait(s);
 		else if (op == TLC_OP_FENCE_PROXY_ASYNC)
 			sim_fence_proxy(s, t);
 		else
@@ -230,6 +234,8 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	case TLC_OP_CP_ASYNC_COMMIT:
 	case TLC_OP_CP_ASYNC_WAIT:
 	case TLC_OP_TMA_LOAD:
+	case TLC_OP_TMA_STORE:
+	case TLC_OP_TMA_STORE_WAIT:
 	case TLC_OP_ATOMIC_ADD_VEC: per_thread_stmt(s, st, m); return;
 	case TLC_OP_MBARRIER_INIT:
 	case TLC_OP_MBARRIER_FENCE_INIT:

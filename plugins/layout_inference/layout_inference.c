@@ -19,9 +19,10 @@
  * in a fixed total order, wins.  So permuting independent ops never changes
  * the result.
  *
- * Shared operands of gemms without a user layout get the widest swizzle
- * their rows allow: for mma.sync that is a bank-conflict preference, so a
- * user layout (and later the strict layouts of TMA and WGMMA) always wins.
+ * Shared operands of gemms and shared tiles copied into global tensors
+ * (outputs staged through shared memory) without a user layout get the
+ * widest swizzle their rows allow: a bank-conflict preference, so a user
+ * layout (and later the strict layouts of TMA and WGMMA) always wins.
  *
  * Output: one T.annotate_layout({...}) statement after the kernel's
  * allocations listing every layout, loop_layout= on each T.Parallel nest and
@@ -33,6 +34,7 @@
 
 #include <tlc/access.h>
 #include <tlc/plugin.h>
+#include <tlc/walk.h>
 
 #include "layout_inference.h"
 
@@ -165,33 +167,57 @@ static bool is_annotate(const tlc_stmt *s)
 	return tlc_stmt_is_call(s, TLC_OP_ANNOTATE_LAYOUT);
 }
 
-/* Shared operands of gemms get the widest swizzle their rows allow, unless
- * the user gave a layout. */
+/* Shared buffer b gets the widest swizzle its rows allow, unless it has a
+ * layout (the user's, or an earlier preference's). */
+static void swizzle_shared(li_state *st, tlc_buffer *b)
+{
+	if (!tlc_buffer_in_shared(b) || b->layout || b->ndim > TLC_LAYOUT_MAX_DIMS || b->ndim < 2)
+		return;
+	/* the versions of a pipelined buffer (leading dimensions) share the
+	 * swizzle of the 2-D tile */
+	int64_t shape[TLC_LAYOUT_MAX_DIMS];
+	for (int d = 0; d < b->ndim; d++)
+		if (!tlc_expr_as_int(b->shape[d], &shape[d]))
+			return;
+	tlc_swizzle mode = tlc_swizzle_widest(shape[b->ndim - 1], b->dtype);
+	const char *why = NULL;
+	if (mode != TLC_SWIZZLE_NONE)
+		b->layout = tlc_layout_swizzled(st->m, b->ndim, shape, b->dtype, mode, &why);
+}
+
+/* Output tiles staged through shared memory: the shared source of each
+ * T.copy or T.tma_copy into a global tensor gets a swizzle. */
+static tlc_walk_action swizzle_staged_output(void *p, const tlc_stmt *s)
+{
+	li_state *st = p;
+	if ((!tlc_stmt_is_call(s, TLC_OP_COPY) && !tlc_stmt_is_call(s, TLC_OP_TMA_COPY)) ||
+	    s->u.eval.call->u.call.nargs != 2)
+		return TLC_WALK_CONTINUE;
+	const tlc_expr *const *args = s->u.eval.call->u.call.args;
+	tlc_tile_operand src, dst;
+	const char *why = NULL;
+	if (tlc_tile_operand_from_expr(st->m, args[0], &src, &why) &&
+	    tlc_tile_operand_from_expr(st->m, args[1], &dst, &why) && dst.buf->scope == TLC_SCOPE_GLOBAL)
+		swizzle_shared(st, src.buf);
+	return TLC_WALK_CONTINUE;
+}
+
+/* Bank-conflict preferences, which a user layout (and the strict layouts
+ * of TMA and WGMMA) always beat: shared operands of gemms, and output
+ * tiles staged through shared memory on their way to a global tensor (the
+ * accumulator's fragment writes rows 8 apart, which a plain row-major tile
+ * puts in the same banks; TMA stores read the swizzle as they are).  Gemm
+ * operands first: their swizzle stands if a buffer is both. */
 static void prefer_swizzles(li_state *st)
 {
 	for (int i = 0; i < st->nops; i++) {
 		li_op *op = &st->ops[i];
-		if (op->kind != LI_GEMM)
-			continue;
-		tlc_buffer *ab[2] = {op->g.A, op->g.B};
-		for (int k = 0; k < 2; k++) {
-			tlc_buffer *b = ab[k];
-			if (!tlc_buffer_in_shared(b) || b->layout || b->ndim > TLC_LAYOUT_MAX_DIMS)
-				continue;
-			/* the versions of a pipelined buffer (leading dimensions) share
-			 * the swizzle of the 2-D tile */
-			int64_t shape[TLC_LAYOUT_MAX_DIMS];
-			bool known = true;
-			for (int d = 0; d < b->ndim; d++)
-				known &= tlc_expr_as_int(b->shape[d], &shape[d]);
-			if (!known || b->ndim < 2)
-				continue;
-			tlc_swizzle mode = tlc_swizzle_widest(shape[b->ndim - 1], b->dtype);
-			const char *why = NULL;
-			if (mode != TLC_SWIZZLE_NONE)
-				b->layout = tlc_layout_swizzled(st->m, b->ndim, shape, b->dtype, mode, &why);
+		if (op->kind == LI_GEMM) {
+			swizzle_shared(st, op->g.A);
+			swizzle_shared(st, op->g.B);
 		}
 	}
+	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = swizzle_staged_output}, st->f->body);
 }
 
 static void collect_top_buffers(li_state *st, const tlc_stmt *body)

@@ -76,6 +76,28 @@ static bool opens_scope(const tlc_stmt *s)
 	       s->kind == TLC_STMT_ATTR;
 }
 
+/* T.copy: a whole shared tile into a global tensor goes by TMA where the
+ * target and the copy allow it (with the option remarks, a note says why
+ * not); every other copy becomes an element-wise nest. */
+static tlc_stmt *lower_copy(lw_state *st, const tlc_stmt *s)
+{
+	const tlc_expr *c = s->u.eval.call;
+	tlc_tile_operand src, dst;
+	const char *why = NULL;
+	if (st->tma_store && c->u.call.nargs == 2 && (st->target->async_copy & TLC_ASYNC_TMA) &&
+	    tlc_tile_operand_from_expr(st->m, c->u.call.args[0], &src, &why) &&
+	    tlc_tile_operand_from_expr(st->m, c->u.call.args[1], &dst, &why) && tlc_buffer_in_shared(src.buf) &&
+	    dst.buf->scope == TLC_SCOPE_GLOBAL) {
+		tlc_stmt *t = lw_lower_tma_store(st, s, c->u.call.args[0], c->u.call.args[1], &why);
+		if (t)
+			return t;
+		if (st->remarks)
+			tlc_note(st->ctx, s->loc, "lower-tile-ops: T.copy of '%s' into '%s' is not a TMA store: %s",
+			         src.buf->name, dst.buf->name, why);
+	}
+	return lw_expand_copy(st, s);
+}
+
 /* A tile op's lowering (itself lowered in turn), or s as it is. */
 static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
 {
@@ -85,7 +107,7 @@ static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
 		return s;
 	tlc_stmt *low = NULL;
 	switch (c->u.call.op) {
-	case TLC_OP_COPY: low = lw_expand_copy(st, s); break;
+	case TLC_OP_COPY: low = lower_copy(st, s); break;
 	case TLC_OP_FILL: low = lw_expand_fill(st, s, false); break;
 	case TLC_OP_CLEAR: low = lw_expand_fill(st, s, true); break;
 	case TLC_OP_ATOMIC_ADD:
@@ -284,9 +306,14 @@ static const tlc_expr *flat_tid(tlc_module *m, const tlc_func *f)
 
 static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 {
-	(void)opts;
 	tlc_context *ctx = tlc_module_context(m);
-	lw_state st = {.m = m, .ctx = ctx, .f = f, .target = tlc_module_target_info(m), .threads = 1};
+	lw_state st = {.m = m,
+	               .ctx = ctx,
+	               .f = f,
+	               .target = tlc_module_target_info(m),
+	               .threads = 1,
+	               .tma_store = tlc_opt_bool(opts, "tma-store", true),
+	               .remarks = tlc_opt_bool(opts, "remarks", false)};
 	if (!st.target) {
 		tlc_error(ctx, f->loc, "lower-tile-ops needs the description of a target (--target)");
 		return 1;
@@ -325,13 +352,17 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	return st.errors ? 1 : 0;
 }
 
-static const tlc_pass_option no_options[] = {{NULL, TLC_OPT_BOOL, NULL}};
+static const tlc_pass_option lower_options[] = {
+	{"tma-store", TLC_OPT_BOOL, "store whole shared tiles to global tensors with TMA where the target has it"},
+	{"remarks", TLC_OPT_BOOL, "say on stderr why a shared-to-global T.copy is not a TMA store"},
+	{NULL, TLC_OPT_BOOL, NULL},
+};
 
 static const tlc_pass_desc lower_tile_ops_pass = {
 	.name = "lower-tile-ops",
 	.summary = "lower tile ops and T.Parallel nests to per-thread code through their layouts",
 	.run = run_lower_tile_ops,
-	.options = no_options,
+	.options = lower_options,
 };
 
 static int lower_init(tlc_registry *reg)

@@ -53,6 +53,8 @@ typedef struct lw_state {
 	bool async_copy;     /* inside inject-pipeline's `with T.attr("async_copy", 1)` */
 	int64_t op_lo;       /* the first thread of the enclosing T.ws scope (0: the block) */
 	int64_t op_threads;  /* its thread count (0: outside T.ws, the block's) */
+	bool tma_store;      /* option tma-store: shared -> global T.copy by TMA where it can */
+	bool remarks;        /* option remarks: say why one is not */
 	bool one_replica_stores; /* the nest being lowered stores to memory from its first replica only */
 	/* fragments staged through shared memory (lower_parallel.c): one shared
 	 * copy per fragment, allocated at the top of the kernel */
@@ -79,6 +81,11 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s);
 /* lower_tma.c: T.tma_copy (expect_tx + T.tma_load boxes by one thread),
  * and the initialisation of the kernel's n mbarrier buffers. */
 tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s);
+/* A whole shared tile stored into a global region with TMA (fence, then
+ * one thread's boxes and its wait), or NULL and *why (nothing reported)
+ * when the copy cannot go by TMA. */
+tlc_stmt *lw_lower_tma_store(lw_state *st, const tlc_stmt *s, const tlc_expr *src_x, const tlc_expr *dst_x,
+                             const char **why);
 tlc_stmt *lw_barrier_init(lw_state *st, int n, tlc_buffer *const *bars);
 
 /* T.wait_wgmma(n): the wait, then a fence on every accumulator of the

@@ -1,4 +1,5 @@
-/* lower_tma.c - T.tma_copy and the mbarriers it completes on.
+/* lower_tma.c - T.tma_copy, TMA stores, and the mbarriers loads complete
+ * on.
  *
  * T.tma_copy(src, dst, barrier=bar) copies a tile of a global tensor into
  * a shared buffer with the bulk tensor copy engine (TMA).  The first thread
@@ -13,9 +14,21 @@
  * tile (at most tma_box_max elements).  Out-of-range elements of the box read as zero,
  * so partial tiles need no predicates.
  *
+ * A store, T.tma_copy(S, G[..]) or a T.copy of a whole shared tile into a
+ * global tensor on a target with TMA (option tma-store), is the same boxes
+ * the other way (T.tma_store), issued by the same first thread, which then
+ * waits until they have read shared memory (T.tma_store_wait).  The parts
+ * of a box outside the tensor are not written.  A T.copy goes by TMA only
+ * where that is exact and safe: a store's box must not start at a negative
+ * coordinate (the TMA unit traps), the tensor's rows must be a known
+ * multiple of 16 bytes, and the kernel must not read the tensor (the
+ * stores complete after the kernel's own reads could look).  Otherwise it
+ * stays element-wise, and option remarks says why.
+ *
  * Barriers (T.alloc_barrier) are initialised once at kernel entry by thread
  * 0 with their arrive counts, then T.mbarrier_fence_init() and a block
  * barrier make them visible to every thread and to the copy engine. */
+#include <stdint.h>
 #include <string.h>
 
 #include <tlc/access.h>
@@ -99,6 +112,163 @@ static const tlc_expr *barrier_operand(lw_state *st, const tlc_expr *x)
 	return NULL;
 }
 
+/* The TMA boxes of a whole 2-D shared tile of rows x cols elements of
+ * esize bytes: one per column block of its swizzle (a box's rows are at
+ * most the swizzle's width) and per tma_box_max rows; a tile without a
+ * layout gets boxes as wide as the tile.  False and *why when TMA cannot
+ * move it. */
+static bool tma_boxes(lw_state *st, const tlc_buffer *shared, int64_t rows, int64_t cols, int esize, int64_t *box_rows,
+                      int64_t *box_cols, int *swizzle, const char **why)
+{
+	const tlc_layout *l = shared->layout;
+	*box_cols = cols;
+	*swizzle = 0;
+	if (l && l->kind == TLC_LAYOUT_SWIZZLED) {
+		*swizzle = tlc_swizzle_get(l->swizzle)->bytes;
+		*box_cols = *swizzle / esize;
+	} else if (l) {
+		*why = "its layout is neither a swizzle nor none, which TMA cannot address";
+		return false;
+	}
+	if (*box_cols > st->target->tma_box_max || (*box_cols * esize) % 16 || cols % *box_cols) {
+		*why = "its rows do not make TMA boxes (at most tma_box_max elements and a multiple of 16 bytes wide)";
+		return false;
+	}
+	*box_rows = rows < st->target->tma_box_max ? rows : st->target->tma_box_max;
+	if (rows % *box_rows) {
+		*why = "its rows are not a whole number of tma_box_max-row boxes";
+		return false;
+	}
+	return true;
+}
+
+/* The copies of the tile, one box each: op(tensor, shared[box start],
+ * [bar,] coordinates..., box=, swizzle=), the box landing (or read) at the
+ * start of its column block and row chunk of the shared tile. */
+static void append_boxes(lw_state *st, tlc_stmt *out, tlc_loc loc, tlc_op_id op, const tlc_tile_operand *g, int row_dim,
+                         const tlc_tile_operand *sh, const tlc_expr *bar, int64_t rows, int64_t cols,
+                         int64_t box_rows, int64_t box_cols, int swizzle)
+{
+	tlc_module *m = st->m;
+	const tlc_expr *box_items[TLC_TILE_MAX_DIMS];
+	for (int k = 0; k < g->ndim; k++)
+		box_items[k] = tlc_i32(m, k == g->ndim - 1 ? box_cols : k == row_dim ? box_rows : 1);
+	const tlc_expr *box = tlc_tuple(m, g->ndim, box_items, false);
+	const char *kwn[2] = {tlc_intern(m, "box"), tlc_intern(m, "swizzle")};
+	const tlc_expr *kwv[2] = {box, tlc_i32(m, swizzle)};
+	for (int64_t p = 0; p < cols / box_cols; p++)
+		for (int64_t q = 0; q < rows / box_rows; q++) {
+			const tlc_expr *args[3 + TLC_TILE_MAX_DIMS];
+			int n = 0;
+			args[n++] = tlc_buf_ref(m, g->buf);
+			const tlc_expr *sidx[TLC_TILE_MAX_DIMS];
+			for (int k = 0; k < sh->ndim; k++)
+				sidx[k] = k < sh->ndim - 2    ? sh->begin[k]
+				          : k == sh->ndim - 2 ? tlc_i32(m, q * box_rows)
+				                              : tlc_i32(m, p * box_cols);
+			args[n++] = tlc_load(m, sh->buf, sh->ndim, sidx);
+			if (bar)
+				args[n++] = bar;
+			for (int k = 0; k < g->ndim; k++) {
+				const tlc_expr *c = g->begin[k];
+				if (k == g->ndim - 1 && p)
+					c = tlc_binary(m, TLC_EXPR_ADD, c, tlc_i32(m, p * box_cols));
+				if (k == row_dim && q)
+					c = tlc_binary(m, TLC_EXPR_ADD, c, tlc_i32(m, q * box_rows));
+				args[n++] = tlc_simplify_expr(m, c);
+			}
+			tlc_seq_append(m, out, tlc_eval_new(m, loc, tlc_call(m, op, TLC_DT_VOID, n, args, 2, kwn, kwv)));
+		}
+}
+
+/* The first thread of the op's threads runs body. */
+static tlc_stmt *by_leader(lw_state *st, tlc_loc loc, tlc_stmt *body)
+{
+	const tlc_expr *leader = tlc_binary(st->m, TLC_EXPR_EQ, st->tid, tlc_i32(st->m, st->op_lo));
+	return tlc_if_new(st->m, loc, tlc_simplify_expr(st->m, leader), body, NULL);
+}
+
+/* ---- TMA stores ---- */
+
+typedef struct read_search {
+	const tlc_buffer *buf;
+	bool found;
+} read_search;
+
+static void note_read(void *p, const tlc_buffer *b, unsigned mode)
+{
+	read_search *r = p;
+	if (b == r->buf && (mode & TLC_ACCESS_READ))
+		r->found = true;
+}
+
+/* A store of the whole 2-D shared tile src_x into the global region dst_x
+ * with TMA: the first thread of the op issues one store per box and waits
+ * until they have read shared memory.  sync-insert puts the fence and the
+ * barrier that publish the tile to the async proxy before it.  NULL and
+ * *why (nothing reported) when the copy cannot go by TMA. */
+tlc_stmt *lw_lower_tma_store(lw_state *st, const tlc_stmt *s, const tlc_expr *src_x, const tlc_expr *dst_x,
+                             const char **why)
+{
+	tlc_module *m = st->m;
+	tlc_tile_operand src, dst;
+	if (!(st->target->async_copy & TLC_ASYNC_TMA)) {
+		*why = "the target has no bulk tensor copy engine (TMA)";
+		return NULL;
+	}
+	if (!tlc_tile_operand_from_expr(m, src_x, &src, why) || !tlc_tile_operand_from_expr(m, dst_x, &dst, why))
+		return NULL;
+	int64_t rows = 0, cols = 0;
+	int row_dim = -1;
+	if (!tlc_buffer_in_shared(src.buf) || src.buf->scope == TLC_SCOPE_SHARED || dst.buf->scope != TLC_SCOPE_GLOBAL ||
+	    !dst_tile(&src, &rows, &cols) || !src_tile(st, &dst, rows, cols, &row_dim)) {
+		*why = "it is not a whole 2-D tile of planned shared memory (T.alloc_shared) into a 2-D region of a global "
+		       "tensor";
+		return NULL;
+	}
+	int esize = tlc_dtype_bits(src.buf->dtype) / 8;
+	if (esize < 1 || src.buf->dtype != dst.buf->dtype) {
+		*why = "the tile changes type on the way (TMA copies bytes)";
+		return NULL;
+	}
+	int64_t row_elems;
+	if (!tlc_expr_as_int(dst.buf->shape[dst.ndim - 1], &row_elems) || (row_elems * esize) % 16) {
+		*why = "the rows of the global tensor are not a known multiple of 16 bytes";
+		return NULL;
+	}
+	/* a store's box may not start at a negative coordinate (the TMA unit
+	 * traps): the origin must be provably >= 0 */
+	for (int k = 0; k < dst.ndim; k++) {
+		int64_t lo, hi;
+		if (!tlc_expr_bounds(&st->ranges, dst.begin[k], &lo, &hi) || lo < 0) {
+			*why = "the tile's origin is not provably non-negative";
+			return NULL;
+		}
+		if (hi > INT32_MAX - (k == dst.ndim - 1 ? cols : rows)) {
+			*why = "the tile's coordinates may not fit the 32 bits of a TMA coordinate";
+			return NULL;
+		}
+	}
+	int64_t box_rows, box_cols;
+	int swizzle;
+	if (!tma_boxes(st, src.buf, rows, cols, esize, &box_rows, &box_cols, &swizzle, why))
+		return NULL;
+	/* the stores land after the kernel's own later reads could see them */
+	read_search r = {dst.buf, false};
+	tlc_stmt_accesses(st->f->body, note_read, &r);
+	if (r.found) {
+		*why = "the kernel also reads the tensor, and TMA stores become visible to it only after the kernel";
+		return NULL;
+	}
+	tlc_stmt *issue = tlc_seq_new(m, s->loc);
+	append_boxes(st, issue, s->loc, TLC_OP_TMA_STORE, &dst, row_dim, &src, NULL, rows, cols, box_rows, box_cols,
+	             swizzle);
+	tlc_seq_append(m, issue, tlc_eval_new(m, s->loc, call_stmt_expr(m, TLC_OP_TMA_STORE_WAIT, 0, NULL)));
+	return by_leader(st, s->loc, issue);
+}
+
+/* ---- TMA loads ---- */
+
 tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s)
 {
 	tlc_module *m = st->m;
@@ -110,7 +280,22 @@ tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s)
 		lw_error(st, s->loc, "T.tma_copy: %s", why);
 		return NULL;
 	}
-	const tlc_expr *bar = barrier_operand(st, tlc_call_kw(call, "barrier"));
+	const tlc_expr *bar_kw = tlc_call_kw(call, "barrier");
+	if (tlc_buffer_in_shared(src.buf) && dst.buf->scope == TLC_SCOPE_GLOBAL) {
+		/* a store: it completes on the issuing thread's bulk group */
+		if (bar_kw) {
+			lw_error(st, s->loc,
+			         "T.tma_copy from shared to global memory is a TMA store, which completes on no barrier: drop "
+			         "barrier=");
+			return NULL;
+		}
+		tlc_stmt *t = lw_lower_tma_store(st, s, call->u.call.args[0], call->u.call.args[1], &why);
+		if (!t)
+			lw_error(st, s->loc, "T.tma_copy cannot store '%s' into '%s' with TMA: %s; use T.copy", src.buf->name,
+			         dst.buf->name, why);
+		return t;
+	}
+	const tlc_expr *bar = barrier_operand(st, bar_kw);
 	if (!bar) {
 		lw_error(st, s->loc, "T.tma_copy needs barrier= a T.alloc_barrier buffer (or one of its barriers): the copy "
 		                     "completes on it");
@@ -127,7 +312,7 @@ tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s)
 	    !src_tile(st, &src, rows, cols, &row_dim)) {
 		lw_error(st, s->loc,
 		         "T.tma_copy copies a 2-D tile of a global tensor (rows along one dimension, columns along its "
-		         "last) into a whole 2-D shared tile");
+		         "last) into a whole 2-D shared tile, or a whole 2-D shared tile into such a tile (a store)");
 		return NULL;
 	}
 	int esize = tlc_dtype_bits(dst.buf->dtype) / 8;
@@ -144,66 +329,18 @@ tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s)
 		         src.buf->name, (long long)(row_elems * esize));
 		return NULL;
 	}
-	const tlc_layout *l = dst.buf->layout;
-	int64_t box_cols = cols;
-	int swizzle = 0;
-	if (l && l->kind == TLC_LAYOUT_SWIZZLED) {
-		swizzle = tlc_swizzle_get(l->swizzle)->bytes;
-		box_cols = swizzle / esize;
-	} else if (l) {
-		lw_error(st, s->loc, "T.tma_copy: '%s' has a layout that TMA cannot write (only swizzles or none)",
-		         dst.buf->name);
+	int64_t box_rows, box_cols;
+	int swizzle;
+	if (!tma_boxes(st, dst.buf, rows, cols, esize, &box_rows, &box_cols, &swizzle, &why)) {
+		lw_error(st, s->loc, "T.tma_copy cannot fill '%s' with TMA (tma_box_max is %d): %s", dst.buf->name,
+		         st->target->tma_box_max, why);
 		return NULL;
 	}
-	if (box_cols > st->target->tma_box_max || (box_cols * esize) % 16 || cols % box_cols) {
-		lw_error(st, s->loc,
-		         "T.tma_copy: rows of %lld bytes in '%s' do not make TMA boxes (at most %d elements and a multiple "
-		         "of 16 bytes wide)",
-		         (long long)(cols * esize), dst.buf->name, st->target->tma_box_max);
-		return NULL;
-	}
-	int64_t box_rows = rows < st->target->tma_box_max ? rows : st->target->tma_box_max;
-	if (rows % box_rows) {
-		lw_error(st, s->loc, "T.tma_copy: %lld rows are not a whole number of %d-row boxes", (long long)rows,
-		         st->target->tma_box_max);
-		return NULL;
-	}
-
 	tlc_stmt *issue = tlc_seq_new(m, s->loc);
 	const tlc_expr *tx[2] = {bar, tlc_i32(m, rows * cols * esize)};
 	tlc_seq_append(m, issue, tlc_eval_new(m, s->loc, call_stmt_expr(m, TLC_OP_MBARRIER_EXPECT_TX, 2, tx)));
-	const tlc_expr *box_items[TLC_TILE_MAX_DIMS];
-	for (int k = 0; k < src.ndim; k++)
-		box_items[k] = tlc_i32(m, k == src.ndim - 1 ? box_cols : k == row_dim ? box_rows : 1);
-	const tlc_expr *box = tlc_tuple(m, src.ndim, box_items, false);
-	const char *kwn[2] = {tlc_intern(m, "box"), tlc_intern(m, "swizzle")};
-	const tlc_expr *kwv[2] = {box, tlc_i32(m, swizzle)};
-	for (int64_t p = 0; p < cols / box_cols; p++)
-		for (int64_t q = 0; q < rows / box_rows; q++) {
-			const tlc_expr *args[3 + TLC_TILE_MAX_DIMS];
-			args[0] = tlc_buf_ref(m, src.buf);
-			/* the box lands at the start of its column block and row chunk */
-			const tlc_expr *didx[TLC_TILE_MAX_DIMS];
-			for (int k = 0; k < dst.ndim; k++)
-				didx[k] = k < dst.ndim - 2    ? dst.begin[k]
-				          : k == dst.ndim - 2 ? tlc_i32(m, q * box_rows)
-				                              : tlc_i32(m, p * box_cols);
-			args[1] = tlc_load(m, dst.buf, dst.ndim, didx);
-			args[2] = bar;
-			for (int k = 0; k < src.ndim; k++) {
-				const tlc_expr *c = src.begin[k];
-				if (k == src.ndim - 1 && p)
-					c = tlc_binary(m, TLC_EXPR_ADD, c, tlc_i32(m, p * box_cols));
-				if (k == row_dim && q)
-					c = tlc_binary(m, TLC_EXPR_ADD, c, tlc_i32(m, q * box_rows));
-				args[3 + k] = tlc_simplify_expr(m, c);
-			}
-			tlc_seq_append(m, issue,
-			               tlc_eval_new(m, s->loc,
-			                            tlc_call(m, TLC_OP_TMA_LOAD, TLC_DT_VOID, 3 + src.ndim, args, 2, kwn, kwv)));
-		}
-	const tlc_expr *leader = tlc_binary(m, TLC_EXPR_EQ, st->tid, tlc_i32(m, st->op_lo));
-	return tlc_if_new(m, s->loc, tlc_simplify_expr(m, leader), issue, NULL);
+	append_boxes(st, issue, s->loc, TLC_OP_TMA_LOAD, &src, row_dim, &dst, bar, rows, cols, box_rows, box_cols, swizzle);
+	return by_leader(st, s->loc, issue);
 }
 
 tlc_stmt *lw_barrier_init(lw_state *st, int n, tlc_buffer *const *bars)

@@ -172,8 +172,9 @@ static void touch_access(void *p, const tlc_buffer *b, unsigned mode)
 	touch(w->st, b, w->top);
 }
 
-/* A TMA load's destination: 128 bytes, or 8 * W with a W-byte swizzle
- * (the box lands at its start and the swizzle pattern repeats every 8 W). */
+/* A TMA load's destination, a TMA store's source: 128 bytes, or 8 * W
+ * with a W-byte swizzle (the box lies at its start and the swizzle pattern
+ * repeats every 8 W). */
 static void tma_dst_align(sp_state *st, const tlc_expr *call)
 {
 	int64_t w = 0;
@@ -186,14 +187,14 @@ static void tma_dst_align(sp_state *st, const tlc_expr *call)
 		p->align = al;
 }
 
-/* A gemm asks for the alignment of its swizzled operands, a TMA load for
- * that of its destination. */
+/* A gemm asks for the alignment of its swizzled operands, a TMA copy for
+ * that of its shared tile. */
 static tlc_walk_action align_gemm_operands(void *p, const tlc_stmt *s)
 {
 	top_walk *w = p;
 	if (tlc_stmt_is_call(s, TLC_OP_MMA_GEMM) || tlc_stmt_is_call(s, TLC_OP_WGMMA_ISSUE))
 		gemm_operand_align(w->st, s->u.eval.call);
-	if (tlc_stmt_is_call(s, TLC_OP_TMA_LOAD))
+	if (tlc_stmt_is_call(s, TLC_OP_TMA_LOAD) || tlc_stmt_is_call(s, TLC_OP_TMA_STORE))
 		tma_dst_align(w->st, s->u.eval.call);
 	return TLC_WALK_CONTINUE;
 }

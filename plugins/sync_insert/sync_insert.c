@@ -27,8 +27,11 @@
  * group waits on an mbarrier are an error.  Buffers that storage-plan placed on
  * overlapping bytes count as the same memory, so run this pass after it.
  * A barrier before a statement that reads shared memory through WGMMA
- * descriptors (the async proxy) comes after a T.fence_proxy_async(): the
- * writers' ordinary stores and cp.async bytes become visible to that proxy.
+ * descriptors or a TMA store (the async proxy) comes after a
+ * T.fence_proxy_async(): the writers' ordinary stores and cp.async bytes
+ * become visible to that proxy.  Such a reader of a buffer written since
+ * the last fence gets the fence and a barrier even where a barrier (the
+ * user's) already orders the writes, since the fence must come before it.
  *
  * A write to a shared buffer that a T.wgmma_gemm issued before still reads
  * (no T.wait_wgmma in between) is an error: the tensor cores read it
@@ -77,12 +80,13 @@ static bool calls_any(const tlc_stmt *s, const tlc_op_id *ops, int n)
 }
 
 /* True when s reads shared memory through the async proxy (WGMMA
- * descriptors): what ordinary stores and cp.async wrote must be made visible
- * to that proxy with T.fence_proxy_async() before the barrier. */
+ * descriptors, TMA stores): what ordinary stores and cp.async wrote must be
+ * made visible to that proxy with T.fence_proxy_async() before the
+ * barrier. */
 static bool reads_async_proxy(const tlc_stmt *s)
 {
-	static const tlc_op_id ops[] = {TLC_OP_WGMMA_ISSUE};
-	return calls_any(s, ops, 1);
+	static const tlc_op_id ops[] = {TLC_OP_WGMMA_ISSUE, TLC_OP_TMA_STORE};
+	return calls_any(s, ops, 2);
 }
 
 /* True when s waits on an mbarrier (what orders T.ws scopes of a group). */
@@ -235,6 +239,8 @@ static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 			tlc_seq_append(si->m, seq, body);
 		s->u.loop.body = body = seq;
 	}
+	if (reads_async_proxy(body))
+		tlc_seq_append(si->m, body, make_fence_proxy(si, s->loc));
 	tlc_seq_append(si->m, body, make_barrier(si, s->loc));
 	si->pending = (si_access){0};
 }
@@ -309,9 +315,13 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 		ordered = ordered || waits_on_mbarrier(items[k]);
 	}
 	const tlc_buffer *b = si_hazard(si, &si->pending, &all);
+	if (!b && async_reader)
+		b = si_common(si, &all.r, &si->unfenced);
 	if (b && rg.where == SI_ANYWHERE) {
-		if (async_reader)
+		if (async_reader) {
 			tlc_seq_append(si->m, out, make_fence_proxy(si, items[0]->loc));
+			si->unfenced = (si_set){{0}};
+		}
 		tlc_seq_append(si->m, out, make_barrier(si, items[0]->loc));
 		*inserted = true;
 		si->pending = (si_access){0};
@@ -382,6 +392,11 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			tlc_seq_append(si->m, out, item);
 			continue;
 		}
+		if (tlc_stmt_is_call(item, TLC_OP_FENCE_PROXY_ASYNC)) {
+			si->unfenced = (si_set){{0}};
+			tlc_seq_append(si->m, out, item);
+			continue;
+		}
 		if (tlc_stmt_is_call(item, TLC_OP_WAIT_WGMMA)) {
 			/* the groups it waits for no longer read their operands (a
 			 * wait(n > 0) counts too: which groups remain is not tracked) */
@@ -412,9 +427,14 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			si->wgmma_reads = (si_set){{0}};
 		}
 		const tlc_buffer *b = si_hazard(si, &si->pending, &acc);
+		bool async_reader = reads_async_proxy(item);
+		if (!b && async_reader)
+			b = si_common(si, &acc.r, &si->unfenced);
 		if (b && rg.where == SI_ANYWHERE) {
-			if (reads_async_proxy(item))
+			if (async_reader) {
 				tlc_seq_append(si->m, out, make_fence_proxy(si, item->loc));
+				si->unfenced = (si_set){{0}};
+			}
 			tlc_seq_append(si->m, out, make_barrier(si, item->loc));
 			inserted = true;
 			si->pending = (si_access){0};
@@ -429,6 +449,7 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 		visit_inner(si, item, rg);
 		si_set_union(&si->pending.r, &acc.r);
 		si_set_union(&si->pending.w, &acc.w);
+		si_set_union(&si->unfenced, &acc.w);
 		si_async_writes(si, item, &si->in_flight);
 		tlc_seq_append(si->m, out, item);
 	}

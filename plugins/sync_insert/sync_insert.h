@@ -43,6 +43,11 @@ typedef struct si_state {
 	/* shared buffers that an issued WGMMA group (T.wgmma_issue) still reads:
 	 * no T.wait_wgmma since it was issued */
 	si_set wgmma_reads;
+	/* shared buffers written through the generic proxy (ordinary stores,
+	 * cp.async) since the last T.fence_proxy_async: an async-proxy reader
+	 * of one (WGMMA, a TMA store) needs a fence and a barrier first, even
+	 * where a barrier already orders the threads */
+	si_set unfenced;
 	const tlc_stmt *reported; /* the last region an error was reported for */
 	int nthread_vars, cap_thread_vars;
 	const tlc_var **thread_vars; /* let-bound variables whose value depends on the thread */

@@ -100,6 +100,16 @@ CASES += [
      "float16", False, False),
     ("example bf16 1000^3 partial tiles, defaults, C staged through shared", GEMM,
      'matmul(1000, 1000, 1000, dtype="bfloat16", stage_c=True)', 1000, 1000, 1000, "bfloat16", False, False),
+    # the staged C leaves by TMA stores (boxes of the 128-byte swizzle,
+    # clipped at the tensor's edges); the same with element-wise stores
+    ("example fp16 1000x1016x200 partial tiles, 128x256x64 t256, C staged, TMA store", GEMM,
+     "matmul(1000, 1016, 200, 128, 256, 64, num_stages=3, threads=256, stage_c=True)", 1000, 1016, 200,
+     "float16", False, False),
+    ("example fp16 1000x1016x200 partial tiles, 128x256x64 t256, C staged, element-wise stores", GEMM,
+     "matmul(1000, 1016, 200, 128, 256, 64, num_stages=3, threads=256, stage_c=True)", 1000, 1016, 200,
+     "float16", False, False, ("--pass-arg=lower-tile-ops.tma-store=false",)),
+    ("example fp16 520x136x64, defaults (2 stages of K), C staged, TMA store", GEMM,
+     "matmul(520, 136, 64, stage_c=True)", 520, 136, 64, "float16", False, False),
 ]
 # float8 on WGMMA: K-major A [M][K] and B [N][K], float32 out; the reference
 # is the float64 product of the same float8 values
