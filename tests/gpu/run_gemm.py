@@ -321,6 +321,8 @@ def main():
         return 77
     tlc_gpu.setup_env(args.tlc)
     workdir = tempfile.mkdtemp(prefix="tlc-gemm-")
+    tlc_gpu.prebuild([(c[1], c[2], c[9] if len(c) > 9 else ()) for c in CASES], tlc=args.tlc, nvcc=args.nvcc,
+                     cache_dir=workdir)
     rows = []
     for case in CASES:
         r = run_case(torch, args, case, workdir)

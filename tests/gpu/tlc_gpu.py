@@ -146,6 +146,15 @@ def compile(tl_path, entry=None, defines=None, target="cuda-sm90", tlc=None, nvc
     --nvcc (default: tlc's own search); cache_dir: where libraries are kept
     (default $TLC_GPU_CACHE, else ~/.cache/tlc-gpu); tlc_args: more tlc
     options (e.g. --pass-arg=warp-specialize.enable=false). Raises BuildError."""
+    so = _build(tl_path, entry, defines, target, tlc, nvcc, cache_dir, nvcc_args, verbose, tlc_args)
+    header = os.path.splitext(so)[0] + ".h"
+    with open(header) as f:
+        name, params = parse_header(f.read())
+    return Kernel(ctypes.CDLL(so), name, params, so)
+
+
+def _build(tl_path, entry, defines, target, tlc, nvcc, cache_dir, nvcc_args, verbose, tlc_args):
+    """The cached library of compile()'s kernel, built if missing: its path."""
     tlc = tlc or default_tlc()
     setup_env(tlc)
     common = [tlc, os.path.abspath(tl_path), f"--target={target}"] + list(tlc_args)
@@ -168,9 +177,25 @@ def compile(tl_path, entry=None, defines=None, target="cuda-sm90", tlc=None, nvc
         os.makedirs(os.path.dirname(so), exist_ok=True)
         cmd = common + ["--emit=so", "-o", so] + (["--nvcc=" + nvcc] if nvcc else [])
         _run(cmd + ["-Xnvcc=" + a for a in nvcc_args], verbose)
-    with open(header) as f:
-        name, params = parse_header(f.read())
-    return Kernel(ctypes.CDLL(so), name, params, so)
+    return so
+
+
+def prebuild(jobs, tlc=None, nvcc=None, cache_dir=None, workers=None):
+    """Build many kernels at once into the cache (nothing is loaded) before
+    any is timed: jobs are (tl_path, entry, tlc_args).  Errors are left for
+    the compile() call that uses the kernel to report."""
+    import concurrent.futures
+    jobs = list(dict.fromkeys((p, e, tuple(a)) for p, e, a in jobs))  # one build per distinct job
+    workers = workers or os.cpu_count() or 1
+
+    def one(job):
+        try:
+            _build(job[0], job[1], None, "cuda-sm90", tlc, nvcc, cache_dir, (), False, job[2])
+        except (BuildError, OSError):
+            pass
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(one, jobs))
 
 
 # ---- calling ----
