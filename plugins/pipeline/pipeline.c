@@ -2,7 +2,9 @@
  * and an order for each statement of a T.Pipelined loop) and inject-pipeline
  * (prologue, steady state, epilogue, versioned buffers, asynchronous
  * copies), and warp-specialize (a TMA producer warpgroup and the user's
- * threads as consumers, for sm_90a) between them.  Both run before layout inference; see doc/pipeline.md. */
+ * threads as consumers, for sm_90a) between them; stage-outputs (the
+ * epilogue: accumulators leave through shared memory by TMA stores).  All
+ * run before layout inference; see doc/pipeline.md. */
 #include "config.h"
 
 #include <tlc/plugin.h>
@@ -13,6 +15,10 @@ static const tlc_pass_option no_options[] = {{NULL, TLC_OPT_BOOL, NULL}};
 static const tlc_pass_option ws_options[] = {
 	{"enable", TLC_OPT_BOOL, "warp-specialize TMA-fed pipelined loops"},
 	{"remarks", TLC_OPT_BOOL, "say on stderr why a loop was not specialized"},
+	{NULL, TLC_OPT_BOOL, NULL},
+};
+static const tlc_pass_option stage_options[] = {
+	{"enable", TLC_OPT_BOOL, "stage gemm accumulators through shared memory on their way to global tensors"},
 	{NULL, TLC_OPT_BOOL, NULL},
 };
 static const tlc_pass_option inject_options[] = {
@@ -41,11 +47,20 @@ static const tlc_pass_desc inject_pass = {
 	.options = inject_options,
 };
 
+static const tlc_pass_desc stage_pass = {
+	.name = "stage-outputs",
+	.summary = "copy gemm accumulators into global tensors through shared memory (TMA stores)",
+	.run = pl_run_stage_outputs,
+	.options = stage_options,
+};
+
 static int pipeline_init(tlc_registry *reg)
 {
 	int rc = tlc_register_pass(reg, &planning_pass);
 	if (!rc)
 		rc = tlc_register_pass(reg, &ws_pass);
+	if (!rc)
+		rc = tlc_register_pass(reg, &stage_pass);
 	return rc ? rc : tlc_register_pass(reg, &inject_pass);
 }
 

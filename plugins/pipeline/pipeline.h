@@ -44,5 +44,6 @@ void pl_version_rewriter(tlc_rewriter *rw, pl_versions *v);
 int pl_run_planning(tlc_module *m, tlc_func *f, const tlc_pass_options *opts);
 int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *opts);
 int pl_run_inject(tlc_module *m, tlc_func *f, const tlc_pass_options *opts);
+int pl_run_stage_outputs(tlc_module *m, tlc_func *f, const tlc_pass_options *opts);
 
 #endif
