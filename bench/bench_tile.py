@@ -36,13 +36,13 @@ WARMUP, RUNS = 5, 30
 # examples/gemm.tl configurations: its defaults (128x128x32, 3 stages, 128
 # threads) and the tuned one of the Hopper GEMM issue (128x256x64, 3 stages,
 # 256 threads)
-GEMM_CONFIGS = [("defaults", "", ()), ("128x256x64 s3 t256", ", 128, 256, 64, num_stages=3, threads=256", ()),
-                ("defaults, C staged through shared (TMA store)", ", stage_c=True", ()),
-                ("128x256x64 s3 t256, C staged through shared (TMA store)",
+GEMM_CONFIGS = [("defaults", "", ()),
+                ("defaults, direct stores (stage-outputs off)", "", ("--pass-arg=stage-outputs.enable=false",)),
+                ("128x256x64 s3 t256", ", 128, 256, 64, num_stages=3, threads=256", ()),
+                ("128x256x64 s3 t256, direct stores (stage-outputs off)", ", 128, 256, 64, num_stages=3, threads=256",
+                 ("--pass-arg=stage-outputs.enable=false",)),
+                ("128x256x64 s3 t256, C staged by hand (stage_c=True)",
                  ", 128, 256, 64, num_stages=3, threads=256, stage_c=True", ()),
-                ("128x256x64 s3 t256, C staged through shared, element-wise stores",
-                 ", 128, 256, 64, num_stages=3, threads=256, stage_c=True",
-                 ("--pass-arg=lower-tile-ops.tma-store=false",)),
                 ("128x256x64 s3 t256, cp.async (no warp specialization)",
                  ", 128, 256, 64, num_stages=3, threads=256", ("--pass-arg=warp-specialize.enable=false",))]
 

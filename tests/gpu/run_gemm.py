@@ -110,6 +110,10 @@ CASES += [
      "float16", False, False, ("--pass-arg=lower-tile-ops.tma-store=false",)),
     ("example fp16 520x136x64, defaults (2 stages of K), C staged, TMA store", GEMM,
      "matmul(520, 136, 64, stage_c=True)", 520, 136, 64, "float16", False, False),
+    # stage-outputs stages every case above that stores an accumulator; the
+    # direct stores of the accumulator layout, partial tiles
+    ("example fp16 1000^3 partial tiles, direct stores (stage-outputs off)", GEMM, "matmul(1000, 1000, 1000)", 1000,
+     1000, 1000, "float16", False, False, ("--pass-arg=stage-outputs.enable=false",)),
 ]
 # float8 on WGMMA: K-major A [M][K] and B [N][K], float32 out; the reference
 # is the float64 product of the same float8 values
