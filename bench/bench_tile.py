@@ -50,7 +50,7 @@ GEMM_CONFIGS = [("defaults", "", ()),
 def gemm_rows(torch, args, workdir):
     rows = []
     runs = [(n, c, dt) for n, c, dt in itertools.product(args.sizes, GEMM_CONFIGS, ("float16", "bfloat16"))
-            if dt == "float16" or not c[2]]
+            if dt == "float16" or not (c[2] or args.config)]
     # every kernel built before the first is timed (nvcc runs in parallel)
     tlc_gpu.prebuild([(GEMM, f'matmul({n}, {n}, {n}{c[1]}, dtype="{dt}")', c[2]) for n, c, dt in runs], tlc=args.tlc,
                      nvcc=args.nvcc, cache_dir=workdir)
@@ -148,7 +148,12 @@ def main():
     ap.add_argument("--sections", default="gemm,fp8,attention",
                     help="comma-separated: gemm (fp16/bf16), fp8, attention (default: all)")
     ap.add_argument("--sizes", default="4096,8192,16384", help="the GEMM sizes n (n^3), comma-separated")
+    ap.add_argument("--config", action="append", default=[], metavar="ARGS",
+                    help="time examples/gemm.tl with matmul(n, n, n, ARGS) instead of the usual configurations "
+                         "(repeatable; fp16 only)")
     args = ap.parse_args()
+    if args.config:
+        GEMM_CONFIGS[:] = [(c, ", " + c, ()) for c in args.config]
     args.sizes = [int(x) for x in args.sizes.split(",")]
     torch = tlc_gpu.gpu_torch()
     if torch is None:
