@@ -1,6 +1,9 @@
 /* tileops.c - decoding the operands of tile ops (tlc/tileops.h). */
+#include <stdint.h>
 #include <string.h>
 
+#include <tlc/access.h>
+#include <tlc/bounds.h>
 #include <tlc/pass.h>
 #include <tlc/tileops.h>
 
@@ -274,5 +277,84 @@ bool tlc_ws_range(const tlc_expr *call, int warpgroup, int64_t *lo, int64_t *n, 
 	}
 	*lo = first * warpgroup;
 	*n = (prev - first + 1) * warpgroup;
+	return true;
+}
+
+/* ---- TMA stores ---- */
+
+typedef struct read_search {
+	const tlc_buffer *buf;
+	bool found;
+} read_search;
+
+static void note_read(void *p, const tlc_buffer *b, unsigned mode)
+{
+	read_search *r = p;
+	if (b == r->buf && (mode & TLC_ACCESS_READ))
+		r->found = true;
+}
+
+bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const tlc_ranges *r, tlc_tile_operand *d, int64_t rows,
+                          int64_t cols, int *row_dim, const char **why)
+{
+	int nd = d->ndim;
+	int esize = tlc_dtype_bits(d->buf->dtype) / 8;
+	int64_t row_elems;
+	if (d->buf->scope != TLC_SCOPE_GLOBAL || nd < 2 || esize < 1) {
+		*why = "the destination is not a global tensor of two or more dimensions of a byte-sized type";
+		return false;
+	}
+	if (!tlc_expr_as_int(d->buf->shape[nd - 1], &row_elems) || (row_elems * esize) % 16) {
+		*why = "the rows of the global tensor are not a known multiple of 16 bytes";
+		return false;
+	}
+	if (d->corner) {
+		for (int k = 0; k < nd; k++) {
+			d->point[k] = k < nd - 2;
+			d->extent[k] = tlc_i32(m, k < nd - 2 ? 1 : k == nd - 2 ? rows : cols);
+		}
+		d->corner = false;
+	}
+	/* the tile's dimensions: the last one, and one other (a slice of one
+	 * row counts as a single index) */
+	int iterated = 0, last = -1;
+	for (int k = 0; k < nd; k++) {
+		int64_t e;
+		if (d->point[k])
+			continue;
+		if (!tlc_expr_as_int(d->extent[k], &e)) {
+			*why = "the region's extents are not constants";
+			return false;
+		}
+		if (e == 1 && k != nd - 1)
+			continue;
+		iterated++;
+		if (k != nd - 1)
+			last = k;
+	}
+	int64_t r_ext = 0, c_ext = 0;
+	if (d->point[nd - 1] || last < 0 || iterated != 2 || !tlc_expr_as_int(d->extent[last], &r_ext) ||
+	    !tlc_expr_as_int(d->extent[nd - 1], &c_ext) || r_ext != rows || c_ext != cols) {
+		*why = "the region is not the tile along one dimension and the tensor's last";
+		return false;
+	}
+	for (int k = 0; k < nd; k++) {
+		int64_t lo, hi;
+		if (!tlc_expr_bounds(r, d->begin[k], &lo, &hi) || lo < 0) {
+			*why = "the tile's origin is not provably non-negative";
+			return false;
+		}
+		if (hi > INT32_MAX - (k == nd - 1 ? cols : rows)) {
+			*why = "the tile's coordinates may not fit the 32 bits of a TMA coordinate";
+			return false;
+		}
+	}
+	read_search rs = {d->buf, false};
+	tlc_stmt_accesses(f->body, note_read, &rs);
+	if (rs.found) {
+		*why = "the kernel also reads the tensor, and TMA stores become visible to it only after the kernel";
+		return false;
+	}
+	*row_dim = last;
 	return true;
 }

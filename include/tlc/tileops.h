@@ -32,6 +32,20 @@ TLC_API bool tlc_tile_operand_from_expr(tlc_module *m, const tlc_expr *x, tlc_ti
  * full extent). */
 TLC_API bool tlc_tile_operand_is_whole(tlc_module *m, const tlc_tile_operand *o);
 
+struct tlc_ranges;
+/* Whether a TMA store of a rows x cols tile into the region d of a global
+ * tensor of kernel f is exact and safe: d spans the tile along one
+ * dimension (*row_dim) and its last, other dimensions single indices (a
+ * corner operand G[i, j] is completed so); the tensor's rows are a known
+ * multiple of 16 bytes (TMA's stride rule; then nothing past a row's end
+ * is written); every origin is provably >= 0 under r (a store box
+ * starting before the tensor traps) and the coordinates fit 32 bits; and
+ * f never reads the tensor (the stores complete after the kernel's own
+ * reads could see them).  False and *why otherwise.  stage-outputs and
+ * lower-tile-ops ask the same question. */
+TLC_API bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const struct tlc_ranges *r, tlc_tile_operand *d,
+                                  int64_t rows, int64_t cols, int *row_dim, const char **why);
+
 typedef enum tlc_warp_policy {
 	TLC_WARP_POLICY_SQUARE,
 	TLC_WARP_POLICY_FULL_ROW, /* every warp along M: warp_m = warps */

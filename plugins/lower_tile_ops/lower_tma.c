@@ -28,7 +28,6 @@
  * Barriers (T.alloc_barrier) are initialised once at kernel entry by thread
  * 0 with their arrive counts, then T.mbarrier_fence_init() and a block
  * barrier make them visible to every thread and to the copy engine. */
-#include <stdint.h>
 #include <string.h>
 
 #include <tlc/access.h>
@@ -190,18 +189,6 @@ static tlc_stmt *by_leader(lw_state *st, tlc_loc loc, tlc_stmt *body)
 
 /* ---- TMA stores ---- */
 
-typedef struct read_search {
-	const tlc_buffer *buf;
-	bool found;
-} read_search;
-
-static void note_read(void *p, const tlc_buffer *b, unsigned mode)
-{
-	read_search *r = p;
-	if (b == r->buf && (mode & TLC_ACCESS_READ))
-		r->found = true;
-}
-
 /* A store of the whole 2-D shared tile src_x into the global region dst_x
  * with TMA: the first thread of the op issues one store per box and waits
  * until they have read shared memory.  sync-insert puts the fence and the
@@ -220,46 +207,21 @@ tlc_stmt *lw_lower_tma_store(lw_state *st, const tlc_stmt *s, const tlc_expr *sr
 		return NULL;
 	int64_t rows = 0, cols = 0;
 	int row_dim = -1;
-	if (!tlc_buffer_in_shared(src.buf) || src.buf->scope == TLC_SCOPE_SHARED || dst.buf->scope != TLC_SCOPE_GLOBAL ||
-	    !dst_tile(&src, &rows, &cols) || !src_tile(st, &dst, rows, cols, &row_dim)) {
-		*why = "it is not a whole 2-D tile of planned shared memory (T.alloc_shared) into a 2-D region of a global "
-		       "tensor";
+	if (!tlc_buffer_in_shared(src.buf) || src.buf->scope == TLC_SCOPE_SHARED || !dst_tile(&src, &rows, &cols)) {
+		*why = "the source is not a whole 2-D tile of planned shared memory (T.alloc_shared)";
 		return NULL;
 	}
+	if (!tlc_tma_store_region(m, st->f, &st->ranges, &dst, rows, cols, &row_dim, why))
+		return NULL;
 	int esize = tlc_dtype_bits(src.buf->dtype) / 8;
-	if (esize < 1 || src.buf->dtype != dst.buf->dtype) {
+	if (src.buf->dtype != dst.buf->dtype) {
 		*why = "the tile changes type on the way (TMA copies bytes)";
 		return NULL;
-	}
-	int64_t row_elems;
-	if (!tlc_expr_as_int(dst.buf->shape[dst.ndim - 1], &row_elems) || (row_elems * esize) % 16) {
-		*why = "the rows of the global tensor are not a known multiple of 16 bytes";
-		return NULL;
-	}
-	/* a store's box may not start at a negative coordinate (the TMA unit
-	 * traps): the origin must be provably >= 0 */
-	for (int k = 0; k < dst.ndim; k++) {
-		int64_t lo, hi;
-		if (!tlc_expr_bounds(&st->ranges, dst.begin[k], &lo, &hi) || lo < 0) {
-			*why = "the tile's origin is not provably non-negative";
-			return NULL;
-		}
-		if (hi > INT32_MAX - (k == dst.ndim - 1 ? cols : rows)) {
-			*why = "the tile's coordinates may not fit the 32 bits of a TMA coordinate";
-			return NULL;
-		}
 	}
 	int64_t box_rows, box_cols;
 	int swizzle;
 	if (!tma_boxes(st, src.buf, rows, cols, esize, &box_rows, &box_cols, &swizzle, why))
 		return NULL;
-	/* the stores land after the kernel's own later reads could see them */
-	read_search r = {dst.buf, false};
-	tlc_stmt_accesses(st->f->body, note_read, &r);
-	if (r.found) {
-		*why = "the kernel also reads the tensor, and TMA stores become visible to it only after the kernel";
-		return NULL;
-	}
 	tlc_stmt *issue = tlc_seq_new(m, s->loc);
 	append_boxes(st, issue, s->loc, TLC_OP_TMA_STORE, &dst, row_dim, &src, NULL, rows, cols, box_rows, box_cols,
 	             swizzle);

@@ -22,9 +22,8 @@
  * free layout already writes 16-byte vectors along rows) into a 2-D tile
  * of a global tensor, at the kernel's top level or at the top level of a
  * T.ws scope there, on a target with TMA, where lower-tile-ops can make
- * the TMA store (the conditions it checks that are known here: rows of a
- * known multiple of 16 bytes, an origin provably non-negative, a tensor
- * the kernel never reads) and the staged tile fits: the kernel's shared
+ * the TMA store (tlc_tma_store_region, which lower-tile-ops asks too) and
+ * the staged tile fits: the kernel's shared
  * buffers plus the staged tiles within the target's shared memory per
  * block, shared by the blocks per SM the kernel is launched for
  * ("tlc.min_blocks"), so that staging never costs occupancy.  Option
@@ -82,18 +81,6 @@ static tlc_walk_action survey(void *p, const tlc_stmt *s)
 	return TLC_WALK_CONTINUE;
 }
 
-typedef struct read_search {
-	const tlc_buffer *buf;
-	bool found;
-} read_search;
-
-static void note_read(void *p, const tlc_buffer *b, unsigned mode)
-{
-	read_search *r = p;
-	if (b == r->buf && (mode & TLC_ACCESS_READ))
-		r->found = true;
-}
-
 static bool is_accumulator_shape(const so_state *st, int64_t rows, int64_t cols)
 {
 	for (int i = 0; i < st->ngemm; i++)
@@ -114,46 +101,17 @@ static tlc_stmt *stage(so_state *st, tlc_stmt *s)
 	if (!tlc_tile_operand_from_expr(m, args[0], &src, &why) || !tlc_tile_operand_from_expr(m, args[1], &dst, &why))
 		return NULL;
 	tlc_buffer *F = src.buf, *G = dst.buf;
-	int64_t rows, cols, row_elems;
+	int64_t rows, cols;
+	int row_dim;
 	if (F->scope != TLC_SCOPE_FRAGMENT || F->ndim != 2 || !tlc_tile_operand_is_whole(m, &src) ||
 	    !tlc_expr_as_int(F->shape[0], &rows) || !tlc_expr_as_int(F->shape[1], &cols) ||
-	    !is_accumulator_shape(st, rows, cols) || G->scope != TLC_SCOPE_GLOBAL || dst.ndim < 2)
+	    !is_accumulator_shape(st, rows, cols) ||
+	    !tlc_tma_store_region(m, st->f, &st->ranges, &dst, rows, cols, &row_dim, &why))
 		return NULL;
-	if (dst.corner) {
-		/* C[i, j]: the tile starts there and spans the fragment's shape on
-		 * the last two dimensions */
-		for (int d = 0; d < dst.ndim; d++) {
-			dst.point[d] = d < dst.ndim - 2;
-			dst.extent[d] = tlc_i32(m, d < dst.ndim - 2 ? 1 : d == dst.ndim - 2 ? rows : cols);
-		}
-	}
+	/* the staged tile's rows must make TMA boxes too */
 	int esize = tlc_dtype_bits(G->dtype) / 8;
-	if (esize < 1 || !tlc_expr_as_int(G->shape[G->ndim - 1], &row_elems) || (row_elems * esize) % 16 ||
-	    (cols * esize) % 16)
-		return NULL;
-	/* the tile: rows along one dimension, columns along the last, the
-	 * rest single indices, all origins non-negative */
-	int iterated = 0;
-	for (int d = 0; d < dst.ndim; d++) {
-		int64_t e, lo, hi;
-		if (!tlc_expr_bounds(&st->ranges, dst.begin[d], &lo, &hi) || lo < 0)
-			return NULL;
-		if (dst.point[d])
-			continue;
-		if (!tlc_expr_as_int(dst.extent[d], &e))
-			return NULL;
-		if (e == 1 && d != dst.ndim - 1)
-			continue;
-		if (e != (d == dst.ndim - 1 ? cols : rows))
-			return NULL;
-		iterated++;
-	}
-	if (iterated != 2 || dst.point[dst.ndim - 1])
-		return NULL;
-	read_search r = {G, false};
-	tlc_stmt_accesses(st->f->body, note_read, &r);
 	int64_t bytes = rows * cols * esize;
-	if (r.found || st->smem + bytes > st->smem_budget)
+	if ((cols * esize) % 16 || st->smem + bytes > st->smem_budget)
 		return NULL;
 
 	char name[256];
