@@ -187,3 +187,22 @@ int64_t tlc_stmt_async_wait_count(const tlc_stmt *s)
 		return -1;
 	return n;
 }
+
+typedef struct use_scan {
+	const tlc_buffer *storage;
+	unsigned mode;
+} use_scan;
+
+static void note_use(void *p, const tlc_buffer *b, unsigned mode)
+{
+	use_scan *u = p;
+	if (tlc_buffer_storage(b) == u->storage)
+		u->mode |= mode;
+}
+
+unsigned tlc_stmt_use_of(const tlc_stmt *s, const tlc_buffer *b)
+{
+	use_scan u = {tlc_buffer_storage(b), 0};
+	tlc_stmt_accesses(s, note_use, &u);
+	return u.mode;
+}

@@ -282,18 +282,6 @@ bool tlc_ws_range(const tlc_expr *call, int warpgroup, int64_t *lo, int64_t *n, 
 
 /* ---- TMA stores ---- */
 
-typedef struct read_search {
-	const tlc_buffer *buf;
-	bool found;
-} read_search;
-
-static void note_read(void *p, const tlc_buffer *b, unsigned mode)
-{
-	read_search *r = p;
-	if (b == r->buf && (mode & TLC_ACCESS_READ))
-		r->found = true;
-}
-
 bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const tlc_ranges *r, tlc_tile_operand *d, int64_t rows,
                           int64_t cols, int *row_dim, const char **why)
 {
@@ -349,9 +337,7 @@ bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const tlc_ranges *r,
 			return false;
 		}
 	}
-	read_search rs = {d->buf, false};
-	tlc_stmt_accesses(f->body, note_read, &rs);
-	if (rs.found) {
+	if (tlc_stmt_use_of(f->body, d->buf) & TLC_ACCESS_READ) {
 		*why = "the kernel also reads the tensor, and TMA stores become visible to it only after the kernel";
 		return false;
 	}

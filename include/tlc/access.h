@@ -34,6 +34,9 @@ typedef void (*tlc_access_fn)(void *ctx, const tlc_buffer *b, unsigned mode);
 TLC_API void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn fn, void *ctx);
 /* The accesses of s and of every statement nested in it. */
 TLC_API void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
+/* How s (and every statement nested in it) uses the storage of b (b, or
+ * a T.view of the same storage): the TLC_ACCESS_* bits of its accesses. */
+TLC_API unsigned tlc_stmt_use_of(const tlc_stmt *s, const tlc_buffer *b);
 
 /* The buffers s (and every statement nested in it) writes with
  * asynchronous copies (T.cp_async): the bytes land later, at a

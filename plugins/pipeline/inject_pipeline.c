@@ -111,7 +111,7 @@ static void find_versions(inject *in)
 		for (int k = 0; k < written.n; k++)
 			for (int r = 0; r < in->n; r++)
 				if (in->stage[r] > in->stage[w] &&
-				    (pl_use_of(in->body->u.seq.items[r], written.b[k]) & TLC_ACCESS_READ))
+				    (tlc_stmt_use_of(in->body->u.seq.items[r], written.b[k]) & TLC_ACCESS_READ))
 					add_version(in, written.b[k], in->stage[r] - in->stage[w] + 1);
 	}
 }
@@ -169,7 +169,7 @@ static int wait_count(inject *in, int p)
 		int w = in->by_order[q];
 		const tlc_buffer *src, *dst;
 		if (!in->async[w] || !pl_copy_sides(in->body->u.seq.items[w], &src, &dst) ||
-		    !(pl_use_of(in->body->u.seq.items[j], dst) & TLC_ACCESS_READ))
+		    !(tlc_stmt_use_of(in->body->u.seq.items[j], dst) & TLC_ACCESS_READ))
 			continue;
 		int c = in->stage[j] - in->stage[w] - (commit < p ? 0 : 1);
 		if (best < 0 || c < best)
@@ -288,7 +288,7 @@ static void mark_async(inject *in)
 			continue;
 		bool later = true, read = false;
 		for (int r = 0; r < in->n; r++)
-			if (r != w && (pl_use_of(in->body->u.seq.items[r], dst) & TLC_ACCESS_READ)) {
+			if (r != w && (tlc_stmt_use_of(in->body->u.seq.items[r], dst) & TLC_ACCESS_READ)) {
 				read = true;
 				later &= in->stage[r] > in->stage[w];
 			}

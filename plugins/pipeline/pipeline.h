@@ -11,8 +11,6 @@ tlc_stmt *pl_body_seq(tlc_module *m, tlc_stmt *loop);
 /* s is a T.copy; its source and destination buffers (false otherwise). */
 bool pl_copy_sides(const tlc_stmt *s, const tlc_buffer **src, const tlc_buffer **dst);
 
-/* How s (and what is nested in it) uses buffer b: TLC_ACCESS_* bits. */
-unsigned pl_use_of(const tlc_stmt *s, const tlc_buffer *b);
 
 /* ---- versions.c: multi-versioned shared buffers ---- */
 

@@ -77,8 +77,8 @@ static bool is_producer(const tlc_stmt *body, int j)
 		if (i == j)
 			continue;
 		const tlc_stmt *s = body->u.seq.items[i];
-		unsigned d = pl_use_of(s, dst);
-		if ((d & TLC_ACCESS_WRITE) || (pl_use_of(s, src) & TLC_ACCESS_WRITE))
+		unsigned d = tlc_stmt_use_of(s, dst);
+		if ((d & TLC_ACCESS_WRITE) || (tlc_stmt_use_of(s, src) & TLC_ACCESS_WRITE))
 			return false;
 		read_later |= (d & TLC_ACCESS_READ) != 0;
 	}

@@ -19,25 +19,6 @@
 
 #include "pipeline.h"
 
-typedef struct use_scan {
-	const tlc_buffer *buf;
-	unsigned mode;
-} use_scan;
-
-static void note_use(void *p, const tlc_buffer *b, unsigned mode)
-{
-	use_scan *u = p;
-	if (tlc_buffer_storage(b) == tlc_buffer_storage(u->buf))
-		u->mode |= mode;
-}
-
-unsigned pl_use_of(const tlc_stmt *s, const tlc_buffer *b)
-{
-	use_scan u = {b, 0};
-	tlc_stmt_accesses(s, note_use, &u);
-	return u.mode;
-}
-
 pl_versioned *pl_version_of(pl_versions *v, const tlc_buffer *b)
 {
 	for (int i = 0; i < v->n; i++)
@@ -72,7 +53,7 @@ static tlc_walk_action outside_stmt(void *p, const tlc_stmt *s)
 	if (s == u->loop)
 		return TLC_WALK_SKIP;
 	if (s->kind != TLC_STMT_ALLOC && s->kind != TLC_STMT_SEQ && s->kind != TLC_STMT_FOR && s->kind != TLC_STMT_IF &&
-	    s->kind != TLC_STMT_ATTR && s->kind != TLC_STMT_SCOPE && pl_use_of(s, u->buf)) {
+	    s->kind != TLC_STMT_ATTR && s->kind != TLC_STMT_SCOPE && tlc_stmt_use_of(s, u->buf)) {
 		u->found = true;
 		return TLC_WALK_STOP;
 	}

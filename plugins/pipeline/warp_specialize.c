@@ -199,7 +199,7 @@ static void note_read_only(void *p, const tlc_buffer *b, unsigned mode)
 {
 	(void)mode;
 	read_only_scan *c = p;
-	if (b->scope != TLC_SCOPE_GLOBAL || (pl_use_of(c->body, b) & TLC_ACCESS_WRITE))
+	if (b->scope != TLC_SCOPE_GLOBAL || (tlc_stmt_use_of(c->body, b) & TLC_ACCESS_WRITE))
 		c->ok = false;
 }
 
@@ -278,7 +278,7 @@ static bool classify_guarded(ws_state *w, ws_plan *p, const char **why)
 			continue;
 		bool alone = true;
 		for (int i = 0; i < p->n && alone; i++) {
-			unsigned use = i == j ? 0 : pl_use_of(p->items[i], dst);
+			unsigned use = i == j ? 0 : tlc_stmt_use_of(p->items[i], dst);
 			alone = !(use & TLC_ACCESS_WRITE) && !(i < j && use);
 		}
 		if (alone && !producer_role(w, p, j, why))
@@ -594,7 +594,7 @@ static int last_stage_reader(const pl_versions *vers, const ws_plan *p)
 	for (; last > 0; last--) {
 		bool reads = false;
 		for (int i = 0; i < vers->n && !reads; i++)
-			reads = p->role[last] == WS_CONSUMER && pl_use_of(p->items[last], vers->ver[i].from) != 0;
+			reads = p->role[last] == WS_CONSUMER && tlc_stmt_use_of(p->items[last], vers->ver[i].from) != 0;
 		if (reads)
 			break;
 	}
