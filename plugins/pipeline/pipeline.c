@@ -19,6 +19,7 @@ static const tlc_pass_option ws_options[] = {
 };
 static const tlc_pass_option stage_options[] = {
 	{"enable", TLC_OPT_BOOL, "stage gemm accumulators through shared memory on their way to global tensors"},
+	{"remarks", TLC_OPT_BOOL, "say on stderr why an accumulator copied into a global tensor is not staged"},
 	{NULL, TLC_OPT_BOOL, NULL},
 };
 static const tlc_pass_option inject_options[] = {

@@ -26,8 +26,9 @@
  * the staged tile fits: the kernel's shared
  * buffers plus the staged tiles within the target's shared memory per
  * block, shared by the blocks per SM the kernel is launched for
- * ("tlc.min_blocks"), so that staging never costs occupancy.  Option
- * `enable` (default true). */
+ * ("tlc.min_blocks"), so that staging never costs occupancy.  Options
+ * `enable` (default true) and `remarks` (a note saying why an accumulator
+ * copied into a global tensor is not staged). */
 #include "config.h"
 
 #include <stdint.h>
@@ -36,6 +37,7 @@
 
 #include <tlc/access.h>
 #include <tlc/bounds.h>
+#include <tlc/diag.h>
 #include <tlc/target.h>
 #include <tlc/tileops.h>
 #include <tlc/walk.h>
@@ -52,6 +54,8 @@ typedef struct so_state {
 	tlc_ranges ranges;   /* the block indices */
 	int64_t smem;        /* bytes of the kernel's shared buffers, staged tiles included */
 	int64_t smem_budget; /* what a block may use */
+	int64_t blocks;      /* blocks per SM the kernel is launched for */
+	bool remarks;        /* option remarks: say why a copy is not staged */
 	int ngemm;
 	int64_t acc_shape[SO_MAX_GEMMS][2];
 	int nstaged;
@@ -81,6 +85,18 @@ static tlc_walk_action survey(void *p, const tlc_stmt *s)
 	return TLC_WALK_CONTINUE;
 }
 
+/* A copy that is not staged (NULL), with a note saying why under option
+ * remarks. */
+static tlc_stmt *not_staged(so_state *st, const tlc_stmt *s, const tlc_buffer *F, const tlc_buffer *G,
+                            const char *why)
+{
+	if (st->remarks)
+		tlc_note(tlc_module_context(st->m), s->loc, "stage-outputs: '%s' goes to '%s' directly, not through shared "
+		                                            "memory and a TMA store: %s",
+		         F->name, G->name, why);
+	return NULL;
+}
+
 static bool is_accumulator_shape(const so_state *st, int64_t rows, int64_t cols)
 {
 	for (int i = 0; i < st->ngemm; i++)
@@ -105,14 +121,24 @@ static tlc_stmt *stage(so_state *st, tlc_stmt *s)
 	int row_dim;
 	if (F->scope != TLC_SCOPE_FRAGMENT || F->ndim != 2 || !tlc_tile_operand_is_whole(m, &src) ||
 	    !tlc_expr_as_int(F->shape[0], &rows) || !tlc_expr_as_int(F->shape[1], &cols) ||
-	    !is_accumulator_shape(st, rows, cols) ||
-	    !tlc_tma_store_region(m, st->f, &st->ranges, &dst, rows, cols, &row_dim, &why))
+	    !is_accumulator_shape(st, rows, cols) || G->scope != TLC_SCOPE_GLOBAL)
 		return NULL;
-	/* the staged tile's rows must make TMA boxes too */
+	/* an accumulator on its way to a global tensor: from here on, say why
+	 * it stays as it is */
 	int esize = tlc_dtype_bits(G->dtype) / 8;
 	int64_t bytes = rows * cols * esize;
-	if ((cols * esize) % 16 || st->smem + bytes > st->smem_budget)
-		return NULL;
+	if (!tlc_tma_store_region(m, st->f, &st->ranges, &dst, rows, cols, &row_dim, &why))
+		return not_staged(st, s, F, G, why);
+	if ((cols * esize) % 16)
+		return not_staged(st, s, F, G, "the tile's rows are not a multiple of 16 bytes (TMA boxes)");
+	if (st->smem + bytes > st->smem_budget) {
+		char b[160];
+		snprintf(b, sizeof b,
+		         "a %lld-byte tile would not fit beside the kernel's %lld bytes of shared memory at %lld block(s) "
+		         "per SM",
+		         (long long)bytes, (long long)st->smem, (long long)st->blocks);
+		return not_staged(st, s, F, G, tlc_intern(m, b));
+	}
 
 	char name[256];
 	snprintf(name, sizeof name, "%s_out", F->name);
@@ -159,7 +185,11 @@ int pl_run_stage_outputs(tlc_module *m, tlc_func *f, const tlc_pass_options *opt
 	if (!tlc_opt_bool(opts, "enable", true) || !t || !(t->async_copy & TLC_ASYNC_TMA) || !f->body ||
 	    f->body->kind != TLC_STMT_SEQ)
 		return 0;
-	so_state st = {.m = m, .f = f, .t = t, .allocs = tlc_seq_new(m, f->body->loc)};
+	so_state st = {.m = m,
+	               .f = f,
+	               .t = t,
+	               .allocs = tlc_seq_new(m, f->body->loc),
+	               .remarks = tlc_opt_bool(opts, "remarks", false)};
 	tlc_walk_stmt(&(tlc_visitor){.ctx = &st, .stmt_pre = survey}, f->body);
 	if (st.failed || !st.ngemm)
 		return 0;
@@ -170,6 +200,7 @@ int pl_run_stage_outputs(tlc_module *m, tlc_func *f, const tlc_pass_options *opt
 		if (strcmp(f->attr_keys[i], "tlc.min_blocks") == 0 &&
 		    (!tlc_expr_as_int(f->attr_values[i], &blocks) || blocks < 1))
 			blocks = 1;
+	st.blocks = blocks;
 	st.smem_budget = t->smem_max / blocks - (blocks > 1 ? 1024 : 0);
 	for (int d = 0; d < f->grid_ndim && d < 3; d++) {
 		int64_t n;

@@ -32,6 +32,8 @@ CASES = [
     ("softmax fp16 64x256", f"{K}/softmax.tl", "softmax(64, 256, 32, 128)", 1e-3, 1e-3),
     ("cumsum fp32 256x128", f"{K}/cumsum.tl", "row_cumsum()", 1e-5, 1e-5),
     ("gemm fp16 256^3 (examples/gemm.tl)", f"{E}/gemm.tl", "matmul(256, 256, 256)", 1e-2, 1e-2),
+    ("gemm fp16 200x136x96, partial tiles stored by TMA from a staged tile (examples/gemm.tl)", f"{E}/gemm.tl",
+     "matmul(200, 136, 96)", 1e-2, 1e-2),
     ("gemm A^T B^T -> fp32 256x256x128", f"{K}/gemm_trans.tl", "gemm(256, 256, 128, trans_A=True, trans_B=True)",
      1e-3, 1e-3),
     ("two transposes 256x64", f"{K}/two_transposes.tl", "two_transposes(256, 64)", 1e-3, 1e-3),
