@@ -332,8 +332,8 @@ bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const tlc_ranges *r,
 			*why = "the tile's origin is not provably non-negative";
 			return false;
 		}
-		if (hi > INT32_MAX - (k == nd - 1 ? cols : rows)) {
-			*why = "the tile's coordinates may not fit the 32 bits of a TMA coordinate";
+		if (hi > INT32_MAX) {
+			*why = "the tile's origin may not fit the 32 bits of a TMA coordinate";
 			return false;
 		}
 	}

@@ -39,7 +39,7 @@ struct tlc_ranges;
  * corner operand G[i, j] is completed so); the tensor's rows are a known
  * multiple of 16 bytes (TMA's stride rule; then nothing past a row's end
  * is written); every origin is provably >= 0 under r (a store box
- * starting before the tensor traps) and the coordinates fit 32 bits; and
+ * starting before the tensor traps) and fits a TMA coordinate's 32 bits; and
  * f never reads the tensor (the stores complete after the kernel's own
  * reads could see them).  False and *why otherwise.  stage-outputs and
  * lower-tile-ops ask the same question. */

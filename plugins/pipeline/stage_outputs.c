@@ -202,12 +202,16 @@ int pl_run_stage_outputs(tlc_module *m, tlc_func *f, const tlc_pass_options *opt
 			blocks = 1;
 	st.blocks = blocks;
 	st.smem_budget = t->smem_max / blocks - (blocks > 1 ? 1024 : 0);
+	/* block indices run from 0 below the grid's extent (as lower-tile-ops
+	 * bounds them) */
 	for (int d = 0; d < f->grid_ndim && d < 3; d++) {
-		int64_t n;
-		if (f->block_vars[d] && tlc_expr_as_int(f->grid[d], &n) && n >= 1)
-			tlc_ranges_push(&st.ranges, f->block_vars[d], 0, n - 1);
-		else if (f->block_vars[d])
-			tlc_ranges_push(&st.ranges, f->block_vars[d], 0, INT32_MAX);
+		int64_t lo, hi;
+		if (!f->block_vars[d])
+			continue;
+		if (tlc_expr_bounds(&st.ranges, f->grid[d], &lo, &hi) && hi >= 1)
+			tlc_ranges_push(&st.ranges, f->block_vars[d], 0, hi - 1);
+		else
+			tlc_ranges_push(&st.ranges, f->block_vars[d], 0, INT32_MAX); /* never negative */
 	}
 	stage_block(&st, f->body);
 	if (st.nstaged) {
