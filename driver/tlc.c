@@ -58,6 +58,7 @@ typedef struct options {
 	str_list pass_args, loads, plugin_dirs, print_before, print_after, xnvcc, xhipcc;
 	bool print_before_all, print_after_all, verify_each, time_passes, keep_temps;
 	bool verbose, list_passes, list_targets, print_plugin_path, no_caret, print_target_info;
+	bool remarks; /* --remarks: option remarks=true of every pass that has one */
 } options;
 
 static void *xrealloc(void *p, size_t n)
@@ -162,6 +163,9 @@ static const char help_text[] =
 	"  --passes=A,B,...        run these passes instead of the target's INI pipeline\n"
 	"                          (--passes= runs none)\n"
 	"  --pass-arg=P.KEY=VALUE  set option KEY of pass (or target) P (repeatable)\n"
+	"  --remarks               every pass with a `remarks` option says on stderr what it\n"
+	"                          left undone and why (a loop not warp-specialized, a copy\n"
+	"                          not a TMA store, an output not staged)\n"
 	"  --load=PLUGIN           load a plugin: a path, or a name searched in the plugin\n"
 	"                          path (repeatable)\n"
 	"  --plugin-path=DIR       search DIR for plugins before the default dirs (repeatable)\n"
@@ -207,7 +211,7 @@ enum {
 	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
 	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
 	OPT_NVCC, OPT_HIPCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO, OPT_RUN, OPT_INPUT, OPT_SEED, OPT_BLOCKS, OPT_COMPARE,
-	OPT_LIMIT, OPT_CONFIG_INDEX, OPT_LIST_CONFIGS,
+	OPT_LIMIT, OPT_CONFIG_INDEX, OPT_LIST_CONFIGS, OPT_REMARKS,
 };
 
 static const struct option long_options[] = {
@@ -216,6 +220,7 @@ static const struct option long_options[] = {
 	{"config", required_argument, NULL, OPT_CONFIG},
 	{"passes", required_argument, NULL, OPT_PASSES},
 	{"pass-arg", required_argument, NULL, OPT_PASS_ARG},
+	{"remarks", no_argument, NULL, OPT_REMARKS},
 	{"load", required_argument, NULL, OPT_LOAD},
 	{"plugin-path", required_argument, NULL, OPT_PLUGIN_PATH},
 	{"list-passes", no_argument, NULL, OPT_LIST_PASSES},
@@ -435,6 +440,7 @@ static int parse_options(options *o, int argc, char **argv)
 		case OPT_CONFIG: o->config = optarg; break;
 		case OPT_PASSES: o->passes = optarg; break;
 		case OPT_PASS_ARG: list_add(&o->pass_args, optarg); break;
+		case OPT_REMARKS: o->remarks = true; break;
 		case OPT_LOAD: list_add(&o->loads, optarg); break;
 		case OPT_PLUGIN_PATH: list_add(&o->plugin_dirs, optarg); break;
 		case OPT_LIST_PASSES: o->list_passes = true; break;
@@ -637,6 +643,15 @@ static int load_config_and_plugins(session *s)
 		rc |= tlc_plugin_load(s->ctx, o->loads.items[i], o->plugin_dirs.n, dirs);
 	if (rc)
 		return fail_code(s->ctx);
+	const tlc_pass_desc *p;
+	for (int i = 0; o->remarks && (p = tlc_pass_at(s->ctx, i)); i++)
+		for (const tlc_pass_option *x = p->options; x && x->name; x++)
+			if (strcmp(x->name, "remarks") == 0 && x->kind == TLC_OPT_BOOL) {
+				char arg[256];
+				snprintf(arg, sizeof arg, "%s.remarks=true", p->name);
+				tlc_config_set_pass_arg(s->ctx, s->cfg, arg);
+			}
+	/* after --remarks: a --pass-arg=P.remarks=false still turns one off */
 	for (int i = 0; i < o->pass_args.n; i++)
 		if (tlc_config_set_pass_arg(s->ctx, s->cfg, o->pass_args.items[i]))
 			return TLC_EXIT_USAGE;
