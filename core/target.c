@@ -28,11 +28,33 @@ void tlc_module_set_target(tlc_module *m, const tlc_target_desc *t)
 	m->target = t;
 }
 
+/* Whether the description is new enough to have field f. */
+#define HAS_FIELD(info, f) ((info)->struct_size >= offsetof(tlc_target_info, f) + sizeof((info)->f))
+
 int tlc_target_sm_count(const tlc_target_info *info)
 {
-	if (!info || info->struct_size < offsetof(tlc_target_info, sm_count) + sizeof(info->sm_count))
+	return info && HAS_FIELD(info, sm_count) && info->sm_count > 0 ? info->sm_count : 0;
+}
+
+int64_t tlc_target_smem_per_sm(const tlc_target_info *info)
+{
+	if (!info)
 		return 0;
-	return info->sm_count > 0 ? info->sm_count : 0;
+	return HAS_FIELD(info, smem_per_sm) && info->smem_per_sm > 0 ? info->smem_per_sm : info->smem_max;
+}
+
+int tlc_target_smem_block_reserved(const tlc_target_info *info)
+{
+	return info && HAS_FIELD(info, smem_block_reserved) && info->smem_block_reserved > 0 ? info->smem_block_reserved
+	                                                                                     : 0;
+}
+
+int64_t tlc_target_smem_per_block(const tlc_target_info *info, int64_t blocks)
+{
+	if (!info || blocks < 1)
+		return 0;
+	int64_t share = tlc_target_smem_per_sm(info) / blocks - tlc_target_smem_block_reserved(info);
+	return share < info->smem_max ? share : info->smem_max;
 }
 
 bool tlc_matrix_inst_is_async(const tlc_matrix_inst *x)
@@ -393,6 +415,8 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 	tlc_buf_printf(out, "tma_box_max = %d\n", i->tma_box_max);
 	if (tlc_target_sm_count(i))
 		tlc_buf_printf(out, "sm_count = %d\n", tlc_target_sm_count(i));
+	tlc_buf_printf(out, "smem_per_sm = %lld\n", (long long)tlc_target_smem_per_sm(i));
+	tlc_buf_printf(out, "smem_block_reserved = %d\n", tlc_target_smem_block_reserved(i));
 	tlc_module *m = tlc_module_new(ctx);
 	for (int k = 0; k < i->nmatrix; k++) {
 		const tlc_matrix_inst *x = &i->matrix[k];

@@ -146,6 +146,10 @@ const tlc_target_info cuda_sm80_info = {
 	.nmatrix = (int)(sizeof(sm80_matrix) / sizeof(sm80_matrix[0])),
 	.matrix = sm80_matrix,
 	.sm_count = 108, /* the reference device: A100 */
+	/* CUDA C++ Programming Guide, compute capability 8.0: 164 KB of shared
+	 * memory per SM, 1 KB of it reserved for each resident block */
+	.smem_per_sm = 164 * 1024,
+	.smem_block_reserved = 1024,
 };
 
 const tlc_target_info cuda_sm90_info = {
@@ -169,4 +173,7 @@ const tlc_target_info cuda_sm90_info = {
 	.matrix = sm90_matrix,
 	.tma_box_max = 256, /* cuTensorMapEncodeTiled: boxDim[i] <= 256 */
 	.sm_count = 132,    /* the reference device: H100 SXM5 */
+	/* compute capability 9.0: 228 KB per SM, 1 KB reserved per block */
+	.smem_per_sm = 228 * 1024,
+	.smem_block_reserved = 1024,
 };

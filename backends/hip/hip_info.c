@@ -131,7 +131,7 @@ static const tlc_matrix_inst gfx942_matrix[] = {
 		.regs_per_block = 128 * 1024, .global_vector_bytes = 16, .shared_vector_bytes = 16,                 \
 		.atomic_add_f32_vector = 1, .async_copy = 0, .barriers = 0, .setmaxnreg = false, .max_cluster = 1, \
 		.nmatrix = (int)(sizeof(table) / sizeof((table)[0])), .matrix = (table), .tma_box_max = 0,         \
-		.sm_count = (cus),                                                                                   \
+		.sm_count = (cus), .smem_per_sm = 64 * 1024, .smem_block_reserved = 0,                              \
 	}
 
 /* compute units of the reference devices: one GCD of an MI250X (110), an

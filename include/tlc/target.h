@@ -111,10 +111,24 @@ typedef struct tlc_target_info {
 	 * persistent kernel) are answered with; 0: unknown.  Read it with
 	 * tlc_target_sm_count (older plugins' descriptions end before it). */
 	int sm_count;
+	/* shared memory of one multiprocessor, all its resident blocks
+	 * together, and what the hardware keeps of it for each block beside
+	 * the block's own (bytes); read them with tlc_target_smem_per_sm and
+	 * tlc_target_smem_block_reserved */
+	int64_t smem_per_sm;
+	int smem_block_reserved;
 } tlc_target_info;
 
 /* info->sm_count, or 0 when the description has none. */
 TLC_API int tlc_target_sm_count(const tlc_target_info *info);
+/* info->smem_per_sm; smem_max when the description has none. */
+TLC_API int64_t tlc_target_smem_per_sm(const tlc_target_info *info);
+/* info->smem_block_reserved; 0 when the description has none. */
+TLC_API int tlc_target_smem_block_reserved(const tlc_target_info *info);
+/* The shared memory each of `blocks` blocks resident on one
+ * multiprocessor may use: smem_per_sm / blocks less the per-block
+ * reserve, at most smem_max. */
+TLC_API int64_t tlc_target_smem_per_block(const tlc_target_info *info, int64_t blocks);
 
 /* The description of the target m is compiled for (set by the pass manager
  * from tlc_pipeline_opts.target); NULL when there is none. */

@@ -193,15 +193,14 @@ int pl_run_stage_outputs(tlc_module *m, tlc_func *f, const tlc_pass_options *opt
 	tlc_walk_stmt(&(tlc_visitor){.ctx = &st, .stmt_pre = survey}, f->body);
 	if (st.failed || !st.ngemm)
 		return 0;
-	/* the blocks an SM holds at once share its shared memory; each block
-	 * also holds 1 KiB the hardware reserves */
+	/* the blocks an SM holds at once share its shared memory */
 	int64_t blocks = 1;
 	for (int i = 0; i < f->nattrs; i++)
 		if (strcmp(f->attr_keys[i], "tlc.min_blocks") == 0 &&
 		    (!tlc_expr_as_int(f->attr_values[i], &blocks) || blocks < 1))
 			blocks = 1;
 	st.blocks = blocks;
-	st.smem_budget = t->smem_max / blocks - (blocks > 1 ? 1024 : 0);
+	st.smem_budget = tlc_target_smem_per_block(t, blocks);
 	/* block indices run from 0 below the grid's extent (as lower-tile-ops
 	 * bounds them) */
 	for (int d = 0; d < f->grid_ndim && d < 3; d++) {

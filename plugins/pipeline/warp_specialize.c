@@ -573,7 +573,7 @@ static int blocks_per_sm(ws_state *w, const ws_plan *p, const pl_versions *vers)
 	/* the consumers' share at two blocks must hold the accumulator and
 	 * the addresses and indices around it */
 	int64_t share = (w->t->regs_per_block / 2 - (int64_t)w->t->warpgroup * WS_PRODUCER_REGS) / w->threads / 8 * 8;
-	if (acc > WS_TWO_BLOCK_ACC || share < acc + WS_REG_HEADROOM || 2 * (smem + 1024) > w->t->smem_max)
+	if (acc > WS_TWO_BLOCK_ACC || share < acc + WS_REG_HEADROOM || smem > tlc_target_smem_per_block(w->t, 2))
 		return 1;
 	return 2;
 }
