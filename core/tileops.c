@@ -280,7 +280,42 @@ bool tlc_ws_range(const tlc_expr *call, int warpgroup, int64_t *lo, int64_t *n, 
 	return true;
 }
 
-/* ---- TMA stores ---- */
+/* ---- TMA tiles ---- */
+
+bool tlc_tile_region_2d(tlc_module *m, tlc_tile_operand *d, int64_t rows, int64_t cols, int *row_dim)
+{
+	int nd = d->ndim;
+	if (nd < 2)
+		return false;
+	if (d->corner) {
+		for (int k = 0; k < nd; k++) {
+			d->point[k] = k < nd - 2;
+			d->extent[k] = tlc_i32(m, k < nd - 2 ? 1 : k == nd - 2 ? rows : cols);
+		}
+		d->corner = false;
+	}
+	/* the tile's dimensions: the last one, and one other (a slice of one
+	 * row counts as a single index) */
+	int iterated = 0, last = -1;
+	for (int k = 0; k < nd; k++) {
+		int64_t e;
+		if (d->point[k])
+			continue;
+		if (!tlc_expr_as_int(d->extent[k], &e))
+			return false;
+		if (e == 1 && k != nd - 1)
+			continue;
+		iterated++;
+		if (k != nd - 1)
+			last = k;
+	}
+	int64_t r, c;
+	if (d->point[nd - 1] || last < 0 || iterated != 2 || !tlc_expr_as_int(d->extent[last], &r) ||
+	    !tlc_expr_as_int(d->extent[nd - 1], &c) || r != rows || c != cols)
+		return false;
+	*row_dim = last;
+	return true;
+}
 
 bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const tlc_ranges *r, tlc_tile_operand *d, int64_t rows,
                           int64_t cols, int *row_dim, const char **why)
@@ -296,33 +331,7 @@ bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const tlc_ranges *r,
 		*why = "the rows of the global tensor are not a known multiple of 16 bytes";
 		return false;
 	}
-	if (d->corner) {
-		for (int k = 0; k < nd; k++) {
-			d->point[k] = k < nd - 2;
-			d->extent[k] = tlc_i32(m, k < nd - 2 ? 1 : k == nd - 2 ? rows : cols);
-		}
-		d->corner = false;
-	}
-	/* the tile's dimensions: the last one, and one other (a slice of one
-	 * row counts as a single index) */
-	int iterated = 0, last = -1;
-	for (int k = 0; k < nd; k++) {
-		int64_t e;
-		if (d->point[k])
-			continue;
-		if (!tlc_expr_as_int(d->extent[k], &e)) {
-			*why = "the region's extents are not constants";
-			return false;
-		}
-		if (e == 1 && k != nd - 1)
-			continue;
-		iterated++;
-		if (k != nd - 1)
-			last = k;
-	}
-	int64_t r_ext = 0, c_ext = 0;
-	if (d->point[nd - 1] || last < 0 || iterated != 2 || !tlc_expr_as_int(d->extent[last], &r_ext) ||
-	    !tlc_expr_as_int(d->extent[nd - 1], &c_ext) || r_ext != rows || c_ext != cols) {
+	if (!tlc_tile_region_2d(m, d, rows, cols, row_dim)) {
 		*why = "the region is not the tile along one dimension and the tensor's last";
 		return false;
 	}
@@ -341,6 +350,5 @@ bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const tlc_ranges *r,
 		*why = "the kernel also reads the tensor, and TMA stores become visible to it only after the kernel";
 		return false;
 	}
-	*row_dim = last;
 	return true;
 }

@@ -19,36 +19,17 @@ variant 2 and B along y (each block loads one of B's two 64-column boxes
 and multicasts it to the block above or below); consumers arrive on all
 four blocks' empty barriers.
 """
-import re
+import os
 import sys
 
 src = open(sys.argv[1]).read()
 variant = int(sys.argv[3]) if len(sys.argv) > 3 else 2
 
-helpers = r'''
-namespace px {
-__device__ __forceinline__ uint32_t sa(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ uint32_t cta_rank() { uint32_t r; asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r)); return r; }
-__device__ __forceinline__ void cluster_sync() {
-	asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-__device__ __forceinline__ void arrive_remote(uint64_t *bar, uint32_t rank) {
-	asm volatile("{\n\t.reg .b32 ra;\n\tmapa.shared::cluster.u32 ra, %0, %1;\n\t"
-	             "mbarrier.arrive.shared::cluster.b64 _, [ra];\n\t}\n" ::"r"(sa(bar)), "r"(rank) : "memory");
-}
-__device__ __forceinline__ void load_mc(const CUtensorMap *map, uint64_t *bar, void *dst, int c0, int c1, uint16_t mask) {
-	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-	             " [%0], [%1, {%3, %4}], [%2], %5;\n" :: "r"(sa(dst)), "l"((uint64_t)map), "r"(sa(bar)), "r"(c0), "r"(c1), "h"(mask) : "memory");
-}
-__device__ __forceinline__ void wait_cluster(uint64_t *bar, uint32_t parity) {
-	uint32_t done;
-	do {
-		asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}\n"
-		             : "=r"(done) : "r"(sa(bar)), "r"(parity & 1u) : "memory");
-	} while (!done);
-}
-}
-'''
+# the cluster helpers (namespace px) of the earlier hand-written prototype
+here = os.path.dirname(os.path.abspath(__file__))
+proto = open(os.path.join(here, "multicast-prototype.cu")).read()
+start = proto.index("namespace px {")
+helpers = "\n" + proto[start:proto.index("\n}\n}\n", start) + 5]  # its last function's brace, then its own
 
 
 def sub(old, new, count=1):

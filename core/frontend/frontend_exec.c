@@ -612,24 +612,22 @@ static fe_flow exec_def(fe *F, fe_env *env, py_node *s)
  * opaque host module. */
 static fe_val *module_value(fe *F, const char *dotted)
 {
+	static const struct {
+		const char *name;
+		int mod;
+	} known[] = {
+		{"tilelang.language", FM_T}, {"tilelang", FM_TILELANG},     {"tilelang.layout", FM_LAYOUT},
+		{"math", FM_MATH},           {"itertools", FM_ITERTOOLS},   {"functools", FM_FUNCTOOLS},
+		{"tilelang.autotuner", FM_AUTOTUNER},
+	};
 	fe_val *v = fe_new(F, FV_MODULE);
 	v->u.s = fe_strdup(F, dotted);
-	if (strcmp(dotted, "tilelang.language") == 0)
-		v->mod = FM_T;
-	else if (strcmp(dotted, "tilelang") == 0)
-		v->mod = FM_TILELANG;
-	else if (strcmp(dotted, "tilelang.layout") == 0)
-		v->mod = FM_LAYOUT;
-	else if (strcmp(dotted, "math") == 0)
-		v->mod = FM_MATH;
-	else if (strcmp(dotted, "itertools") == 0)
-		v->mod = FM_ITERTOOLS;
-	else if (strcmp(dotted, "functools") == 0)
-		v->mod = FM_FUNCTOOLS;
-	else if (strcmp(dotted, "tilelang.autotuner") == 0)
-		v->mod = FM_AUTOTUNER;
-	else
-		v->kind = FV_HOST;
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(dotted, known[i].name) == 0) {
+			v->mod = known[i].mod;
+			return v;
+		}
+	v->kind = FV_HOST;
 	return v;
 }
 

@@ -32,11 +32,16 @@ TLC_API bool tlc_tile_operand_from_expr(tlc_module *m, const tlc_expr *x, tlc_ti
  * full extent). */
 TLC_API bool tlc_tile_operand_is_whole(tlc_module *m, const tlc_tile_operand *o);
 
+/* Whether region d of a tensor is a rows x cols tile along one dimension
+ * (*row_dim) and its last, its other dimensions single indices (a slice of
+ * one row counts as one); a corner operand G[i, j] is first completed to
+ * the tile on its last two dimensions.  What a TMA box walks. */
+TLC_API bool tlc_tile_region_2d(tlc_module *m, tlc_tile_operand *d, int64_t rows, int64_t cols, int *row_dim);
+
 struct tlc_ranges;
 /* Whether a TMA store of a rows x cols tile into the region d of a global
- * tensor of kernel f is exact and safe: d spans the tile along one
- * dimension (*row_dim) and its last, other dimensions single indices (a
- * corner operand G[i, j] is completed so); the tensor's rows are a known
+ * tensor of kernel f is exact and safe: d is such a tile
+ * (tlc_tile_region_2d, *row_dim); the tensor's rows are a known
  * multiple of 16 bytes (TMA's stride rule; then nothing past a row's end
  * is written); every origin is provably >= 0 under r (a store box
  * starting before the tensor traps) and fits a TMA coordinate's 32 bits; and

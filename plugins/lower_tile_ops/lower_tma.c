@@ -62,42 +62,6 @@ static bool dst_tile(const tlc_tile_operand *d, int64_t *rows, int64_t *cols)
 	return true;
 }
 
-/* The source: a global tensor whose last dimension is iterated, with one
- * other iterated dimension (the tile's rows); *row_dim gets that one.  A
- * corner operand A[i, j] takes the tile's extents on its last two
- * dimensions. */
-static bool src_tile(lw_state *st, tlc_tile_operand *s, int64_t rows, int64_t cols, int *row_dim)
-{
-	int nd = s->ndim;
-	if (nd < 2)
-		return false;
-	if (s->corner) {
-		for (int k = 0; k < nd; k++) {
-			s->point[k] = k < nd - 2;
-			s->extent[k] = tlc_i32(st->m, k < nd - 2 ? 1 : k == nd - 2 ? rows : cols);
-		}
-		s->corner = false;
-	}
-	int iterated = 0, last = -1;
-	for (int k = 0; k < nd; k++)
-		if (!s->point[k]) {
-			int64_t e;
-			if (!tlc_expr_as_int(s->extent[k], &e))
-				return false;
-			if (e == 1 && k != nd - 1)
-				continue; /* a slice of one row: as a single index */
-			iterated++;
-			if (k != nd - 1)
-				last = k;
-		}
-	int64_t r, c;
-	if (s->point[nd - 1] || last < 0 || iterated != 2 || !tlc_expr_as_int(s->extent[last], &r) ||
-	    !tlc_expr_as_int(s->extent[nd - 1], &c) || r != rows || c != cols)
-		return false;
-	*row_dim = last;
-	return true;
-}
-
 /* The barrier operand: a barrier buffer (its first barrier) or one of its
  * elements. */
 static const tlc_expr *barrier_operand(lw_state *st, const tlc_expr *x)
@@ -271,7 +235,7 @@ tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s)
 	int64_t rows = 0, cols = 0;
 	int row_dim = -1;
 	if (src.buf->scope != TLC_SCOPE_GLOBAL || !tlc_buffer_in_shared(dst.buf) || !dst_tile(&dst, &rows, &cols) ||
-	    !src_tile(st, &src, rows, cols, &row_dim)) {
+	    !tlc_tile_region_2d(m, &src, rows, cols, &row_dim)) {
 		lw_error(st, s->loc,
 		         "T.tma_copy copies a 2-D tile of a global tensor (rows along one dimension, columns along its "
 		         "last) into a whole 2-D shared tile, or a whole 2-D shared tile into such a tile (a store)");

@@ -4,6 +4,24 @@ and timing with CUDA events (median of the runs after warm-up)."""
 import statistics
 
 
+def median_ms(fn, warmup, runs):
+    """Median time of fn() in milliseconds: CUDA events around each call on
+    torch's current stream, after `warmup` untimed calls."""
+    from . import _torch
+    torch = _torch()
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
 class Profiler:
     def __init__(self, kernel):
         self.kernel = kernel
@@ -50,18 +68,6 @@ class Profiler:
     def do_bench(self, func=None, warmup=25, rep=100, n_warmup=None, n_repeat=None, input_tensors=None, sizes=None,
                  **_):
         """Median time of one call in ms (CUDA events), after warm-up."""
-        from . import _torch
-        torch = _torch()
         ins = input_tensors if input_tensors is not None else self._inputs(sizes)
         fn = (lambda: func(*ins)) if func is not None else (lambda: self.kernel(*ins))
-        for _ in range(n_warmup or warmup):
-            fn()
-        times = []
-        for _ in range(n_repeat or rep):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        return statistics.median(times)
+        return median_ms(fn, n_warmup or warmup, n_repeat or rep)

@@ -58,7 +58,7 @@ def run_case(torch, np, args, label, path, entry, atol, rtol, tmp):
                    capture_output=True)
     inputs, dev, host = [], [], []
     for p in kern.params:
-        if not p.is_tensor:
+        if not p.tensor:
             raise RuntimeError(f"{label}: scalar parameter {p.name} not supported here")
         shape = np.load(os.path.join(first, f"{p.name}.npy")).shape
         if p.dtype == "int32":

@@ -17,7 +17,6 @@ import hashlib
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "python"))
 import tlc as _tlc  # noqa: E402  (the header's parser)
+from tlc import profiler as _tlc_profiler  # noqa: E402
 
 # tolerances of check() by output dtype: (atol, rtol). float16 rounds to 2^-11
 # relative, bfloat16 to 2^-8; float32 leaves room for a different summation
@@ -46,22 +46,10 @@ class BuildError(RuntimeError):
     """tlc (or the nvcc it runs) failed; the message holds its stderr."""
 
 
-class LaunchError(RuntimeError):
-    """A launcher returned a cudaError_t other than 0."""
-
-    def __init__(self, name, code, message):
-        super().__init__(f"{name} returned {code}: {message}")
-        self.code = code
-
-
-class Param:
-    """One launcher parameter: a tensor (pointer) or a scalar."""
-
-    def __init__(self, name, dtype, is_tensor, is_output=False):
-        self.name, self.dtype, self.is_tensor, self.is_output = name, dtype, is_tensor, is_output
-
-    def __repr__(self):
-        return f"{self.name}:{self.dtype}{'*' if self.is_tensor else ''}{':out' if self.is_output else ''}"
+# the tlc package's: a launcher's error, and one parameter of it (name,
+# dtype, tensor, out, shape)
+LaunchError = _tlc.LaunchError
+Param = _tlc.Param
 
 
 class Kernel:
@@ -70,7 +58,7 @@ class Kernel:
     def __init__(self, lib, name, params, so_path):
         self.lib, self.name, self.params, self.so_path = lib, name, params, so_path
         self.fn = getattr(lib, name)
-        self.fn.argtypes = [ctypes.c_void_p if p.is_tensor else _scalar_ctype(p) for p in params] + [ctypes.c_void_p]
+        self.fn.argtypes = [ctypes.c_void_p if p.tensor else _scalar_ctype(p) for p in params] + [ctypes.c_void_p]
         self.fn.restype = ctypes.c_int
         self._err = getattr(lib, name + "_error_string", None)
         if self._err is not None:
@@ -105,7 +93,7 @@ def parse_header(text):
         name, params = _tlc.parse_header(text)
     except _tlc.TlcError as e:
         raise BuildError(str(e)) from None
-    return name, [Param(p.name, p.dtype, p.tensor, p.out) for p in params]
+    return name, params
 
 
 # ---- building ----
@@ -206,7 +194,7 @@ def _torch():
 
 
 def _arg_value(torch, p, v):
-    if p.is_tensor:
+    if p.tensor:
         if not isinstance(v, torch.Tensor):
             raise TypeError(f"parameter {p.name} is a tensor, got {type(v).__name__}")
         if not v.is_cuda or not v.is_contiguous():
@@ -289,20 +277,9 @@ def check(out, ref, atol=None, rtol=None):
 # ---- timing ----
 
 def median_ms(fn, warmup=5, runs=30):
-    """Median wall time of fn() in milliseconds: CUDA events around each call
-    on torch's current stream, after `warmup` untimed calls."""
-    torch = _torch()
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+    """Median time of fn() in milliseconds (CUDA events around each call on
+    torch's current stream, after `warmup` untimed calls)."""
+    return _tlc_profiler.median_ms(fn, warmup, runs)
 
 
 def gpu_torch():
