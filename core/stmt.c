@@ -245,3 +245,21 @@ void tlc_func_set_attr(tlc_module *m, tlc_func *f, const char *key, const tlc_ex
 	f->attr_values = values;
 	f->nattrs++;
 }
+
+int64_t tlc_func_cluster_dims(const tlc_func *f, int64_t dims[3])
+{
+	dims[0] = dims[1] = dims[2] = 1;
+	for (int i = 0; i < f->nattrs; i++) {
+		const tlc_expr *v = f->attr_values[i];
+		if (!f->attr_keys[i] || strcmp(f->attr_keys[i], "tlc.cluster_dims") != 0 || v->kind != TLC_EXPR_TUPLE ||
+		    v->u.tuple.n != 3)
+			continue;
+		int64_t d[3];
+		bool ok = true;
+		for (int k = 0; k < 3; k++)
+			ok = ok && tlc_expr_as_int(v->u.tuple.items[k], &d[k]) && d[k] >= 1;
+		if (ok)
+			memcpy(dims, d, sizeof(d));
+	}
+	return dims[0] * dims[1] * dims[2];
+}

@@ -41,9 +41,9 @@ static const op_sig sigs[] = {
 	{"use_swizzle", {"panel_size", "order"}, {"enable"}},
 	{"sync_threads", {0}, {0}},
 	{"sync_warp", {0}, {0}},
-	{"barrier_arrive", {"barrier"}, {0}},
+	{"barrier_arrive", {"barrier"}, {"cta_id"}},
 	{"barrier_wait", {"barrier", "parity"}, {0}},
-	{"mbarrier_arrive", {"barrier"}, {0}},
+	{"mbarrier_arrive", {"barrier"}, {"cta_id"}},
 	{"mbarrier_wait_parity", {"barrier", "parity"}, {0}},
 	{"mbarrier_expect_tx", {"barrier", "bytes"}, {0}},
 	{"mbarrier_arrive_expect_tx", {"barrier", "bytes"}, {0}},
@@ -52,6 +52,8 @@ static const op_sig sigs[] = {
 	{"print", {"obj"}, {"msg"}},
 	{"thread_idx", {"dim"}, {0}},
 	{"block_idx", {"dim"}, {0}},
+	{"block_rank_in_cluster", {0}, {0}},
+	{"cluster_sync", {0}, {0}},
 };
 
 static const op_sig *find_sig(const char *name)

@@ -410,6 +410,10 @@ TLC_API tlc_func *tlc_func_new(tlc_module *m, const char *name, tlc_loc loc);
 TLC_API void tlc_module_add_func(tlc_module *m, tlc_func *f);
 /* Set f's attribute `key` (T.func_attr) to value, replacing an older one. */
 TLC_API void tlc_func_set_attr(tlc_module *m, tlc_func *f, const char *key, const tlc_expr *value);
+/* The blocks of f's thread-block clusters along x, y, z (its
+ * "tlc.cluster_dims" attribute, a tuple of three positive constants) and
+ * their product, the blocks per cluster; 1, 1, 1 and 1 without it. */
+TLC_API int64_t tlc_func_cluster_dims(const tlc_func *f, int64_t dims[3]);
 TLC_API tlc_var *tlc_var_new(tlc_module *m, const char *name, tlc_dtype t);
 TLC_API tlc_buffer *tlc_buffer_new(tlc_module *m, const char *name, tlc_dtype t, tlc_scope s, int ndim,
                                    const tlc_expr *const *shape, tlc_loc loc);

@@ -285,6 +285,11 @@ tlc_stmt *lw_barrier_init(lw_state *st, int n, tlc_buffer *const *bars)
 	tlc_seq_append(m, out,
 	               tlc_if_new(m, loc, tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_EQ, st->tid, tlc_i32(m, 0))), init,
 	                          NULL));
-	tlc_seq_append(m, out, tlc_eval_new(m, loc, call_stmt_expr(m, TLC_OP_SYNC_THREADS, 0, NULL)));
+	/* in a kernel with clusters the other blocks arrive on these barriers
+	 * and TMA multicasts complete on them: the whole cluster waits for
+	 * every block's initialisation */
+	int64_t dims[3];
+	tlc_op_id sync = tlc_func_cluster_dims(st->f, dims) > 1 ? TLC_OP_CLUSTER_SYNC : TLC_OP_SYNC_THREADS;
+	tlc_seq_append(m, out, tlc_eval_new(m, loc, call_stmt_expr(m, sync, 0, NULL)));
 	return out;
 }
