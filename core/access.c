@@ -206,3 +206,8 @@ unsigned tlc_stmt_use_of(const tlc_stmt *s, const tlc_buffer *b)
 	tlc_stmt_accesses(s, note_use, &u);
 	return u.mode;
 }
+
+bool tlc_stmt_is_block_barrier(const tlc_stmt *s)
+{
+	return tlc_stmt_is_call(s, TLC_OP_SYNC_THREADS) || tlc_stmt_is_call(s, TLC_OP_CLUSTER_SYNC);
+}

@@ -179,6 +179,8 @@ const char *tlc_target_info_check(tlc_context *ctx, const tlc_target_info *info)
 		return "a machine description with bad register, vector or cluster sizes";
 	if ((info->async_copy & TLC_ASYNC_TMA) && info->tma_box_max < 1)
 		return "a machine description with TMA but no TMA box size (tma_box_max)";
+	if ((info->async_copy & TLC_ASYNC_TMA_MULTICAST) && (!(info->async_copy & TLC_ASYNC_TMA) || info->max_cluster < 2))
+		return "a machine description with TMA multicast but without TMA or clusters (max_cluster >= 2)";
 	if (info->nmatrix < 0 || (info->nmatrix && !info->matrix))
 		return "a machine description with a bad matrix-instruction table";
 	const char *bad = NULL;
@@ -390,7 +392,7 @@ static void put_atom(tlc_buf *out, tlc_module *m, const char *key, const tlc_fra
 
 void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc *t)
 {
-	static const char *const copies[] = {"cp.async", "tma"};
+	static const char *const copies[] = {"cp.async", "tma", "tma_multicast"};
 	static const char *const barriers[] = {"named", "mbarrier", "mbarrier_tx"};
 	const tlc_target_info *i = t->info;
 	tlc_buf_printf(out, "target = %s\n", t->name);
@@ -408,7 +410,7 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 	tlc_buf_printf(out, "global_vector_bytes = %d\n", i->global_vector_bytes);
 	tlc_buf_printf(out, "shared_vector_bytes = %d\n", i->shared_vector_bytes);
 	tlc_buf_printf(out, "atomic_add_f32_vector = %d\n", i->atomic_add_f32_vector);
-	put_flags(out, "async_copy", i->async_copy, copies, 2);
+	put_flags(out, "async_copy", i->async_copy, copies, 3);
 	put_flags(out, "barriers", i->barriers, barriers, 3);
 	tlc_buf_printf(out, "setmaxnreg = %s\n", i->setmaxnreg ? "yes" : "no");
 	tlc_buf_printf(out, "max_cluster = %d\n", i->max_cluster);

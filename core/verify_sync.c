@@ -84,7 +84,7 @@ static accesses collect(const tlc_stmt *s)
 
 static bool is_barrier(const tlc_stmt *s)
 {
-	return tlc_stmt_is_call(s, TLC_OP_SYNC_THREADS);
+	return tlc_stmt_is_block_barrier(s);
 }
 
 static bool is_nest(const tlc_stmt *s)

@@ -51,6 +51,7 @@ void cuda_emit_mbarrier(gpu_emitter *e, const tlc_stmt *s, int ind);
 void cuda_emit_set_max_nreg(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.tma_load(A, dst[..], bar[..], c.., box=, swizzle=): tlc::tma_load on a
  * CUtensorMap kernel parameter that the launcher encodes (a gpu_host_arg). */
+void cuda_emit_cluster_sync(gpu_emitter *e, const tlc_stmt *s, int ind);
 void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.tma_store(A, src[..], c.., box=, swizzle=): tlc::tma_store into the
  * issuing thread's bulk group; T.tma_store_wait(): commit and wait for the

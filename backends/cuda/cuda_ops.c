@@ -280,8 +280,26 @@ void cuda_emit_mbarrier(gpu_emitter *e, const tlc_stmt *s, int ind)
 		break;
 	default: return;
 	}
-	if (!has_hopper_mbarriers(e, s, call) || !no_keywords(e, s, call))
+	const tlc_expr *cta = tlc_call_kw(call, "cta_id");
+	bool remote = cta && (op == TLC_OP_BARRIER_ARRIVE || op == TLC_OP_MBARRIER_ARRIVE);
+	if (!has_hopper_mbarriers(e, s, call) || (!remote && !no_keywords(e, s, call)))
 		return;
+	if (remote && (call->u.call.nkw != 1 || e->cluster_blocks < 2)) {
+		tlc_error(e->ctx, s->loc,
+		          "T.%s(bar, cta_id=r) arrives on block r of the kernel's cluster; it takes no other keyword and "
+		          "needs a kernel with clusters (\"tlc.cluster_dims\")",
+		          gpu_op_name(e, call));
+		return;
+	}
+	if (remote) {
+		int64_t r;
+		if (tlc_expr_as_int(cta, &r) && (r < 0 || r >= e->cluster_blocks)) {
+			tlc_error(e->ctx, s->loc, "T.%s: cta_id=%lld is not a block of the kernel's clusters of %lld",
+			          gpu_op_name(e, call), (long long)r, (long long)e->cluster_blocks);
+			return;
+		}
+		fn = "mbar_arrive_cluster";
+	}
 	if (nargs != want) {
 		tlc_error(e->ctx, s->loc, "T.%s takes %d argument%s, got %d", gpu_op_name(e, call), want,
 		          want == 1 ? "" : "s", nargs);
@@ -298,7 +316,22 @@ void cuda_emit_mbarrier(gpu_emitter *e, const tlc_stmt *s, int ind)
 		tlc_buf_puts(e->out, ", ");
 		gpu_emit_expr(e, call->u.call.args[1]);
 	}
+	if (remote) {
+		tlc_buf_puts(e->out, ", (uint32_t)(");
+		gpu_emit_expr(e, cta);
+		tlc_buf_puts(e->out, ")");
+	}
 	tlc_buf_puts(e->out, ");\n");
+}
+
+void cuda_emit_cluster_sync(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	if (!no_keywords(e, s, s->u.eval.call))
+		return;
+	e->helpers |= CUDA_HELPER_TMA;
+	gpu_indent(e, ind);
+	/* without clusters every block is its own cluster: a block barrier */
+	tlc_buf_puts(e->out, e->cluster_blocks > 1 ? "tlc::cluster_sync();\n" : "__syncthreads();\n");
 }
 
 void cuda_emit_set_max_nreg(gpu_emitter *e, const tlc_stmt *s, int ind)
@@ -369,6 +402,7 @@ typedef struct tma_desc {
 	bool store;      /* T.tma_store (shared -> global), else T.tma_load */
 	const char *op;  /* "T.tma_load" or "T.tma_store", for messages */
 	int coords;      /* the argument index of the first coordinate */
+	int64_t multicast; /* a load's blocks of the cluster (multicast=); 0: the issuing block */
 } tma_desc;
 
 /* Read and check the tensor, box= and swizzle= of call (d->op and
@@ -406,11 +440,23 @@ static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *cal
 		return false;
 	}
 	for (int k = 0; k < call->u.call.nkw; k++)
-		if (strcmp(call->u.call.kw_names[k], "box") != 0 && strcmp(call->u.call.kw_names[k], "swizzle") != 0) {
-			tlc_error(e->ctx, s->loc, "%s has no keyword argument '%s' (box=, swizzle=)", d->op,
-			          call->u.call.kw_names[k]);
+		if (strcmp(call->u.call.kw_names[k], "box") != 0 && strcmp(call->u.call.kw_names[k], "swizzle") != 0 &&
+		    (d->store || strcmp(call->u.call.kw_names[k], "multicast") != 0)) {
+			tlc_error(e->ctx, s->loc, "%s has no keyword argument '%s' (box=, swizzle=%s)", d->op,
+			          call->u.call.kw_names[k], d->store ? "" : ", multicast=");
 			return false;
 		}
+	const tlc_expr *mc = tlc_call_kw(call, "multicast");
+	d->multicast = 0;
+	if (mc && (!tlc_expr_as_int(mc, &d->multicast) || d->multicast < 0 ||
+	           d->multicast >= ((int64_t)1 << e->cluster_blocks) || (d->multicast && e->cluster_blocks < 2) ||
+	           (d->multicast && !(e->target->desc->info->async_copy & TLC_ASYNC_TMA_MULTICAST)))) {
+		tlc_error(e->ctx, s->loc,
+		          "%s: multicast= is a constant mask of blocks of the kernel's cluster (%lld blocks), on a target "
+		          "with TMA multicast",
+		          d->op, (long long)e->cluster_blocks);
+		return false;
+	}
 	const tlc_expr *box = tlc_call_kw(call, "box"), *swz = tlc_call_kw(call, "swizzle");
 	bool ok = box && box->kind == TLC_EXPR_TUPLE && !box->u.tuple.is_dict && box->u.tuple.n == d->rank;
 	for (int k = 0; ok && k < d->rank; k++)
@@ -674,7 +720,11 @@ void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind)
 	if (map < 0)
 		return;
 	gpu_indent(e, ind);
-	tlc_buf_printf(e->out, "tlc::tma_load<%d>(&%s, ", d.rank, e->host_args[map].name);
+	if (d.multicast)
+		tlc_buf_printf(e->out, "tlc::tma_load_multicast<%d>(&%s, (uint16_t)%lld, ", d.rank, e->host_args[map].name,
+		               (long long)d.multicast);
+	else
+		tlc_buf_printf(e->out, "tlc::tma_load<%d>(&%s, ", d.rank, e->host_args[map].name);
 	if (!gpu_emit_barrier_addr(e, s->loc, call, call->u.call.args[2]))
 		return;
 	tma_emit_operands(e, s, &d);

@@ -53,6 +53,9 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_TMA_STORE_WAIT:
 		cuda_emit_tma_store(e, s, ind);
 		return true;
+	case TLC_OP_CLUSTER_SYNC:
+		cuda_emit_cluster_sync(e, s, ind);
+		return true;
 	default:
 		return false;
 	}
@@ -108,4 +111,7 @@ const gpu_vendor cuda_vendor = {
 	.max_grid = {2147483647, 65535, 65535},
 	.emit_op = cuda_emit_op,
 	.emit_helpers = cuda_emit_helpers,
+	.cluster_dims_attr = "__cluster_dims__(%lld, %lld, %lld) ",
+	.cluster_rank = "tlc::block_rank_in_cluster()",
+	.cluster_helper = CUDA_HELPER_TMA,
 };

@@ -422,6 +422,17 @@ static void emit_call(gpu_emitter *e, const tlc_expr *x)
 		put(e, ")");
 		return;
 	}
+	if (op == TLC_OP_BLOCK_RANK_IN_CLUSTER && !e->host) {
+		/* every block is alone in its cluster without clusters (emit_func
+		 * refused a kernel with clusters the vendor does not have) */
+		if (e->cluster_blocks > 1) {
+			e->helpers |= e->target->vendor->cluster_helper;
+			put(e, e->target->vendor->cluster_rank);
+		} else {
+			put(e, "0");
+		}
+		return;
+	}
 	if ((op == TLC_OP_THREAD_IDX || op == TLC_OP_BLOCK_IDX) && !e->host) {
 		int64_t d = 0;
 		if (x->u.call.nargs == 1 && tlc_expr_as_int(x->u.call.args[0], &d) && d >= 0 && d < 3) {

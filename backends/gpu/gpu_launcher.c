@@ -126,6 +126,10 @@ static void emit_grid(gpu_emitter *e, tlc_buf *out)
 	for (int d = 0; d < 3; d++)
 		tlc_buf_printf(out, " || tlc_grid%d > %lld%s", d, (long long)max_grid[d],
 			       max_grid[d] > 65535 ? "LL" : "");
+	/* clusters tile the grid: a launch with a partial one fails */
+	for (int d = 0; d < 3; d++)
+		if (e->cluster[d] > 1)
+			tlc_buf_printf(out, " || tlc_grid%d %% %lld != 0", d, (long long)e->cluster[d]);
 	tlc_buf_printf(out,
 		       ")\n"
 		       "\t\treturn (int)%sErrorInvalidValue;\n"

@@ -141,8 +141,11 @@ static void emit_frame(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	}
 	const char *block = "blockIdx";
 	if (e->raster_panel > 0 && (e->used_frame & 7u)) {
-		tlc_buf_printf(out, "\tconst dim3 tlc_block_idx = tlc::rasterization2D%s<%lld>();\n",
+		tlc_buf_printf(out, "\tconst dim3 tlc_block_idx = tlc::rasterization2D%s<%lld",
 		               e->raster_column ? "Column" : "Row", (long long)e->raster_panel);
+		if (e->cluster_blocks > 1)
+			tlc_buf_printf(out, ", %lld, %lld", (long long)e->cluster[0], (long long)e->cluster[1]);
+		tlc_buf_puts(out, ">();\n");
 		block = "tlc_block_idx";
 	}
 	for (int d = 0; d < 3; d++) {
@@ -172,7 +175,11 @@ static void emit_kernel(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	/* the body first: it says which frame variables and helpers it uses */
 	gpu_emit_stmt(e, e->f->body, 1);
 
-	tlc_buf_printf(out, "extern \"C\" __global__ void __launch_bounds__(%lld", (long long)e->threads);
+	tlc_buf_puts(out, "extern \"C\" __global__ void ");
+	if (e->cluster_blocks > 1)
+		tlc_buf_printf(out, e->target->vendor->cluster_dims_attr, (long long)e->cluster[0], (long long)e->cluster[1],
+		               (long long)e->cluster[2]);
+	tlc_buf_printf(out, "__launch_bounds__(%lld", (long long)e->threads);
 	if (e->min_blocks > 0)
 		tlc_buf_printf(out, ", %d", e->min_blocks);
 	tlc_buf_printf(out, ") %s_kernel(", e->f->name);
@@ -224,24 +231,28 @@ static const struct {
 	 "namespace tlc {\n"
 	 "/* T.use_swizzle: a permutation of the blocks of a 2-D grid for L2 locality.  Row: panels of\n"
 	 " * PANEL block rows, walked column by column inside a panel (the last panel may be\n"
-	 " * shorter); Column: the same with rows and columns exchanged. */\n"
-	 "template <int PANEL>\n"
+	 " * shorter); Column: the same with rows and columns exchanged.  In a kernel with clusters of\n"
+	 " * CX x CY blocks the clusters are what is permuted, as blocks of a grid CX x CY times\n"
+	 " * smaller; the blocks of a cluster stay neighbours, in their order inside it. */\n"
+	 "template <int PANEL, int CX = 1, int CY = 1>\n"
 	 "static __device__ __forceinline__ dim3 rasterization2DRow()\n"
 	 "{\n"
-	 "\tconst unsigned gx = gridDim.x, gy = gridDim.y;\n"
-	 "\tconst unsigned id = blockIdx.x + blockIdx.y * gx;\n"
+	 "\tconst unsigned gx = gridDim.x / CX, gy = gridDim.y / CY;\n"
+	 "\tconst unsigned id = blockIdx.x / CX + (blockIdx.y / CY) * gx;\n"
 	 "\tconst unsigned panel = id / (PANEL * gx), in_panel = id % (PANEL * gx);\n"
 	 "\tconst unsigned rows = min((unsigned)PANEL, gy - panel * PANEL);\n"
-	 "\treturn dim3(in_panel / rows, panel * PANEL + in_panel % rows, blockIdx.z);\n"
+	 "\treturn dim3((in_panel / rows) * CX + blockIdx.x % CX, (panel * PANEL + in_panel % rows) * CY + blockIdx.y % CY,\n"
+	 "\t            blockIdx.z);\n"
 	 "}\n\n"
-	 "template <int PANEL>\n"
+	 "template <int PANEL, int CX = 1, int CY = 1>\n"
 	 "static __device__ __forceinline__ dim3 rasterization2DColumn()\n"
 	 "{\n"
-	 "\tconst unsigned gx = gridDim.x, gy = gridDim.y;\n"
-	 "\tconst unsigned id = blockIdx.y + blockIdx.x * gy;\n"
+	 "\tconst unsigned gx = gridDim.x / CX, gy = gridDim.y / CY;\n"
+	 "\tconst unsigned id = blockIdx.y / CY + (blockIdx.x / CX) * gy;\n"
 	 "\tconst unsigned panel = id / (PANEL * gy), in_panel = id % (PANEL * gy);\n"
 	 "\tconst unsigned cols = min((unsigned)PANEL, gx - panel * PANEL);\n"
-	 "\treturn dim3(panel * PANEL + in_panel % cols, in_panel / cols, blockIdx.z);\n"
+	 "\treturn dim3((panel * PANEL + in_panel % cols) * CX + blockIdx.x % CX, (in_panel / cols) * CY + blockIdx.y % CY,\n"
+	 "\t            blockIdx.z);\n"
 	 "}\n"
 	 "} /* namespace tlc */\n\n"},
 };
@@ -287,6 +298,13 @@ static int emit_func(tlc_module *m, const gpu_target *t, tlc_func *f, tlc_buf *k
 	e.static_smem = int_attr(f, "tlc.smem_static");
 	/* the blocks per SM a pass sized the kernel's registers for */
 	e.min_blocks = (int)int_attr(f, "tlc.min_blocks");
+	e.cluster_blocks = tlc_func_cluster_dims(f, e.cluster);
+	if (e.cluster_blocks > 1 && (!t->vendor->cluster_dims_attr || e.cluster_blocks > t->desc->info->max_cluster)) {
+		tlc_error(e.ctx, f->loc, "kernel '%s' runs in clusters of %lld blocks; target %s has %s", f->name,
+		          (long long)e.cluster_blocks, t->desc->name,
+		          t->desc->info->max_cluster > 1 ? "smaller clusters (max_cluster)" : "no thread-block clusters");
+		return tlc_error_count(e.ctx) - e.errors_before;
+	}
 	tlc_buf_init(&decls);
 	tlc_buf_init(&kernel);
 	e.decls = &decls;

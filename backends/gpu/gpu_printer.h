@@ -95,6 +95,13 @@ typedef struct gpu_vendor {
 	 * Host-side helpers that the launchers call (the builders of
 	 * gpu_host_arg values) are pasted here too: the launchers come after. */
 	void (*emit_helpers)(tlc_buf *out, unsigned helpers);
+	/* Thread-block clusters (a kernel's "tlc.cluster_dims"): the kernel
+	 * attribute, a printf format taking the three extents (%lld), and the
+	 * expression of the block's rank in its cluster with the helper bit
+	 * that defines it; NULL when the vendor has no clusters. */
+	const char *cluster_dims_attr;
+	const char *cluster_rank;
+	unsigned cluster_helper;
 } gpu_vendor;
 
 /* A kernel argument that the launcher builds on the host before each
@@ -192,6 +199,8 @@ struct gpu_emitter {
 	 * blocks per multiprocessor, which fixes the registers a thread has at
 	 * entry (CUDA's setmaxnreg is ignored without it); set by emit_op */
 	int min_blocks;
+	int64_t cluster[3]; /* the kernel's cluster extents (tlc_func_cluster_dims) */
+	int64_t cluster_blocks; /* their product: 1 without clusters */
 	/* inside T.ws: its threads are [ws_lo, ws_lo + ws_n) (ws_n 0 outside),
 	 * and T.sync_threads() there is a named barrier of those threads */
 	int64_t ws_lo, ws_n;

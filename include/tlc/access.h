@@ -37,6 +37,10 @@ TLC_API void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
 /* How s (and every statement nested in it) uses the storage of b (b, or
  * a T.view of the same storage): the TLC_ACCESS_* bits of its accesses. */
 TLC_API unsigned tlc_stmt_use_of(const tlc_stmt *s, const tlc_buffer *b);
+/* Whether s is a barrier of every thread of the block that orders their
+ * memory accesses: T.sync_threads, or T.cluster_sync (which is one for
+ * each block of the cluster). */
+TLC_API bool tlc_stmt_is_block_barrier(const tlc_stmt *s);
 
 /* The buffers s (and every statement nested in it) writes with
  * asynchronous copies (T.cp_async): the bytes land later, at a

@@ -75,6 +75,8 @@ typedef struct tlc_matrix_inst {
 enum {
 	TLC_ASYNC_CP_ASYNC = 1 << 0, /* cp.async (4/8/16 bytes per thread, commit/wait groups) */
 	TLC_ASYNC_TMA = 1 << 1,      /* bulk tensor copies (TMA) completing on an mbarrier */
+	TLC_ASYNC_TMA_MULTICAST = 1 << 2, /* ... one of which can fill the same tile in every block of a
+	                                   * cluster (max_cluster > 1) */
 };
 
 /* Barrier kinds beyond the whole-block barrier every target has. */

@@ -51,6 +51,15 @@ struct tlc_ranges;
 TLC_API bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const struct tlc_ranges *r, tlc_tile_operand *d,
                                   int64_t rows, int64_t cols, int *row_dim, const char **why);
 
+/* Whether a shared tile of `rows` rows splits into `shares` equal parts of
+ * whole rows, one per block of a TMA multicast (T.tma_copy's
+ * cluster_mask=), each starting where TMA may write (128 bytes) and where
+ * the tile's swizzle starts over (8 of its rows of swizzle_bytes; 0: not
+ * swizzled), so that the tile's layout is the same whichever block wrote
+ * each part.  row_bytes: the bytes of a row of the tile's storage (a
+ * swizzled tile stores column blocks of swizzle_bytes rows). */
+TLC_API bool tlc_tma_multicast_split(int64_t rows, int64_t row_bytes, int swizzle_bytes, int64_t shares);
+
 typedef enum tlc_warp_policy {
 	TLC_WARP_POLICY_SQUARE,
 	TLC_WARP_POLICY_FULL_ROW, /* every warp along M: warp_m = warps */

@@ -105,11 +105,21 @@ static bool tma_boxes(lw_state *st, const tlc_buffer *shared, int64_t rows, int6
 	return true;
 }
 
+/* Which rows of a tile one thread's boxes cover: `rows` of them from row
+ * `first` (NULL: 0), and the blocks of the cluster they land in
+ * (multicast, 0: the issuing block only). */
+typedef struct box_rows_part {
+	const tlc_expr *first;
+	int64_t rows;
+	int64_t multicast;
+} box_rows_part;
+
 /* The copies of the tile, one box each: op(tensor, shared[box start],
- * [bar,] coordinates..., box=, swizzle=), the box landing (or read) at the
- * start of its column block and row chunk of the shared tile. */
+ * [bar,] coordinates..., box=, swizzle=[, multicast=]), the box landing
+ * (or read) at the start of its column block and row chunk of the shared
+ * tile. */
 static void append_boxes(lw_state *st, tlc_stmt *out, tlc_loc loc, tlc_op_id op, const tlc_tile_operand *g, int row_dim,
-                         const tlc_tile_operand *sh, const tlc_expr *bar, int64_t rows, int64_t cols,
+                         const tlc_tile_operand *sh, const tlc_expr *bar, box_rows_part part, int64_t cols,
                          int64_t box_rows, int64_t box_cols, int swizzle)
 {
 	tlc_module *m = st->m;
@@ -117,17 +127,19 @@ static void append_boxes(lw_state *st, tlc_stmt *out, tlc_loc loc, tlc_op_id op,
 	for (int k = 0; k < g->ndim; k++)
 		box_items[k] = tlc_i32(m, k == g->ndim - 1 ? box_cols : k == row_dim ? box_rows : 1);
 	const tlc_expr *box = tlc_tuple(m, g->ndim, box_items, false);
-	const char *kwn[2] = {tlc_intern(m, "box"), tlc_intern(m, "swizzle")};
-	const tlc_expr *kwv[2] = {box, tlc_i32(m, swizzle)};
+	const char *kwn[3] = {tlc_intern(m, "box"), tlc_intern(m, "swizzle"), tlc_intern(m, "multicast")};
+	const tlc_expr *kwv[3] = {box, tlc_i32(m, swizzle), tlc_i32(m, part.multicast)};
+	const tlc_expr *first = part.first ? part.first : tlc_i32(m, 0);
 	for (int64_t p = 0; p < cols / box_cols; p++)
-		for (int64_t q = 0; q < rows / box_rows; q++) {
+		for (int64_t q = 0; q < part.rows / box_rows; q++) {
+			const tlc_expr *row = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_ADD, first, tlc_i32(m, q * box_rows)));
 			const tlc_expr *args[3 + TLC_TILE_MAX_DIMS];
 			int n = 0;
 			args[n++] = tlc_buf_ref(m, g->buf);
 			const tlc_expr *sidx[TLC_TILE_MAX_DIMS];
 			for (int k = 0; k < sh->ndim; k++)
 				sidx[k] = k < sh->ndim - 2    ? sh->begin[k]
-				          : k == sh->ndim - 2 ? tlc_i32(m, q * box_rows)
+				          : k == sh->ndim - 2 ? row
 				                              : tlc_i32(m, p * box_cols);
 			args[n++] = tlc_load(m, sh->buf, sh->ndim, sidx);
 			if (bar)
@@ -136,11 +148,12 @@ static void append_boxes(lw_state *st, tlc_stmt *out, tlc_loc loc, tlc_op_id op,
 				const tlc_expr *c = g->begin[k];
 				if (k == g->ndim - 1 && p)
 					c = tlc_binary(m, TLC_EXPR_ADD, c, tlc_i32(m, p * box_cols));
-				if (k == row_dim && q)
-					c = tlc_binary(m, TLC_EXPR_ADD, c, tlc_i32(m, q * box_rows));
+				if (k == row_dim)
+					c = tlc_binary(m, TLC_EXPR_ADD, c, row);
 				args[n++] = tlc_simplify_expr(m, c);
 			}
-			tlc_seq_append(m, out, tlc_eval_new(m, loc, tlc_call(m, op, TLC_DT_VOID, n, args, 2, kwn, kwv)));
+			tlc_seq_append(m, out,
+			               tlc_eval_new(m, loc, tlc_call(m, op, TLC_DT_VOID, n, args, part.multicast ? 3 : 2, kwn, kwv)));
 		}
 }
 
@@ -187,13 +200,61 @@ tlc_stmt *lw_lower_tma_store(lw_state *st, const tlc_stmt *s, const tlc_expr *sr
 	if (!tma_boxes(st, src.buf, rows, cols, esize, &box_rows, &box_cols, &swizzle, why))
 		return NULL;
 	tlc_stmt *issue = tlc_seq_new(m, s->loc);
-	append_boxes(st, issue, s->loc, TLC_OP_TMA_STORE, &dst, row_dim, &src, NULL, rows, cols, box_rows, box_cols,
-	             swizzle);
+	append_boxes(st, issue, s->loc, TLC_OP_TMA_STORE, &dst, row_dim, &src, NULL, (box_rows_part){NULL, rows, 0}, cols,
+	             box_rows, box_cols, swizzle);
 	tlc_seq_append(m, issue, tlc_eval_new(m, s->loc, call_stmt_expr(m, TLC_OP_TMA_STORE_WAIT, 0, NULL)));
 	return by_leader(st, s->loc, issue);
 }
 
 /* ---- TMA loads ---- */
+
+/* T.tma_copy(..., cluster_mask=M): the blocks of the cluster whose ranks
+ * are the bits of M (a constant run of bits) load the tile together, each
+ * an equal share of its rows in rank order (tlc_tma_multicast_split), and
+ * multicast their share to all of them. */
+static bool multicast_part(lw_state *st, tlc_loc loc, const tlc_expr *mask_x, const tlc_tile_operand *dst,
+                           int64_t rows, int64_t cols, int esize, box_rows_part *part)
+{
+	tlc_module *m = st->m;
+	int64_t dims[3], mask;
+	int64_t blocks = tlc_func_cluster_dims(st->f, dims);
+	if (!(st->target->async_copy & TLC_ASYNC_TMA_MULTICAST)) {
+		lw_error(st, loc, "T.tma_copy: target %s has no TMA multicast; drop cluster_mask=", tlc_module_target_name(m));
+		return false;
+	}
+	if (blocks < 2) {
+		lw_error(st, loc, "T.tma_copy: cluster_mask= needs a kernel that runs in clusters (\"tlc.cluster_dims\")");
+		return false;
+	}
+	if (!tlc_expr_as_int(mask_x, &mask) || mask <= 0 || mask >= (int64_t)1 << blocks) {
+		lw_error(st, loc,
+		         "T.tma_copy: cluster_mask must be a constant naming blocks of the kernel's cluster (%lld blocks: "
+		         "bits 0..%lld)",
+		         (long long)blocks, (long long)blocks - 1);
+		return false;
+	}
+	int lo = __builtin_ctzll((unsigned long long)mask);
+	int64_t shares = __builtin_popcountll((unsigned long long)mask);
+	if ((mask >> lo) != ((int64_t)1 << shares) - 1) {
+		lw_error(st, loc, "T.tma_copy: cluster_mask %lld is not one run of neighbouring ranks", (long long)mask);
+		return false;
+	}
+	const tlc_layout *l = dst->buf->layout;
+	int swizzle = l && l->kind == TLC_LAYOUT_SWIZZLED ? tlc_swizzle_get(l->swizzle)->bytes : 0;
+	if (!tlc_tma_multicast_split(rows, swizzle ? swizzle : cols * esize, swizzle, shares)) {
+		lw_error(st, loc,
+		         "T.tma_copy: the %lld rows of '%s' do not split into %lld parts (one per block of cluster_mask) "
+		         "that each start where TMA may write and its swizzle starts over",
+		         (long long)rows, dst->buf->name, (long long)shares);
+		return false;
+	}
+	part->rows = rows / shares;
+	part->multicast = mask;
+	const tlc_expr *rank = tlc_call(m, TLC_OP_BLOCK_RANK_IN_CLUSTER, TLC_DT_INT32, 0, NULL, 0, NULL, NULL);
+	part->first = tlc_simplify_expr(
+	    m, tlc_binary(m, TLC_EXPR_MUL, tlc_binary(m, TLC_EXPR_SUB, rank, tlc_i32(m, lo)), tlc_i32(m, part->rows)));
+	return true;
+}
 
 tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s)
 {
@@ -255,17 +316,22 @@ tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s)
 		         src.buf->name, (long long)(row_elems * esize));
 		return NULL;
 	}
+	box_rows_part part = {NULL, rows, 0};
+	const tlc_expr *mask = tlc_call_kw(call, "cluster_mask");
+	if (mask && !multicast_part(st, s->loc, mask, &dst, rows, cols, esize, &part))
+		return NULL;
 	int64_t box_rows, box_cols;
 	int swizzle;
-	if (!tma_boxes(st, dst.buf, rows, cols, esize, &box_rows, &box_cols, &swizzle, &why)) {
+	if (!tma_boxes(st, dst.buf, part.rows, cols, esize, &box_rows, &box_cols, &swizzle, &why)) {
 		lw_error(st, s->loc, "T.tma_copy cannot fill '%s' with TMA (tma_box_max is %d): %s", dst.buf->name,
 		         st->target->tma_box_max, why);
 		return NULL;
 	}
 	tlc_stmt *issue = tlc_seq_new(m, s->loc);
+	/* the whole tile arrives, each block of a multicast sending its part */
 	const tlc_expr *tx[2] = {bar, tlc_i32(m, rows * cols * esize)};
 	tlc_seq_append(m, issue, tlc_eval_new(m, s->loc, call_stmt_expr(m, TLC_OP_MBARRIER_EXPECT_TX, 2, tx)));
-	append_boxes(st, issue, s->loc, TLC_OP_TMA_LOAD, &src, row_dim, &dst, bar, rows, cols, box_rows, box_cols, swizzle);
+	append_boxes(st, issue, s->loc, TLC_OP_TMA_LOAD, &src, row_dim, &dst, bar, part, cols, box_rows, box_cols, swizzle);
 	return by_leader(st, s->loc, issue);
 }
 

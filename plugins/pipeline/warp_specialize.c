@@ -149,6 +149,8 @@ typedef struct ws_plan {
 	tlc_var **consumer_vars; /* the variables only the consumers bind */
 	int nconsumer_vars;
 	int lag; /* iterations a stage stays busy after its own (plan_release) */
+	int64_t cluster; /* blocks per cluster along x (plan_cluster); 1: no clusters */
+	bool multicast[WS_MAX_ITEMS]; /* a TMA producer the cluster's blocks load together */
 } ws_plan;
 
 typedef struct buf_scan {
@@ -496,6 +498,75 @@ static bool candidate(ws_state *w, tlc_stmt *body, ws_plan *p, const char **why)
 	return producer_vars_ok(p, why) && fits_shared_memory(w, body, p, why) && plan_release(p, why);
 }
 
+/* ---- clusters ---- */
+
+typedef struct taint_scan {
+	tlc_var **vars;
+	int n;
+} taint_scan;
+
+/* The variables whose values depend on the block's x index: the index and
+ * the LETs computed from it (before the roles split, or in the iteration). */
+static taint_scan x_dependent_vars(ws_state *w, tlc_stmt *body, const ws_plan *p)
+{
+	taint_scan t = {tlc_alloc(w->m, sizeof(tlc_var *) * (size_t)(body->u.seq.n + p->n + 1)), 0};
+	t.vars[t.n++] = w->f->block_vars[0];
+	for (int i = 0; i < body->u.seq.n; i++) {
+		tlc_stmt *s = body->u.seq.items[i];
+		if (s->kind == TLC_STMT_LET && uses_var(s->u.let.value, t.vars, t.n))
+			t.vars[t.n++] = s->u.let.var;
+	}
+	for (int j = 0; j < p->n; j++)
+		if (p->items[j]->kind == TLC_STMT_LET && uses_var(p->items[j]->u.let.value, t.vars, t.n))
+			t.vars[t.n++] = p->items[j]->u.let.var;
+	return t;
+}
+
+/* Clusters of two blocks along x that load the tiles both need once (TMA
+ * multicast): a producer copy whose source does not depend on the block's
+ * x index fetches the same tile in both blocks of a cluster (A of a GEMM
+ * whose blocks walk N along x), so each block loads half its rows into
+ * both and the tile leaves L2 once for the two.  A stage then holds data
+ * of both blocks' producers, so it is free only when the consumers of both
+ * blocks are done with it: they arrive on the `empty` barriers of every
+ * block of the cluster.  Needs a target with TMA multicast, a constant and
+ * even grid along x (a launch is refused otherwise), a loop that every
+ * block runs in full (no condition), and a tile whose halves TMA can write
+ * (tlc_tma_multicast_split).  Option `multicast = false` turns it off. */
+static void plan_cluster(ws_state *w, tlc_stmt *body, ws_plan *p, bool enable)
+{
+	const int64_t C = 2;
+	int64_t gx, dims[3];
+	p->cluster = 1;
+	if (!enable || !(w->t->async_copy & TLC_ASYNC_TMA_MULTICAST) || w->t->max_cluster < C || p->guard ||
+	    tlc_func_cluster_dims(w->f, dims) > 1 || !w->f->block_vars[0] || !tlc_expr_as_int(w->f->grid[0], &gx) ||
+	    gx % C)
+		return;
+	taint_scan t = x_dependent_vars(w, body, p);
+	bool any = false;
+	for (int j = 0; j < p->n; j++) {
+		const tlc_buffer *src, *dst;
+		p->multicast[j] = false;
+		if (p->role[j] != WS_TMA || !pl_copy_sides(p->items[j], &src, &dst))
+			continue;
+		const tlc_expr *from = p->items[j]->u.eval.call->u.call.args[0];
+		int64_t rows, cols;
+		int esize = tlc_dtype_bits(dst->dtype) / 8;
+		if (uses_var(from, t.vars, t.n) || !tlc_expr_as_int(dst->shape[0], &rows) ||
+		    !tlc_expr_as_int(dst->shape[1], &cols))
+			continue;
+		/* the swizzle layout inference will give the tile (tma_producer) */
+		tlc_swizzle sw = dst->layout && dst->layout->kind == TLC_LAYOUT_SWIZZLED ? dst->layout->swizzle
+		                                                                         : tlc_swizzle_widest(cols, dst->dtype);
+		int width = sw == TLC_SWIZZLE_NONE ? 0 : tlc_swizzle_get(sw)->bytes;
+		if (!tlc_tma_multicast_split(rows, width ? width : cols * esize, width, C))
+			continue;
+		p->multicast[j] = any = true;
+	}
+	if (any)
+		p->cluster = C;
+}
+
 /* ---- the rewrite ---- */
 
 static tlc_stmt *eval(ws_state *w, tlc_loc loc, tlc_op_id op, int n, const tlc_expr *const *args, int nkw,
@@ -601,6 +672,22 @@ static int last_stage_reader(const pl_versions *vers, const ws_plan *p)
 	return last;
 }
 
+/* The consumers are done with a stage: they arrive on its `empty` barrier,
+ * in every block of the cluster when the blocks fill each other's stages
+ * (plan_cluster). */
+static tlc_stmt *free_stage(ws_state *w, tlc_loc loc, const ws_plan *p, const tlc_expr *empty_elem)
+{
+	if (p->cluster == 1)
+		return eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_elem, 0, NULL, NULL);
+	tlc_stmt *seq = tlc_seq_new(w->m, loc);
+	const char *kw = tlc_intern(w->m, "cta_id");
+	for (int64_t r = 0; r < p->cluster; r++) {
+		const tlc_expr *rank = tlc_i32(w->m, r);
+		tlc_seq_append(w->m, seq, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_elem, 1, &kw, &rank));
+	}
+	return seq;
+}
+
 /* Where one role is in the loop: iteration `it` (from 0) of those it ran
  * uses stage it % S, whose phase parity is (it / S) % 2. */
 typedef struct ws_position {
@@ -666,7 +753,7 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 	tlc_func_set_attr(m, w->f, "tlc.min_blocks", tlc_i32(m, blocks));
 
 	tlc_buffer *full = new_barriers(w, loc, "full", S, w->t->warpgroup);
-	tlc_buffer *empty = new_barriers(w, loc, "empty", S, w->threads);
+	tlc_buffer *empty = new_barriers(w, loc, "empty", S, w->threads * p->cluster);
 	tlc_stmt *producer = tlc_seq_new(m, loc);
 	tlc_seq_append(m, producer, set_max_nreg(w, loc, WS_PRODUCER_REGS, false));
 	tlc_stmt *consumer = tlc_seq_new(m, loc);
@@ -703,8 +790,11 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 		if (p->role[j] == WS_CONSUMER)
 			continue;
 		tlc_stmt *c = tlc_stmt_clone(&rw, p->items[j]);
-		if (p->role[j] == WS_TMA)
-			c = eval(w, c->loc, TLC_OP_TMA_COPY, 2, c->u.eval.call->u.call.args, 1, &kw_bar, &full_p);
+		if (p->role[j] == WS_TMA) {
+			const char *kwn[2] = {kw_bar, tlc_intern(m, "cluster_mask")};
+			const tlc_expr *kwv[2] = {full_p, tlc_i32(m, ((int64_t)1 << p->cluster) - 1)};
+			c = eval(w, c->loc, TLC_OP_TMA_COPY, 2, c->u.eval.call->u.call.args, p->multicast[j] ? 2 : 1, kwn, kwv);
+		}
 		else if (p->role[j] == WS_CP_ASYNC)
 			/* the producer's threads copy; the full barrier publishes it */
 			c = tlc_attr_new(m, c->loc, "completes_on", full_p, c);
@@ -733,7 +823,7 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 		if (p->role[j] == WS_CONSUMER || p->role[j] == WS_BOTH)
 			tlc_seq_append(m, cons_body, tlc_stmt_clone(&rw, p->items[j]));
 		if (j == last_read)
-			tlc_seq_append(m, cons_body, eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_c, 0, NULL, NULL));
+			tlc_seq_append(m, cons_body, free_stage(w, loc, p, empty_c));
 	}
 	if (p->lag) {
 		/* the groups still in flight read the stages of the last `lag`
@@ -743,7 +833,7 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 		    m, tlc_binary(m, TLC_EXPR_FLOORMOD, tlc_binary(m, TLC_EXPR_ADD, cons_it, tlc_i32(m, S - p->lag)),
 		                  tlc_i32(m, S)));
 		const tlc_expr *empty_old = bar_at(w, empty, older);
-		tlc_stmt *free_old = eval(w, loc, TLC_OP_BARRIER_ARRIVE, 1, &empty_old, 0, NULL, NULL);
+		tlc_stmt *free_old = free_stage(w, loc, p, empty_old);
 		tlc_seq_append(m, cons_body, tlc_if_new(m, loc, tlc_binary(m, TLC_EXPR_GE, cons_it, lag), free_old, NULL));
 	}
 	if (consumed)
@@ -796,6 +886,13 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 	int wg = w->t->warpgroup;
 	tlc_seq_append(m, fin, ws_scope(w, loc, 0, 1, producer));
 	tlc_seq_append(m, fin, ws_scope(w, loc, 1, (int)(w->threads / wg), consumer));
+	if (p->cluster > 1) {
+		/* a block leaves only when no other block of its cluster can still
+		 * arrive on its barriers */
+		tlc_seq_append(m, fin, eval(w, loc, TLC_OP_CLUSTER_SYNC, 0, NULL, 0, NULL, NULL));
+		const tlc_expr *dims[3] = {tlc_i32(m, p->cluster), tlc_i32(m, 1), tlc_i32(m, 1)};
+		tlc_func_set_attr(m, w->f, "tlc.cluster_dims", tlc_tuple(m, 3, dims, false));
+	}
 	*body = *fin;
 	w->f->threads[0] = tlc_i32(m, w->threads + wg);
 }
@@ -817,6 +914,10 @@ int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 			tlc_note(w.ctx, f->loc, "warp-specialize: kernel '%s' is not specialized: %s", f->name, why);
 		return 0;
 	}
+	plan_cluster(&w, f->body, &plan, tlc_opt_bool(opts, "multicast", true));
 	specialize(&w, f->body, &plan);
+	if (plan.cluster > 1 && tlc_opt_bool(opts, "remarks", false))
+		tlc_note(w.ctx, f->loc, "warp-specialize: kernel '%s' runs in clusters of %lld blocks along x that share "
+		         "the tiles they both load (TMA multicast)", f->name, (long long)plan.cluster);
 	return 0;
 }

@@ -101,7 +101,7 @@ void si_stmt_access(si_state *si, const tlc_stmt *s, si_access *acc)
 
 bool si_is_barrier(const tlc_stmt *s)
 {
-	return tlc_stmt_is_call(s, TLC_OP_SYNC_THREADS);
+	return tlc_stmt_is_block_barrier(s);
 }
 
 void si_body_head(si_state *si, const tlc_stmt *body, si_access *acc)

@@ -179,6 +179,55 @@ __device__ __forceinline__ void load(const CUtensorMap *map, uint32_t bar, uint3
 	             : "memory");
 }
 
+/* The same loads multicast: the box lands at the same shared offset in every
+ * block of the cluster whose rank is a bit of `mask`, and completes its
+ * bytes on the barrier at the same offset in each. */
+__device__ __forceinline__ void load_multicast(const CUtensorMap *map, uint32_t bar, uint32_t dst, uint16_t mask,
+                                               int c0)
+{
+	asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+	             " [%0], [%1, {%4}], [%2], %3;\n"
+	             :
+	             : "r"(dst), "l"(map_addr(map)), "r"(bar), "h"(mask), "r"(c0)
+	             : "memory");
+}
+__device__ __forceinline__ void load_multicast(const CUtensorMap *map, uint32_t bar, uint32_t dst, uint16_t mask,
+                                               int c0, int c1)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+	             " [%0], [%1, {%4, %5}], [%2], %3;\n"
+	             :
+	             : "r"(dst), "l"(map_addr(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1)
+	             : "memory");
+}
+__device__ __forceinline__ void load_multicast(const CUtensorMap *map, uint32_t bar, uint32_t dst, uint16_t mask,
+                                               int c0, int c1, int c2)
+{
+	asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+	             " [%0], [%1, {%4, %5, %6}], [%2], %3;\n"
+	             :
+	             : "r"(dst), "l"(map_addr(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1), "r"(c2)
+	             : "memory");
+}
+__device__ __forceinline__ void load_multicast(const CUtensorMap *map, uint32_t bar, uint32_t dst, uint16_t mask,
+                                               int c0, int c1, int c2, int c3)
+{
+	asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+	             " [%0], [%1, {%4, %5, %6, %7}], [%2], %3;\n"
+	             :
+	             : "r"(dst), "l"(map_addr(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+	             : "memory");
+}
+__device__ __forceinline__ void load_multicast(const CUtensorMap *map, uint32_t bar, uint32_t dst, uint16_t mask,
+                                               int c0, int c1, int c2, int c3, int c4)
+{
+	asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+	             " [%0], [%1, {%4, %5, %6, %7, %8}], [%2], %3;\n"
+	             :
+	             : "r"(dst), "l"(map_addr(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+	             : "memory");
+}
+
 /* cp.async.bulk.tensor stores into the thread's current bulk group. */
 __device__ __forceinline__ void store(const CUtensorMap *map, uint32_t src, int c0)
 {
@@ -259,6 +308,24 @@ __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
 	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(tma_detail::smem_addr(bar)) : "memory");
 }
 
+/* One arrival on the barrier at bar's place in block `cta` of the cluster
+ * (mapa turns the address into that block's).  Release semantics at CTA
+ * scope, as the PTX ISA's default: what this thread must have finished
+ * before the arrival is the reads of the stage being freed (its WGMMA
+ * reads, complete after their wait), and the other block's producer,
+ * which waits for the arrival, only then issues the copy that overwrites
+ * them. */
+__device__ __forceinline__ void mbar_arrive_cluster(uint64_t *bar, uint32_t cta)
+{
+	asm volatile("{\n\t"
+	             ".reg .b32 remote;\n\t"
+	             "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
+	             "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t"
+	             "}\n" ::"r"(tma_detail::smem_addr(bar)),
+	             "r"(cta)
+	             : "memory");
+}
+
 /* Announce `bytes` more bytes of copies completing on the current phase, then
  * arrive: what the producer does right before issuing the phase's loads. */
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes)
@@ -333,6 +400,38 @@ __device__ __forceinline__ void tma_load(const CUtensorMap *map, uint64_t *bar, 
 {
 	tma_detail::check_rank<RANK, (int)sizeof...(Coords)>();
 	tma_detail::load(map, tma_detail::smem_addr(bar), tma_detail::smem_addr(smem_dst), (int)coords...);
+}
+
+/* tma_load for every block of the cluster in `mask` (bit r: rank r): the
+ * box lands at smem_dst's offset in each and completes on bar's offset in
+ * each, so every receiving block expects its bytes on its own barrier. */
+template <int RANK, typename... Coords>
+__device__ __forceinline__ void tma_load_multicast(const CUtensorMap *map, uint16_t mask, uint64_t *bar, void *smem_dst,
+                                                   Coords... coords)
+{
+	tma_detail::check_rank<RANK, (int)sizeof...(Coords)>();
+	tma_detail::load_multicast(map, tma_detail::smem_addr(bar), tma_detail::smem_addr(smem_dst), mask, (int)coords...);
+}
+
+/* ---- clusters ---- */
+
+/* The block's rank in its cluster (x fastest). */
+__device__ __forceinline__ int block_rank_in_cluster()
+{
+	uint32_t r;
+	asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+	return (int)r;
+}
+
+/* Every thread of every block of the cluster arrives, then waits for the
+ * others: writes before it, to any block's shared memory, are visible to
+ * all after it (release / acquire at cluster scope).  Every thread of the
+ * block must call it (.aligned). */
+__device__ __forceinline__ void cluster_sync()
+{
+	asm volatile("barrier.cluster.arrive.release.aligned;\n"
+	             "barrier.cluster.wait.acquire.aligned;\n" ::
+	                 : "memory");
 }
 
 /* Store the box at smem_src to the tensor at the given coordinates (all
