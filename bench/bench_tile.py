@@ -37,8 +37,12 @@ WARMUP, RUNS = 5, 30
 # threads) and the tuned one of the Hopper GEMM issue (128x256x64, 3 stages,
 # 256 threads)
 GEMM_CONFIGS = [("defaults", "", ()),
+                ("defaults, no clusters (warp-specialize.multicast=false)", "",
+                 ("--pass-arg=warp-specialize.multicast=false",)),
                 ("defaults, direct stores (stage-outputs off)", "", ("--pass-arg=stage-outputs.enable=false",)),
                 ("128x256x64 s3 t256", ", 128, 256, 64, num_stages=3, threads=256", ()),
+                ("128x256x64 s3 t256, no clusters (warp-specialize.multicast=false)",
+                 ", 128, 256, 64, num_stages=3, threads=256", ("--pass-arg=warp-specialize.multicast=false",)),
                 ("128x256x64 s3 t256, direct stores (stage-outputs off)", ", 128, 256, 64, num_stages=3, threads=256",
                  ("--pass-arg=stage-outputs.enable=false",)),
                 ("128x256x64 s3 t256, C staged by hand (stage_c=True)",
@@ -77,7 +81,9 @@ def gemm_rows(torch, args, workdir):
 FP8 = os.path.join(REPO, "examples", "gemm_fp8.tl")
 # promote=False (WGMMA's own accumulation over all of K) is faster but fails
 # this check: bench/notes/hopper-gemm.md has its numbers
-FP8_CONFIGS = [("128x128x128 s4 t256, promoted to fp32 per k-step", "matmul_fp8({n}, {n}, {n})")]
+FP8_CONFIGS = [("128x128x128 s4 t256, promoted to fp32 per k-step", "matmul_fp8({n}, {n}, {n})", ()),
+               ("128x128x128 s4 t256, promoted to fp32 per k-step, no clusters (warp-specialize.multicast=false)",
+                "matmul_fp8({n}, {n}, {n})", ("--pass-arg=warp-specialize.multicast=false",))]
 
 
 def fp8_rows(torch, args, workdir):
@@ -101,9 +107,9 @@ def fp8_rows(torch, args, workdir):
         ref = torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=out_dtype)
     atol, rtol = 1e-3 * n ** 0.5, 1e-4
     _, terr, _ = tlc_gpu.check(ref, ref64, atol=atol, rtol=rtol)
-    for cname, entry in FP8_CONFIGS:
+    for cname, entry, targs in FP8_CONFIGS:
         kern = tlc_gpu.compile(FP8, entry=entry.format(n=n), tlc=args.tlc, nvcc=args.nvcc, cache_dir=workdir,
-                               verbose=False)
+                               verbose=False, tlc_args=targs)
         c = torch.empty(n, n, device="cuda", dtype=torch.float32)
         fn = tlc_gpu.bind(kern, a, b, c)
         fn()

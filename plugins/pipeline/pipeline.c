@@ -14,7 +14,8 @@
 static const tlc_pass_option no_options[] = {{NULL, TLC_OPT_BOOL, NULL}};
 static const tlc_pass_option ws_options[] = {
 	{"enable", TLC_OPT_BOOL, "warp-specialize TMA-fed pipelined loops"},
-	{"multicast", TLC_OPT_BOOL, "run in clusters of 2 blocks that load the tiles both need once (TMA multicast)"},
+	{"multicast", TLC_OPT_BOOL, "run in clusters of blocks along x that load the tiles they all need once (TMA multicast)"},
+	{"cluster-size", TLC_OPT_INT, "blocks per cluster for multicast (default 2; at most the target's max_cluster)"},
 	{"remarks", TLC_OPT_BOOL, "say on stderr why a loop was not specialized, and when it runs in clusters"},
 	{NULL, TLC_OPT_BOOL, NULL},
 };

@@ -522,23 +522,24 @@ static taint_scan x_dependent_vars(ws_state *w, tlc_stmt *body, const ws_plan *p
 	return t;
 }
 
-/* Clusters of two blocks along x that load the tiles both need once (TMA
- * multicast): a producer copy whose source does not depend on the block's
- * x index fetches the same tile in both blocks of a cluster (A of a GEMM
- * whose blocks walk N along x), so each block loads half its rows into
- * both and the tile leaves L2 once for the two.  A stage then holds data
- * of both blocks' producers, so it is free only when the consumers of both
- * blocks are done with it: they arrive on the `empty` barriers of every
- * block of the cluster.  Needs a target with TMA multicast, a constant and
- * even grid along x (a launch is refused otherwise), a loop that every
- * block runs in full (no condition), and a tile whose halves TMA can write
- * (tlc_tma_multicast_split).  Option `multicast = false` turns it off. */
-static void plan_cluster(ws_state *w, tlc_stmt *body, ws_plan *p, bool enable)
+/* Clusters of C blocks along x (option cluster-size, 2 by default) that
+ * load the tiles they all need once (TMA multicast): a producer copy whose
+ * source does not depend on the block's x index fetches the same tile in
+ * every block of a cluster (A of a GEMM whose blocks walk N along x), so
+ * each block loads 1/C of its rows into all of them and the tile leaves L2
+ * once for the C.  A stage then holds data of every block's producer, so
+ * it is free only when the consumers of all of them are done with it:
+ * they arrive on the `empty` barriers of every block of the cluster.
+ * Needs a target with TMA multicast and clusters of C, a constant grid
+ * along x that C divides (a launch is refused otherwise), a loop that
+ * every block runs in full (no condition), and a tile whose parts TMA can
+ * write (tlc_tma_multicast_split).  Option `multicast = false` turns it
+ * off. */
+static void plan_cluster(ws_state *w, tlc_stmt *body, ws_plan *p, bool enable, int64_t C)
 {
-	const int64_t C = 2;
 	int64_t gx, dims[3];
 	p->cluster = 1;
-	if (!enable || !(w->t->async_copy & TLC_ASYNC_TMA_MULTICAST) || w->t->max_cluster < C || p->guard ||
+	if (!enable || C < 2 || !(w->t->async_copy & TLC_ASYNC_TMA_MULTICAST) || w->t->max_cluster < C || p->guard ||
 	    tlc_func_cluster_dims(w->f, dims) > 1 || !w->f->block_vars[0] || !tlc_expr_as_int(w->f->grid[0], &gx) ||
 	    gx % C)
 		return;
@@ -914,7 +915,7 @@ int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 			tlc_note(w.ctx, f->loc, "warp-specialize: kernel '%s' is not specialized: %s", f->name, why);
 		return 0;
 	}
-	plan_cluster(&w, f->body, &plan, tlc_opt_bool(opts, "multicast", true));
+	plan_cluster(&w, f->body, &plan, tlc_opt_bool(opts, "multicast", true), tlc_opt_int(opts, "cluster-size", 2));
 	specialize(&w, f->body, &plan);
 	if (plan.cluster > 1 && tlc_opt_bool(opts, "remarks", false))
 		tlc_note(w.ctx, f->loc, "warp-specialize: kernel '%s' runs in clusters of %lld blocks along x that share "
