@@ -14,6 +14,11 @@
  * tile (at most tma_box_max elements).  Out-of-range elements of the box read as zero,
  * so partial tiles need no predicates.
  *
+ * With cluster_mask=M (a kernel with clusters) the tile is loaded once for
+ * the blocks of M: each issues its share of the tile's rows, in rank order,
+ * as multicast boxes landing in all of them (multicast_part), and each
+ * still expects the whole tile's bytes on its own barrier.
+ *
  * A store, T.tma_copy(S, G[..]) or a T.copy of a whole shared tile into a
  * global tensor on a target with TMA (option tma-store), is the same boxes
  * the other way (T.tma_store), issued by the same first thread, which then
@@ -27,7 +32,9 @@
  *
  * Barriers (T.alloc_barrier) are initialised once at kernel entry by thread
  * 0 with their arrive counts, then T.mbarrier_fence_init() and a block
- * barrier make them visible to every thread and to the copy engine. */
+ * barrier (a cluster barrier in a kernel with clusters: the other blocks
+ * arrive and multicast on them) make them visible to every thread and to
+ * the copy engine. */
 #include <string.h>
 
 #include <tlc/access.h>
