@@ -102,6 +102,14 @@ static const tlc_target_info bad_mma_info = {
 	.regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4, .atomic_add_f32_vector = 1,
 	.max_cluster = 1, .nmatrix = 1, .matrix = bad_mma};
 static const tlc_target_desc bad_mma_target = {.name = "bad-mma", .emit = emit_nothing, .info = &bad_mma_info};
+/* TMA multicast fills a tile in every block of a cluster: without clusters it means nothing */
+static const tlc_target_info lone_multicast_info = {
+	.struct_size = sizeof(tlc_target_info), .lanes = 32, .max_threads = 1024, .smem_max = 1, .max_regs = 1,
+	.local_bytes_max = 1, .regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4,
+	.atomic_add_f32_vector = 1, .max_cluster = 1, .async_copy = TLC_ASYNC_TMA | TLC_ASYNC_TMA_MULTICAST,
+	.tma_box_max = 256};
+static const tlc_target_desc lone_multicast_target = {.name = "lone-multicast", .emit = emit_nothing,
+                                                      .info = &lone_multicast_info};
 
 static void test_registry(void)
 {
@@ -133,7 +141,12 @@ static void test_registry(void)
 	is_int(tlc_register_target(&a, &bad_mma_target), -1, "a matrix instruction whose fragment is not one is refused");
 	ok(strstr(take_diags(), "matrix instruction 'bad.mma' whose accumulator fragment is wrong") != NULL,
 	   "bad fragment message");
-	ok(!tlc_find_target(ctx, "no-info") && !tlc_find_target(ctx, "bad-mma"), "refused targets are not registered");
+	is_int(tlc_register_target(&a, &lone_multicast_target), -1, "TMA multicast without clusters is refused");
+	ok(strstr(take_diags(), "target 'lone-multicast' has a machine description with TMA multicast but without TMA or "
+	                        "clusters (max_cluster >= 2)") != NULL,
+	   "lone multicast message");
+	ok(!tlc_find_target(ctx, "no-info") && !tlc_find_target(ctx, "bad-mma") && !tlc_find_target(ctx, "lone-multicast"),
+	   "refused targets are not registered");
 	tlc_op_id id = tlc_register_op(&a, "my_op", 1, 2, TLC_OPF_PURE);
 	ok(id >= TLC_OP_BUILTIN_COUNT && tlc_op_lookup(ctx, "my_op") == id, "register a new op");
 	is_int(tlc_register_op(&b, "my_op", 1, 2, 0), -1, "an op name is taken once");
