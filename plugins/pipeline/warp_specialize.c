@@ -533,8 +533,9 @@ static taint_scan x_dependent_vars(ws_state *w, tlc_stmt *body, const ws_plan *p
  * Needs a target with TMA multicast and clusters of C, a constant grid
  * along x that C divides (a launch is refused otherwise), a loop that
  * every block runs in full (no condition), and a tile whose parts TMA can
- * write (tlc_tma_multicast_split).  Option `multicast = false` turns it
- * off. */
+ * write (tlc_tma_multicast_split); specialize keeps the clusters only for
+ * a kernel launched two blocks per SM (blocks_per_sm).  Option `multicast
+ * = false` turns them off. */
 static void plan_cluster(ws_state *w, tlc_stmt *body, ws_plan *p, bool enable, int64_t C)
 {
 	int64_t gx, dims[3];
@@ -746,6 +747,11 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 		return; /* not a candidate after all: inject-pipeline will say why */
 
 	int blocks = blocks_per_sm(w, p, &vers);
+	/* clusters pay where two small-tiled blocks share an SM and their L2
+	 * traffic per flop is highest; one-block kernels with larger tiles ran
+	 * 3% slower to 1.5% faster with them on an H100 (bench/notes/hopper-gemm.md) */
+	if (blocks < 2)
+		p->cluster = 1;
 	int64_t per_block = w->t->regs_per_block / blocks;
 	int64_t regs = (per_block - (int64_t)w->t->warpgroup * WS_PRODUCER_REGS) / w->threads / 8 * 8;
 	if (regs > WS_MAX_REGS)
@@ -794,7 +800,8 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 		if (p->role[j] == WS_TMA) {
 			const char *kwn[2] = {kw_bar, tlc_intern(m, "cluster_mask")};
 			const tlc_expr *kwv[2] = {full_p, tlc_i32(m, ((int64_t)1 << p->cluster) - 1)};
-			c = eval(w, c->loc, TLC_OP_TMA_COPY, 2, c->u.eval.call->u.call.args, p->multicast[j] ? 2 : 1, kwn, kwv);
+			bool multicast = p->cluster > 1 && p->multicast[j];
+			c = eval(w, c->loc, TLC_OP_TMA_COPY, 2, c->u.eval.call->u.call.args, multicast ? 2 : 1, kwn, kwv);
 		}
 		else if (p->role[j] == WS_CP_ASYNC)
 			/* the producer's threads copy; the full barrier publishes it */
