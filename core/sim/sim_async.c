@@ -13,7 +13,15 @@
  * then carries the writes to the threads that wait for it.  A thread that
  * reads the box without waiting is racing with the TMA unit.  A TMA store
  * (T.tma_store) is read by the same agent at once; its issuing thread
- * learns of the reads at T.tma_store_wait. */
+ * learns of the reads at T.tma_store_wait.
+ *
+ * A multicast load (multicast=M, in a cluster) is made by the issuing
+ * block's TMA unit too: the box lands at the destination's place in the
+ * shared memory of every block of the cluster whose rank is a bit of M
+ * and completes its bytes on the mbarrier at the barrier operand's place
+ * in each of them, so each receiving block's waiters are ordered after
+ * the writes into their own memory, and the writes are checked against
+ * what each receiving block's agents did there. */
 #include "sim_internal.h"
 
 #include <stdio.h>
@@ -145,6 +153,8 @@ void sim_cp_async_land_all(sim *s, tlc_loc loc)
 /* ---- TMA ---- */
 
 #define SIM_TMA_MAX_RANK 5
+/* blocks a multicast may reach (the largest clusters have 16) */
+#define SIM_TMA_MAX_DEST 16
 
 /* A TMA load (store false) or store of one box: the TMA unit learns what
  * the issuing thread knew and moves the box element by element between
@@ -153,7 +163,7 @@ void sim_cp_async_land_all(sim *s, tlc_loc loc)
  * (row-major from the shared element, swizzled by the shared address
  * bits as the hardware swizzles).  A load then completes its bytes on its
  * mbarrier; a store's reads are handed back to the thread at its
- * T.tma_store_wait. */
+ * T.tma_store_wait.  A multicast load does so in every block it names. */
 static void tma_box(sim *s, const tlc_stmt *st, bool store)
 {
 	const char *op = store ? "T.tma_store" : "T.tma_load";
@@ -170,9 +180,41 @@ static void tma_box(sim *s, const tlc_stmt *st, bool store)
 		return;
 	}
 	sim_array *ta = sim_array_of(s, tensor->u.buf, st->loc);
-	struct sim_mbar *bar = NULL;
-	if (!ta || (!store && !(bar = sim_mbar_at(s, c->u.call.args[2], st->loc))))
+	if (!ta)
 		return;
+	/* the blocks the box lands in: the issuer's, or those multicast= names */
+	const tlc_expr *mc = store ? NULL : tlc_call_kw(c, "multicast");
+	int64_t blocks = s->cluster ? s->cluster->n : 1, mask = (int64_t)1 << s->rank;
+	if (blocks > SIM_TMA_MAX_DEST) {
+		sim_fail(s, st->loc, "%s in clusters of more than %d blocks is not modelled", op, SIM_TMA_MAX_DEST);
+		return;
+	}
+	if (mc) {
+		mask = sim_eval_int(s, mc, st->loc);
+		if (s->stop)
+			return;
+		if (mask < 1 || (mask >> blocks) != 0) {
+			sim_fail(s, st->loc, "T.tma_load: multicast=%lld names %s (the cluster's %lld blocks are bits 0 to %lld)",
+			         (long long)mask, mask < 1 ? "no block" : "blocks outside the cluster", (long long)blocks,
+			         (long long)blocks - 1);
+			return;
+		}
+	}
+	int64_t agent = sim_agent_tma(s);
+	sim_learn_from(s, agent, sim_agent_thread(s, s->tid));
+	sim *dest[SIM_TMA_MAX_DEST];
+	struct sim_mbar *bars[SIM_TMA_MAX_DEST];
+	int ndest = 0;
+	for (int64_t r = 0; r < blocks; r++) {
+		if (!((mask >> r) & 1))
+			continue;
+		sim *blk = s->cluster ? s->cluster->blocks[r] : s;
+		bars[ndest] = NULL;
+		if (!store && !(bars[ndest] = sim_mbar_for(s, blk, c->u.call.args[2], agent,
+		                                           "a T.tma_load multicast completing on", st->loc)))
+			return;
+		dest[ndest++] = blk;
+	}
 	if (ta->ndim != rank) {
 		sim_fail(s, st->loc, "%s: '%s' has %d dimensions and the box %d", op, tensor->u.buf->name, ta->ndim, rank);
 		return;
@@ -200,6 +242,17 @@ static void tma_box(sim *s, const tlc_stmt *st, bool store)
 	int64_t se = sim_vector_at(s, sh, &sa, 1, st->loc);
 	if (se < 0)
 		return;
+	/* the destination in each block: the same buffer, the same element */
+	sim_array *arrs[SIM_TMA_MAX_DEST];
+	for (int i = 0; i < ndest; i++) {
+		const tlc_buffer *b = sh->u.load.buf;
+		arrs[i] = dest[i] == s ? sa : b->id < dest[i]->nbufs ? dest[i]->arrays[b->id] : NULL;
+		if (!arrs[i] || arrs[i]->nbytes != sa->nbytes) {
+			sim_fail(s, st->loc, "T.tma_load: '%s' is not allocated in block rank %lld of the cluster", b->name,
+			         (long long)dest[i]->rank);
+			return;
+		}
+	}
 	int esize = tlc_dtype_bits(sa->dtype) / 8;
 	if (sa->dtype != ta->dtype || esize < 1) {
 		sim_fail(s, st->loc, "%s copies bytes: '%s' and '%s' need one byte-sized type", op, tensor->u.buf->name,
@@ -210,8 +263,6 @@ static void tma_box(sim *s, const tlc_stmt *st, bool store)
 	int64_t base = s->arena && sa->data >= s->arena->data && sa->data < s->arena->data + s->arena->nbytes
 	                   ? (int64_t)(sa->data - s->arena->data)
 	                   : 0;
-	int64_t agent = sim_agent_tma(s);
-	sim_learn_from(s, agent, s->tid);
 	int64_t box_idx[SIM_TMA_MAX_RANK] = {0};
 	for (int64_t f = 0; f < total && !s->stop; f++) {
 		/* element f of the box, row-major */
@@ -235,26 +286,30 @@ static void tma_box(sim *s, const tlc_stmt *st, bool store)
 			         sh->u.load.buf->name, (long long)sa->numel);
 			return;
 		}
-		if (sa->shadow)
-			sim_touch_by(s, agent, sa, sh->u.load.buf, e, 1, !store, st->loc);
-		if (s->stop)
-			break;
 		if (store) {
-			if (inside)
+			if (sa->shadow)
+				sim_touch_by(s, agent, sa, sh->u.load.buf, e, 1, false, st->loc);
+			if (inside && !s->stop)
 				sim_array_set(ta, g_at, sim_array_get(sa, e));
-		} else {
-			sim_val v = {0, 0};
-			if (inside)
-				v = sim_array_get(ta, g_at);
-			sim_array_set(sa, e, v);
+			continue;
+		}
+		sim_val v = {0, 0};
+		if (inside)
+			v = sim_array_get(ta, g_at);
+		for (int i = 0; i < ndest && !s->stop; i++) {
+			if (arrs[i]->shadow)
+				sim_touch_by(s, agent, arrs[i], sh->u.load.buf, e, 1, true, st->loc);
+			if (!s->stop)
+				sim_array_set(arrs[i], e, v);
 		}
 	}
 	if (s->stop)
 		return;
-	if (bar)
-		sim_mbar_complete_tx(s, bar, total * esize, agent);
+	for (int i = 0; i < ndest && !s->stop; i++)
+		if (bars[i])
+			sim_mbar_complete_tx(s, bars[i], total * esize, agent);
 	sim_vc_tick(s, agent);
-	sim_vc_tick(s, s->tid);
+	sim_vc_tick(s, sim_agent_thread(s, s->tid));
 }
 
 void sim_tma_load(sim *s, const tlc_stmt *st)
@@ -272,5 +327,5 @@ void sim_tma_store(sim *s, const tlc_stmt *st)
  * barrier, then others' writes) comes after them. */
 void sim_tma_store_wait(sim *s)
 {
-	sim_learn_from(s, s->tid, sim_agent_tma(s));
+	sim_learn_from(s, sim_agent_thread(s, s->tid), sim_agent_tma(s));
 }

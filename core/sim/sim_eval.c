@@ -16,7 +16,7 @@
 
 void sim_fail(sim *s, tlc_loc loc, const char *fmt, ...)
 {
-	char msg[1536];
+	char msg[4096];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
@@ -25,6 +25,9 @@ void sim_fail(sim *s, tlc_loc loc, const char *fmt, ...)
 		tlc_error(s->ctx, loc, "tlc-sim: %s", msg);
 	s->errors++;
 	s->stop = true;
+	/* the other blocks of the cluster stop too (they run with this one) */
+	for (int64_t r = 0; s->cluster && r < s->cluster->n; r++)
+		s->cluster->blocks[r]->stop = true;
 }
 
 static void grow_vars(sim *s, const tlc_var *v)
@@ -434,6 +437,11 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 				return r;
 			}
 			r.i = sim_thread_coord(s, t, (int)d);
+			return r;
+		}
+		if (s->threaded && e->u.call.op == TLC_OP_BLOCK_RANK_IN_CLUSTER) {
+			/* the block's rank in its cluster (0 without clusters) */
+			r.i = s->rank;
 			return r;
 		}
 		if (s->threaded && (e->u.call.op == TLC_OP_SHFL_XOR || e->u.call.op == TLC_OP_SHFL_DOWN ||

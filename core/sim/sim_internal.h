@@ -94,6 +94,22 @@ bool sim_npy_write(const char *path, const sim_array *a, char *why, size_t nwhy)
 
 /* ---- the interpreter (sim_eval.c, sim_tile.c) ---- */
 
+struct sim;
+
+/* A thread-block cluster at the thread level (every thread-level run has
+ * one; a kernel without clusters, of one block).  Its blocks run
+ * concurrently, each with its own state (struct sim: shared memory,
+ * mbarriers, registers, WGMMA groups), sharing the global tensors and one
+ * set of vector clocks over the agents of all of them (sim_order.c). */
+typedef struct sim_cluster {
+	int64_t dims[3], n; /* blocks along x, y, z; n their product */
+	struct sim **blocks; /* by rank in the cluster; blocks[0] is the run's own state, which owns the others */
+	/* T.cluster_sync: the threads arrived in the current phase and their
+	 * clocks, and the clocks of the last completed phase */
+	int64_t arrived, phase;
+	sim_clock *vc, *fv, *done_vc, *done_fv;
+} sim_cluster;
+
 typedef struct sim {
 	tlc_module *m;
 	tlc_context *ctx;
@@ -105,13 +121,25 @@ typedef struct sim {
 	int64_t block_threads; /* threads of a block (T.Kernel's threads=), at every level */
 	int64_t warp_size; /* the target's lanes per warp */
 	int64_t block[3]; /* blockIdx */
+	/* the thread level: the block's cluster and its rank there (0 without
+	 * clusters); the block's agents are agent0 .. agent0 + block_agents - 1
+	 * of the cluster's (sim_order.c) */
+	sim_cluster *cluster;
+	int64_t rank, agent0, block_agents;
+	bool ended; /* a cluster's block: every thread of it has finished */
+	/* per agent of the cluster: the newest clock at which it reached into
+	 * this block (another block's remote arrive or multicast), and where;
+	 * the block's end must be ordered after it */
+	sim_clock *remote;
+	tlc_loc *remote_loc;
 	const bool *active; /* the threads running the current statement (thread level) */
 	const char *after_pass; /* for the checks' messages */
 	/* asynchronous copies (T.cp_async) issued and not yet landed */
 	struct sim_copy *copies;
 	int ncopies, cap_copies;
 	int64_t *commits; /* per thread: groups committed so far */
-	/* vector clocks: agent a's clock of agent b at vc[a * nagents + b] */
+	/* vector clocks: agent a's clock of agent b at vc[a * nagents + b]
+	 * (in a cluster of several blocks, the blocks share them) */
 	int64_t nagents, warpgroup;
 	sim_clock *vc, *fv;
 	/* WGMMA groups issued and not yet waited for (sim_matrix.c) */
@@ -162,11 +190,25 @@ int64_t sim_element(sim *s, const sim_array *a, const tlc_buffer *b, const int64
 
 /* ---- ordering and races (sim_order.c) ---- */
 
-/* The agents after the threads: the TMA unit, and warpgroup g's WGMMA unit. */
+/* The block's agents: thread t, the TMA unit and warpgroup g's WGMMA
+ * unit (numbered over the whole cluster). */
+int64_t sim_agent_thread(const sim *s, int64_t t);
 int64_t sim_agent_tma(const sim *s);
 int64_t sim_agent_wgmma(const sim *s, int64_t warpgroup);
-/* (Re)start the clocks for a block: every agent unordered with the others. */
+/* (Re)start the clocks for a block, or for all blocks of a cluster: every
+ * agent unordered with the others. */
 void sim_order_reset(sim *s);
+void sim_order_reset_cluster(sim_cluster *c);
+/* True when agent's clock has reached access x (x happened before). */
+bool sim_knows(sim *s, int64_t agent, const sim_access *x);
+/* agent (of block s) reaches into block `to` now, at loc: remembered for
+ * the check at to's end. */
+void sim_remote_note(sim *s, sim *to, int64_t agent, tlc_loc loc);
+/* Block s ends: every remote access into it must be ordered before the end
+ * of one of its threads. */
+void sim_remote_check_end(sim *s);
+/* " in block rank r" in a cluster of several blocks, else "". */
+const char *sim_in_block(const sim *s, char *buf, size_t n);
 /* An agent's clocks of every agent, and what it knows to be fenced for the
  * asynchronous proxy. */
 sim_clock *sim_vc(sim *s, int64_t agent);
@@ -178,10 +220,10 @@ void sim_learn_from(sim *s, int64_t to, int64_t from);
 void sim_publish(sim *s, int64_t from, sim_clock *vc, sim_clock *fv);
 /* agent's later accesses are new events (after it published its clock). */
 void sim_vc_tick(sim *s, int64_t agent);
-/* T.fence_proxy_async by thread t: what it knows now is fenced. */
+/* T.fence_proxy_async by thread t (of the block): what it knows now is fenced. */
 void sim_fence_proxy(sim *s, int64_t t);
-/* Threads [lo, lo + n) learn what each of them knows (a barrier among them;
- * each then ticks). */
+/* Threads [lo, lo + n) of the block learn what each of them knows (a
+ * barrier among them; each then ticks). */
 void sim_join_threads(sim *s, int64_t lo, int64_t n);
 /* The race check of an access of n elements from element e of a by the
  * current thread (thread level, shared memory); sim_touch_by for another
@@ -211,6 +253,9 @@ sim_mask sim_mask_new(const sim *s);
 void sim_exec_threads(sim *s, const tlc_stmt *st, const sim_mask *m);
 /* Run one block's body with every thread; false after an error. */
 bool sim_run_block_threads(sim *s, const tlc_stmt *body);
+/* Run the blocks of cluster c (their blockIdx set) concurrently, each with
+ * every thread; false after an error. */
+bool sim_run_cluster_threads(sim_cluster *c, const tlc_stmt *body);
 
 /* T.sync_threads (sim_order.c): every thread of the block, or divergence. */
 void sim_sync_threads(sim *s, const tlc_stmt *st, const sim_mask *m);
@@ -239,11 +284,25 @@ void sim_mbar_alloc(sim *s, const tlc_stmt *st);
 /* The mbarrier element x (a load of a barrier buffer) denotes; NULL after
  * reporting. */
 struct sim_mbar *sim_mbar_at(sim *s, const tlc_expr *x, tlc_loc loc);
+/* The block of rank r of s's cluster (`what` names the operand for the
+ * message); NULL after reporting one outside it. */
+sim *sim_cluster_block(sim *s, int64_t r, const char *what, tlc_loc loc);
+/* The mbarrier at x's place in block blk of the cluster (x evaluated by
+ * the current thread of s), for a use by `agent` of s described by `what`
+ * ("an arrive on"): another block's must be initialised, its
+ * initialisation ordered before the use, and the block still running.
+ * NULL after reporting. */
+struct sim_mbar *sim_mbar_for(sim *s, sim *blk, const tlc_expr *x, int64_t agent, const char *what, tlc_loc loc);
 /* Complete tx bytes of a transaction on b (a TMA load landed). */
 void sim_mbar_complete_tx(sim *s, struct sim_mbar *b, int64_t bytes, int64_t agent);
 /* Run n statements, all T.ws scopes, as concurrent tasks (m: the threads
  * running them; NULL at the tile level). */
 void sim_run_ws(sim *s, const tlc_stmt *const *items, int n, const sim_mask *m);
+/* Run the blocks of cluster c, each a task over all its threads running
+ * body, concurrently (their states ready). */
+void sim_run_cluster(sim_cluster *c, const tlc_stmt *body);
+/* T.cluster_sync of the active threads. */
+void sim_cluster_sync(sim *s, const tlc_stmt *st, const sim_mask *m);
 void sim_tasks_free(sim *s);
 /* The threads of the T.ws task running now; false outside T.ws scopes. */
 bool sim_task_range(const sim *s, int64_t *lo, int64_t *n);

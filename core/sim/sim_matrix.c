@@ -384,7 +384,7 @@ void sim_mma_gemm(sim *s, const tlc_stmt *st, const sim_mask *m)
 		return;
 	int64_t groups = (int64_t)g->gm * g->gn;
 	for (int64_t grp = 0; grp < groups && !s->stop; grp++)
-		touch_operands(s, g, &o, grp, g->lo + grp * g->group_threads, st->loc);
+		touch_operands(s, g, &o, grp, sim_agent_thread(s, g->lo + grp * g->group_threads), st->loc);
 	for (int64_t t = g->lo; t < g->lo + g->nthreads && !s->stop; t++)
 		for (int64_t r = 0; r < g->regs; r++) {
 			double sum;
@@ -423,7 +423,7 @@ void sim_wgmma_issue(sim *s, const tlc_stmt *st, const sim_mask *m)
 		int64_t agent = sim_agent_wgmma(s, wg);
 		/* the unit reads what its warpgroup's threads published */
 		for (int64_t t = lo; t < lo + g->group_threads; t++)
-			sim_learn_from(s, agent, t);
+			sim_learn_from(s, agent, sim_agent_thread(s, t));
 		touch_operands(s, g, &o, grp, agent, st->loc);
 		sim_wgmma w = {wg, lo, g->group_threads, g->regs, o.c, NULL, accumulate, sim_vc(s, agent)[agent], st};
 		w.delta = tlc_xmalloc((size_t)(w.n * w.regs) * sizeof(double));
@@ -433,7 +433,7 @@ void sim_wgmma_issue(sim *s, const tlc_stmt *st, const sim_mask *m)
 				w.delta[(t - lo) * w.regs + r] = product(g, &o, t, r, &sum) ? sum : 0.0 / 0.0;
 			}
 			o.c->reg_state[t] = SIM_REG_IN_FLIGHT;
-			sim_vc_tick(s, t);
+			sim_vc_tick(s, sim_agent_thread(s, t));
 		}
 		o.c->reg_issue = st;
 		sim_vc_tick(s, agent);
@@ -457,7 +457,7 @@ static void retire(sim *s, sim_wgmma *w)
 			sim_val v = {tlc_sim_round(w->c->dtype, old + d), 0};
 			sim_array_set(w->c, e, v);
 		}
-		sim_clock *v = sim_vc(s, t);
+		sim_clock *v = sim_vc(s, sim_agent_thread(s, t));
 		if (v[agent] < w->clock)
 			v[agent] = w->clock;
 	}

@@ -25,27 +25,52 @@
  * write before fencing.  So every agent has a second vector, what it knows
  * to be fenced: a fence sets a thread's to its clocks, synchronisation
  * joins it like the clocks, and an asynchronous agent reading a thread's
- * write needs it there (else: an async-proxy race). */
+ * write needs it there (else: an async-proxy race).
+ *
+ * In a thread-block cluster the clocks span the agents of all its blocks
+ * (block r's are r * block_agents onwards), so that an access to one
+ * block's shared memory by another block's agent (a TMA multicast) is
+ * checked as any other: a remote arrive carries the arriving thread's
+ * clock to the other block's mbarrier, T.cluster_sync joins every thread
+ * of the cluster.  An access into another block must also be ordered
+ * before that block's end (some thread of it learns of it before it ends:
+ * its shared memory is gone once its threads have exited). */
 #include "sim_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+int64_t sim_agent_thread(const sim *s, int64_t t)
+{
+	return s->agent0 + t;
+}
+
 int64_t sim_agent_tma(const sim *s)
 {
-	return s->nthreads;
+	return s->agent0 + s->nthreads;
 }
 
 int64_t sim_agent_wgmma(const sim *s, int64_t warpgroup)
 {
-	return s->nthreads + 1 + warpgroup;
+	return s->agent0 + s->nthreads + 1 + warpgroup;
 }
 
-void sim_order_reset(sim *s)
+static bool is_thread(const sim *s, int64_t agent)
+{
+	return agent % s->block_agents < s->nthreads;
+}
+
+/* The agents of one block: its threads, its TMA unit, its warpgroups' WGMMA units. */
+static int64_t block_agents(const sim *s)
 {
 	int64_t wg = s->warpgroup > 0 ? s->warpgroup : s->nthreads;
-	int64_t n = s->nthreads + 1 + (s->nthreads + wg - 1) / wg;
+	return s->nthreads + 1 + (s->nthreads + wg - 1) / wg;
+}
+
+/* Fresh clocks for n agents in s (its vc, fv), each knowing only itself. */
+static void clocks_reset(sim *s, int64_t n)
+{
 	if (!s->vc || s->nagents != n) {
 		free(s->vc);
 		free(s->fv);
@@ -57,6 +82,41 @@ void sim_order_reset(sim *s)
 	memset(s->fv, 0, (size_t)(n * n) * sizeof(sim_clock));
 	for (int64_t a = 0; a < n; a++)
 		s->vc[a * n + a] = 1;
+}
+
+void sim_order_reset(sim *s)
+{
+	s->agent0 = 0;
+	s->block_agents = block_agents(s);
+	clocks_reset(s, s->block_agents);
+}
+
+void sim_order_reset_cluster(sim_cluster *c)
+{
+	sim *own = c->blocks[0];
+	int64_t per = block_agents(own), n = per * c->n;
+	clocks_reset(own, n); /* the first block holds the cluster's clocks */
+	for (int64_t r = 0; r < c->n; r++) {
+		sim *b = c->blocks[r];
+		b->vc = own->vc;
+		b->fv = own->fv;
+		b->nagents = n;
+		b->agent0 = r * per;
+		b->block_agents = per;
+		free(b->remote);
+		free(b->remote_loc);
+		b->remote = tlc_xcalloc((size_t)n, sizeof(sim_clock));
+		b->remote_loc = tlc_xcalloc((size_t)n, sizeof(tlc_loc));
+	}
+	free(c->vc);
+	free(c->fv);
+	free(c->done_vc);
+	free(c->done_fv);
+	c->vc = tlc_xcalloc((size_t)n, sizeof(sim_clock));
+	c->fv = tlc_xcalloc((size_t)n, sizeof(sim_clock));
+	c->done_vc = tlc_xcalloc((size_t)n, sizeof(sim_clock));
+	c->done_fv = tlc_xcalloc((size_t)n, sizeof(sim_clock));
+	c->arrived = c->phase = 0;
 }
 
 sim_clock *sim_vc(sim *s, int64_t agent)
@@ -95,8 +155,9 @@ void sim_publish(sim *s, int64_t from, sim_clock *vc, sim_clock *fv)
 
 void sim_fence_proxy(sim *s, int64_t t)
 {
-	memcpy(sim_fv(s, t), sim_vc(s, t), (size_t)s->nagents * sizeof(sim_clock));
-	sim_vc_tick(s, t);
+	int64_t a = sim_agent_thread(s, t);
+	memcpy(sim_fv(s, a), sim_vc(s, a), (size_t)s->nagents * sizeof(sim_clock));
+	sim_vc_tick(s, a);
 }
 
 void sim_vc_tick(sim *s, int64_t agent)
@@ -123,31 +184,101 @@ const char *sim_after(const sim *s, char *buf, size_t n)
 	return buf;
 }
 
-static const char *agent_name(const sim *s, int64_t a, char *buf, size_t n)
+static bool several(const sim *s)
 {
-	if (a < s->nthreads)
-		snprintf(buf, n, "thread %lld", (long long)a);
-	else if (a == sim_agent_tma(s))
-		snprintf(buf, n, "the TMA unit");
-	else
-		snprintf(buf, n, "warpgroup %lld's WGMMA", (long long)(a - sim_agent_wgmma(s, 0)));
+	return s->cluster && s->cluster->n > 1;
+}
+
+const char *sim_in_block(const sim *s, char *buf, size_t n)
+{
+	if (several(s))
+		snprintf(buf, n, " in block rank %lld", (long long)s->rank);
+	else if (n)
+		buf[0] = '\0';
 	return buf;
 }
 
-static void race(sim *s, int64_t agent, const tlc_buffer *b, int64_t byte, bool write, tlc_loc loc,
-                 const sim_access *other, bool other_wrote)
+/* "thread 3", "the TMA unit", "warpgroup 1's WGMMA"; in a cluster of
+ * several blocks with " of block rank r". */
+static const char *agent_name(const sim *s, int64_t a, char *buf, size_t n)
 {
-	char me[48], him[48], after[160];
-	sim_fail(s, loc, "race on shared memory: %s %s byte %lld of '%s', which %s %s at %u:%u with no barrier between (%s)",
-	         agent_name(s, agent, me, sizeof me), write ? "writes" : "reads", (long long)byte, b->name,
-	         agent_name(s, other->agent, him, sizeof him), other_wrote ? "wrote" : "read", other->loc.line,
-	         other->loc.col, sim_after(s, after, sizeof after));
+	int64_t local = a % s->block_agents, rank = a / s->block_agents;
+	char of[48] = "";
+	if (several(s))
+		snprintf(of, sizeof of, " of block rank %lld", (long long)rank);
+	if (local < s->nthreads)
+		snprintf(buf, n, "thread %lld%s", (long long)local, of);
+	else if (local == s->nthreads)
+		snprintf(buf, n, "the TMA unit%s", of);
+	else
+		snprintf(buf, n, "warpgroup %lld's WGMMA%s", (long long)(local - s->nthreads - 1), of);
+	return buf;
+}
+
+/* "'S'", in a cluster of several blocks "'S' in block rank r" (the block
+ * whose shared memory a is). */
+static const char *mem_name(const sim *s, const sim_array *a, const tlc_buffer *b, char *buf, size_t n)
+{
+	int64_t owner = -1;
+	for (int64_t r = 0; several(s) && r < s->cluster->n && owner < 0; r++) {
+		const sim *x = s->cluster->blocks[r];
+		if (b->id < x->nbufs && x->arrays[b->id] == a)
+			owner = r;
+	}
+	if (owner >= 0)
+		snprintf(buf, n, "'%s' in block rank %lld", b->name, (long long)owner);
+	else
+		snprintf(buf, n, "'%s'", b->name);
+	return buf;
+}
+
+static void race(sim *s, int64_t agent, const sim_array *a, const tlc_buffer *b, int64_t byte, bool write,
+                 tlc_loc loc, const sim_access *other, bool other_wrote)
+{
+	char me[64], him[64], mem[160], after[160];
+	sim_fail(s, loc, "race on shared memory: %s %s byte %lld of %s, which %s %s at %u:%u with no barrier between (%s)",
+	         agent_name(s, agent, me, sizeof me), write ? "writes" : "reads", (long long)byte,
+	         mem_name(s, a, b, mem, sizeof mem), agent_name(s, other->agent, him, sizeof him),
+	         other_wrote ? "wrote" : "read", other->loc.line, other->loc.col, sim_after(s, after, sizeof after));
 }
 
 /* True when agent x's clock has reached access y (y happened before). */
 static bool ordered(const sim_clock *vx, const sim_access *y)
 {
 	return y->agent < 0 || vx[y->agent] >= y->clock;
+}
+
+bool sim_knows(sim *s, int64_t agent, const sim_access *x)
+{
+	return ordered(sim_vc(s, agent), x);
+}
+
+void sim_remote_note(sim *s, sim *to, int64_t agent, tlc_loc loc)
+{
+	if (!to->remote)
+		return;
+	to->remote[agent] = sim_vc(s, agent)[agent];
+	to->remote_loc[agent] = loc;
+}
+
+void sim_remote_check_end(sim *s)
+{
+	for (int64_t a = 0; s->remote && a < s->nagents && !s->stop; a++) {
+		if (!s->remote[a])
+			continue;
+		sim_access x = {(int32_t)a, s->remote[a], s->remote_loc[a]};
+		bool known = false;
+		for (int64_t t = 0; t < s->nthreads && !known; t++)
+			known = sim_knows(s, sim_agent_thread(s, t), &x);
+		if (!known) {
+			char who[64], after[160];
+			sim_fail(s, x.loc,
+			         "%s reaches into block rank %lld here, but nothing orders this before the end of any of that "
+			         "block's threads: it may have exited, its shared memory and mbarriers gone (a T.cluster_sync "
+			         "before the end of the kernel keeps the cluster's blocks; %s)",
+			         agent_name(s, a, who, sizeof who), (long long)s->rank, sim_after(s, after, sizeof after));
+		}
+	}
 }
 
 void sim_touch_by(sim *s, int64_t agent, sim_array *a, const tlc_buffer *b, int64_t e, int64_t n, bool write,
@@ -159,38 +290,41 @@ void sim_touch_by(sim *s, int64_t agent, sim_array *a, const tlc_buffer *b, int6
 	for (int64_t k = e * bytes; k < (e + n) * bytes && !s->stop; k++) {
 		sim_shadow *h = &a->shadow[k];
 		if (h->in_flight) {
-			char me[48], after[160];
+			char me[64], mem[160], after[160];
 			sim_fail(s, loc,
-			         "%s %s byte %lld of '%s' while thread %d's T.cp_async at %u:%u may still be writing it (no "
+			         "%s %s byte %lld of %s while thread %d's T.cp_async at %u:%u may still be writing it (no "
 			         "T.cp_async_wait lets it land before; %s)",
-			         agent_name(s, agent, me, sizeof me), write ? "writes" : "reads", (long long)k, b->name,
-			         (int)h->in_flight - 1, h->flight_loc.line, h->flight_loc.col, sim_after(s, after, sizeof after));
+			         agent_name(s, agent, me, sizeof me), write ? "writes" : "reads", (long long)k,
+			         mem_name(s, a, b, mem, sizeof mem), (int)h->in_flight - 1, h->flight_loc.line,
+			         h->flight_loc.col, sim_after(s, after, sizeof after));
 			return;
 		}
 		if (!write && h->write.agent < 0) {
-			char me[48], after[160];
-			sim_fail(s, loc, "%s reads byte %lld of '%s', which nothing in this block has written (%s)",
-			         agent_name(s, agent, me, sizeof me), (long long)k, b->name, sim_after(s, after, sizeof after));
+			char me[64], mem[160], after[160];
+			sim_fail(s, loc, "%s reads byte %lld of %s, which nothing in this block has written (%s)",
+			         agent_name(s, agent, me, sizeof me), (long long)k, mem_name(s, a, b, mem, sizeof mem),
+			         sim_after(s, after, sizeof after));
 			return;
 		}
 		if (h->write.agent != agent && !ordered(vx, &h->write)) {
-			race(s, agent, b, k, write, loc, &h->write, true);
+			race(s, agent, a, b, k, write, loc, &h->write, true);
 			return;
 		}
-		if (agent >= s->nthreads && h->write.agent >= 0 && h->write.agent < s->nthreads &&
+		if (!is_thread(s, agent) && h->write.agent >= 0 && is_thread(s, h->write.agent) &&
 		    !ordered(sim_fv(s, agent), &h->write)) {
-			char me[48], after[160];
+			char me[64], him[64], mem[160], after[160];
 			sim_fail(s, loc,
-			         "async-proxy race on shared memory: %s %s byte %lld of '%s', which thread %d wrote at %u:%u "
+			         "async-proxy race on shared memory: %s %s byte %lld of %s, which %s wrote at %u:%u "
 			         "through the generic proxy with no T.fence_proxy_async after it (%s)",
-			         agent_name(s, agent, me, sizeof me), write ? "writes" : "reads", (long long)k, b->name,
-			         (int)h->write.agent, h->write.loc.line, h->write.loc.col, sim_after(s, after, sizeof after));
+			         agent_name(s, agent, me, sizeof me), write ? "writes" : "reads", (long long)k,
+			         mem_name(s, a, b, mem, sizeof mem), agent_name(s, h->write.agent, him, sizeof him),
+			         h->write.loc.line, h->write.loc.col, sim_after(s, after, sizeof after));
 			return;
 		}
 		if (write) {
 			for (int r = 0; r < SIM_READERS; r++)
 				if (h->read[r].agent != agent && !ordered(vx, &h->read[r])) {
-					race(s, agent, b, k, write, loc, &h->read[r], false);
+					race(s, agent, a, b, k, write, loc, &h->read[r], false);
 					return;
 				}
 			h->write = now;
@@ -218,7 +352,7 @@ void sim_touch_by(sim *s, int64_t agent, sim_array *a, const tlc_buffer *b, int6
 
 void sim_touch(sim *s, sim_array *a, const tlc_buffer *b, int64_t e, int64_t n, bool write, tlc_loc loc)
 {
-	sim_touch_by(s, s->tid, a, b, e, n, write, loc);
+	sim_touch_by(s, sim_agent_thread(s, s->tid), a, b, e, n, write, loc);
 }
 
 /* T.sync_threads: a barrier of the whole block, or inside a T.ws scope of
@@ -251,11 +385,12 @@ void sim_join_threads(sim *s, int64_t lo, int64_t n)
 	sim_clock *vc = tlc_xcalloc((size_t)s->nagents, sizeof(sim_clock));
 	sim_clock *fv = tlc_xcalloc((size_t)s->nagents, sizeof(sim_clock));
 	for (int64_t t = lo; t < lo + n; t++)
-		sim_publish(s, t, vc, fv);
+		sim_publish(s, sim_agent_thread(s, t), vc, fv);
 	for (int64_t t = lo; t < lo + n; t++) {
-		memcpy(sim_vc(s, t), vc, (size_t)s->nagents * sizeof(sim_clock));
-		memcpy(sim_fv(s, t), fv, (size_t)s->nagents * sizeof(sim_clock));
-		sim_vc_tick(s, t);
+		int64_t a = sim_agent_thread(s, t);
+		memcpy(sim_vc(s, a), vc, (size_t)s->nagents * sizeof(sim_clock));
+		memcpy(sim_fv(s, a), fv, (size_t)s->nagents * sizeof(sim_clock));
+		sim_vc_tick(s, a);
 	}
 	free(vc);
 	free(fv);

@@ -10,7 +10,13 @@
  * last, and the other blocks' parts of the outputs keep their initial
  * values.  Every tensor
  * parameter is written to the output directory afterwards, inputs
- * included, so that the same inputs can be fed to the GPU. */
+ * included, so that the same inputs can be fed to the GPU.
+ *
+ * A kernel with thread-block clusters ("tlc.cluster_dims") runs cluster by
+ * cluster (in blockIdx order of the clusters, x fastest), a sample taking
+ * whole clusters; at the thread level the blocks of a cluster run
+ * concurrently (sim_task.c), each with a state of its own that shares the
+ * global tensors and the scalar parameters with the first. */
 #include "sim_internal.h"
 
 #include <errno.h>
@@ -134,8 +140,60 @@ static bool write_outputs(sim *s, const tlc_sim_options *o, bool prefix)
 	return true;
 }
 
+static void free_sim(sim *s);
+
+/* Block r of a cluster besides the first (s): its own state for what a
+ * block holds, s's global tensors and parameter values. */
+static sim *peer_new(sim *s, int64_t r)
+{
+	sim *p = tlc_xmalloc(sizeof(*p));
+	*p = (sim){.m = s->m, .ctx = s->ctx, .f = s->f, .threaded = s->threaded, .nthreads = s->nthreads,
+	           .block_threads = s->block_threads, .warp_size = s->warp_size, .warpgroup = s->warpgroup,
+	           .after_pass = s->after_pass, .cluster = s->cluster, .rank = r};
+	size_t vals = (size_t)s->nvars * (size_t)(s->nthreads > 0 ? s->nthreads : 1);
+	p->nvars = s->nvars;
+	p->vals = tlc_xmalloc(vals * sizeof(*p->vals) + 1);
+	p->bound = tlc_xmalloc(vals * sizeof(*p->bound) + 1);
+	memcpy(p->vals, s->vals, vals * sizeof(*p->vals));
+	memcpy(p->bound, s->bound, vals * sizeof(*p->bound));
+	p->nbufs = s->nbufs;
+	p->arrays = tlc_xcalloc((size_t)(s->nbufs ? s->nbufs : 1), sizeof(*p->arrays));
+	for (int i = 0; i < s->f->nparams; i++)
+		if (s->f->params[i].kind == TLC_PARAM_TENSOR)
+			p->arrays[s->f->params[i].buf->id] = s->arrays[s->f->params[i].buf->id];
+	return p;
+}
+
+/* The cluster of s: blocks[0] is s, the others are s's to free. */
+static void cluster_free(sim *s)
+{
+	sim_cluster *c = s->cluster;
+	if (!c)
+		return;
+	for (int64_t r = 1; r < c->n; r++) {
+		sim *p = c->blocks[r];
+		if (!p)
+			continue;
+		for (int i = 0; i < s->f->nparams; i++)
+			if (s->f->params[i].kind == TLC_PARAM_TENSOR)
+				p->arrays[s->f->params[i].buf->id] = NULL; /* s's */
+		p->vc = p->fv = NULL; /* the cluster's, held by s */
+		p->cluster = NULL;
+		free_sim(p);
+		free(p);
+	}
+	free(c->blocks);
+	free(c->vc);
+	free(c->fv);
+	free(c->done_vc);
+	free(c->done_fv);
+	free(c);
+	s->cluster = NULL;
+}
+
 static void free_sim(sim *s)
 {
+	cluster_free(s);
 	sim_tasks_free(s);
 	sim_matrix_free(s);
 	free(s->vc);
@@ -143,6 +201,8 @@ static void free_sim(sim *s)
 	free(s->layouts);
 	free(s->copies);
 	free(s->commits);
+	free(s->remote);
+	free(s->remote_loc);
 	if (s->arena) {
 		sim_array_free(s->arena);
 		free(s->arena);
@@ -252,9 +312,45 @@ static tlc_walk_action note_layout(void *p, const tlc_stmt *st)
 	return TLC_WALK_CONTINUE;
 }
 
+/* The clusters of s's kernel: the grid must be a multiple of them, and at
+ * the thread level the cluster's states (the blocks besides s) are made.
+ * False after reporting. */
+static bool cluster_setup(sim *s, const int64_t grid[3], const int64_t cdims[3], int64_t csize)
+{
+	if (grid[0] % cdims[0] || grid[1] % cdims[1] || grid[2] % cdims[2]) {
+		sim_fail(s, s->f->loc,
+		         "the grid (%lld, %lld, %lld) is not a multiple of the thread-block clusters (%lld, %lld, %lld) of "
+		         "\"tlc.cluster_dims\"",
+		         (long long)grid[0], (long long)grid[1], (long long)grid[2], (long long)cdims[0], (long long)cdims[1],
+		         (long long)cdims[2]);
+		return false;
+	}
+	if (!s->threaded)
+		return true;
+	const tlc_target_info *t = tlc_module_target_info(s->m);
+	if (csize > 1 && (!t || csize > t->max_cluster)) {
+		sim_fail(s, s->f->loc, "clusters of %lld blocks: the target allows at most %d", (long long)csize,
+		         t ? t->max_cluster : 1);
+		return false;
+	}
+	sim_cluster *c = tlc_xcalloc(1, sizeof(*c));
+	memcpy(c->dims, cdims, sizeof(c->dims));
+	c->n = csize;
+	c->blocks = tlc_xcalloc((size_t)csize, sizeof(*c->blocks));
+	c->blocks[0] = s;
+	s->cluster = c;
+	for (int64_t r = 1; r < csize; r++)
+		c->blocks[r] = peer_new(s, r);
+	return true;
+}
+
 /* Run kernel f; its simulator state (the tensors) stays in *s for the caller
- * to compare and free.  0 on a clean run. */
-static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_sim_options *o, bool *used)
+ * to compare and free.  The clusters are those of kernel `clusters` (f's
+ * own, or for the tile level of --compare the lowered kernel's, which a
+ * pass may have given them: both levels then run and sample the same
+ * blocks).  0 on a clean run. */
+static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_func *clusters, const tlc_sim_options *o,
+                    bool *used)
 {
 	*s = (sim){.m = m, .ctx = tlc_module_context(m), .f = f, .after_pass = o->after_pass};
 	s->threaded = sim_is_thread_level(f, s->ctx);
@@ -272,25 +368,40 @@ static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_sim_opti
 		if (s->stop)
 			return 1;
 	}
-	int64_t grid[3] = {1, 1, 1};
+	int64_t grid[3] = {1, 1, 1}, cdims[3];
 	for (int d = 0; d < f->grid_ndim; d++)
 		grid[d] = sim_eval_int(s, f->grid[d], f->loc);
-	int64_t total = grid[0] * grid[1] * grid[2], runs = o->blocks > 0 && o->blocks < total ? o->blocks : total;
+	int64_t csize = tlc_func_cluster_dims(clusters, cdims);
+	if (s->stop || !cluster_setup(s, grid, cdims, csize))
+		return 1;
+	/* clusters of csize blocks (of one without clusters): all of them, or
+	 * enough for the sample, from the first to the last */
+	int64_t cgrid[3] = {grid[0] / cdims[0], grid[1] / cdims[1], grid[2] / cdims[2]};
+	int64_t total = cgrid[0] * cgrid[1] * cgrid[2];
+	int64_t want = o->blocks > 0 ? (o->blocks + csize - 1) / csize : total, runs = want < total ? want : total;
 	for (int64_t r = 0; r < runs && !s->stop; r++) {
-		/* all blocks, or `runs` of them from the first to the last */
-		int64_t b = runs == total ? r : runs == 1 ? 0 : r * (total - 1) / (runs - 1);
-		int64_t at[3] = {b % grid[0], b / grid[0] % grid[1], b / grid[0] / grid[1]};
-		for (int d = 0; d < 3; d++) {
-			s->block[d] = at[d];
-			if (f->block_vars[d]) {
-				sim_val v = {0, at[d]};
-				sim_bind_all(s, f->block_vars[d], v);
+		int64_t c = runs == total ? r : runs == 1 ? 0 : r * (total - 1) / (runs - 1);
+		int64_t cat[3] = {c % cgrid[0], c / cgrid[0] % cgrid[1], c / cgrid[0] / cgrid[1]};
+		for (int64_t k = 0; k < csize && !s->stop; k++) {
+			/* the block of rank k: x fastest inside the cluster */
+			int64_t in[3] = {k % cdims[0], k / cdims[0] % cdims[1], k / cdims[0] / cdims[1]};
+			sim *b = s->threaded && csize > 1 ? s->cluster->blocks[k] : s;
+			for (int d = 0; d < 3; d++) {
+				b->block[d] = cat[d] * cdims[d] + in[d];
+				if (f->block_vars[d]) {
+					sim_val v = {0, b->block[d]};
+					sim_bind_all(b, f->block_vars[d], v);
+				}
 			}
+			if (b != s)
+				continue; /* the cluster runs once all its blocks are placed */
+			if (s->threaded && csize == 1)
+				sim_run_block_threads(s, f->body);
+			else if (!s->threaded)
+				sim_exec(s, f->body);
 		}
-		if (s->threaded)
-			sim_run_block_threads(s, f->body);
-		else
-			sim_exec(s, f->body);
+		if (s->threaded && csize > 1 && !s->stop)
+			sim_run_cluster_threads(s->cluster, f->body);
 	}
 	return s->stop ? 1 : 0;
 }
@@ -317,7 +428,7 @@ int tlc_sim_run(tlc_module *m, const tlc_sim_options *o)
 	}
 	for (int i = 0; i < n && !rc; i++) {
 		sim s;
-		rc = run_func(&s, m, tlc_module_func(m, i), o, used);
+		rc = run_func(&s, m, tlc_module_func(m, i), tlc_module_func(m, i), o, used);
 		if (!rc && !write_outputs(&s, o, n > 1))
 			rc = 1;
 		free_sim(&s);
@@ -408,9 +519,9 @@ int tlc_sim_compare(tlc_module *lowered, tlc_module *tile, const tlc_sim_options
 	}
 	for (int i = 0; i < n && !rc; i++) {
 		sim low, top;
-		rc = run_func(&top, tile, tlc_module_func(tile, i), o, used);
+		rc = run_func(&top, tile, tlc_module_func(tile, i), tlc_module_func(lowered, i), o, used);
 		if (!rc)
-			rc = run_func(&low, lowered, tlc_module_func(lowered, i), o, used);
+			rc = run_func(&low, lowered, tlc_module_func(lowered, i), tlc_module_func(lowered, i), o, used);
 		else
 			low = (sim){0};
 		if (!rc && !compare_tensors(ctx, &low, &top, c))

@@ -15,12 +15,15 @@
  * for races (sim_order.c).  Per-thread buffers (T.alloc_local, lowered
  * fragments) have one copy per thread.
  *
- * Modelled intrinsics: T.thread_idx, T.copy_vec, T.shfl_xor,
- * T.sync_threads, T.atomic_add on elements, T.fence_proxy_async, the
- * asynchronous copies (sim_async.c), mbarriers and T.ws scopes
- * (sim_task.c) and the matrix instructions (sim_matrix.c); what orders
- * shared accesses and the race check are in sim_order.c.  Anything else is
- * an error naming it. */
+ * The blocks of a thread-block cluster run concurrently (sim_task.c),
+ * each with its own shared memory, mbarriers and registers.
+ *
+ * Modelled intrinsics: T.thread_idx, T.block_rank_in_cluster, T.copy_vec,
+ * T.shfl_xor, T.sync_threads, T.cluster_sync, T.atomic_add on elements,
+ * T.fence_proxy_async, the asynchronous copies (sim_async.c), mbarriers
+ * and T.ws scopes (sim_task.c) and the matrix instructions
+ * (sim_matrix.c); what orders shared accesses and the race check are in
+ * sim_order.c.  Anything else is an error naming it. */
 #include "sim_internal.h"
 
 #include <stdio.h>
@@ -223,6 +226,7 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	const tlc_expr *c = st->u.eval.call;
 	switch (c->u.call.op) {
 	case TLC_OP_SYNC_THREADS: sim_sync_threads(s, st, m); return;
+	case TLC_OP_CLUSTER_SYNC: sim_cluster_sync(s, st, m); return;
 	case TLC_OP_USE_SWIZZLE: /* the order blocks run in: all of them run, so no value changes */
 	case TLC_OP_ANNOTATE_LAYOUT:
 	case TLC_OP_PRINT: /* a debug print: no value changes */
@@ -358,7 +362,8 @@ void sim_exec_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 	}
 }
 
-bool sim_run_block_threads(sim *s, const tlc_stmt *body)
+/* A block's state at its start (its clocks apart). */
+static bool block_start(sim *s)
 {
 	if (!s->arena && !make_arena(s)) {
 		sim_fail(s, s->f->loc, "cannot allocate the block's shared memory");
@@ -367,7 +372,10 @@ bool sim_run_block_threads(sim *s, const tlc_stmt *body)
 	/* every block starts with no shared accesses remembered */
 	memset(s->arena->data, 0, (size_t)s->arena->nbytes);
 	sim_shadow_clear(s->arena->shadow, s->arena->nbytes);
-	sim_order_reset(s);
+	/* nor barriers: the other blocks of a cluster see its barriers as
+	 * uninitialised until it initialises them */
+	sim_tasks_free(s);
+	s->ended = false;
 	/* copies and WGMMA groups a block left in flight do not reach the next one */
 	s->ncopies = 0;
 	sim_wgmma_reset(s);
@@ -383,6 +391,24 @@ bool sim_run_block_threads(sim *s, const tlc_stmt *body)
 				sim_bind(s, s->f->thread_vars[d], v);
 			}
 	}
+	return true;
+}
+
+bool sim_run_cluster_threads(sim_cluster *c, const tlc_stmt *body)
+{
+	for (int64_t r = 0; r < c->n; r++)
+		if (!block_start(c->blocks[r]))
+			return false;
+	sim_order_reset_cluster(c);
+	sim_run_cluster(c, body);
+	return !c->blocks[0]->stop;
+}
+
+bool sim_run_block_threads(sim *s, const tlc_stmt *body)
+{
+	if (!block_start(s))
+		return false;
+	sim_order_reset(s);
 	sim_mask all = sim_mask_new(s);
 	for (int64_t t = 0; t < s->nthreads; t++)
 		all.on[t] = true;
