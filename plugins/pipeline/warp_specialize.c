@@ -748,8 +748,10 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 
 	int blocks = blocks_per_sm(w, p, &vers);
 	/* clusters pay where two small-tiled blocks share an SM and their L2
-	 * traffic per flop is highest; one-block kernels with larger tiles ran
-	 * 3% slower to 1.5% faster with them on an H100 (bench/notes/hopper-gemm.md) */
+	 * traffic per flop is highest (5-20% on an H100); one-block kernels
+	 * with larger tiles gained nothing measurable, within the 3% that two
+	 * runs of one kernel differ by (bench/notes/hopper-gemm.md), and
+	 * clusters make a block wait for its neighbour's consumers */
 	if (blocks < 2)
 		p->cluster = 1;
 	int64_t per_block = w->t->regs_per_block / blocks;
