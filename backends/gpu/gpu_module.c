@@ -305,6 +305,15 @@ static int emit_func(tlc_module *m, const gpu_target *t, tlc_func *f, tlc_buf *k
 		          t->desc->info->max_cluster > 1 ? "smaller clusters (max_cluster)" : "no thread-block clusters");
 		return tlc_error_count(e.ctx) - e.errors_before;
 	}
+	for (int d = 0; d < 3 && e.cluster_blocks > 1; d++) {
+		int64_t g = 1;
+		if ((d >= f->grid_ndim || tlc_expr_as_int(f->grid[d], &g)) && g % e.cluster[d]) {
+			tlc_error(e.ctx, f->loc, "kernel '%s': its grid has %lld blocks along %c, not a multiple of its "
+			          "clusters' %lld (\"tlc.cluster_dims\")", f->name, (long long)g, "xyz"[d],
+			          (long long)e.cluster[d]);
+			return tlc_error_count(e.ctx) - e.errors_before;
+		}
+	}
 	tlc_buf_init(&decls);
 	tlc_buf_init(&kernel);
 	e.decls = &decls;

@@ -622,6 +622,19 @@ static fe_val *thread_binding_var(fe *F, int nargs, fe_val **args, tlc_loc loc)
 	return fe_expr(F, tlc_var_ref(F->m, f->thread_vars[d]));
 }
 
+/* What tlc_func_cluster_dims reads: anything else would silently mean no
+ * clusters. */
+static bool cluster_dims_ok(const tlc_expr *e)
+{
+	int64_t x;
+	if (e->kind != TLC_EXPR_TUPLE || e->u.tuple.is_dict || e->u.tuple.n != 3)
+		return false;
+	for (int k = 0; k < 3; k++)
+		if (!tlc_expr_as_int(e->u.tuple.items[k], &x) || x < 1 || x > 1024)
+			return false;
+	return true;
+}
+
 static fe_val *func_attr(fe *F, int nargs, fe_val **args, tlc_loc loc)
 {
 	if (nargs != 1 || args[0]->kind != FV_DICT) {
@@ -639,6 +652,11 @@ static fe_val *func_attr(fe *F, int nargs, fe_val **args, tlc_loc loc)
 		const tlc_expr *e = fe_to_expr(F, d->u.dict.vals[i], loc);
 		if (!e)
 			return NULL;
+		if (strcmp(d->u.dict.keys[i]->u.s, "tlc.cluster_dims") == 0 && !cluster_dims_ok(e)) {
+			tlc_error(F->ctx, loc, "T.func_attr: \"tlc.cluster_dims\" is three constant block counts (cx, cy, cz), "
+			          "each at least 1");
+			return NULL;
+		}
 		fe_kernel_add_attr(F, d->u.dict.keys[i]->u.s, e);
 	}
 	return F->none;
