@@ -41,6 +41,15 @@
  * only initialisation belongs to the consumers).  Layout inference binds
  * the consumers' fragments to threads [128, 128 + T) through T.ws.
  *
+ * Clusters (plan_cluster): on a target with TMA multicast, a producer copy
+ * whose source does not depend on the block's x index loads the same tile
+ * in neighbouring blocks along x; the kernel then runs in clusters of 2
+ * blocks along x ("tlc.cluster_dims"), that copy becomes
+ * T.tma_copy(..., cluster_mask=3) (each block loads half of it into both),
+ * `empty` counts the consumers of both blocks, who arrive on both
+ * (T.barrier_arrive(empty[s], cta_id=r)), and a T.cluster_sync() ends the
+ * kernel.
+ *
  * Register budget (setmaxnreg): the producer needs few registers; the
  * consumers take what it gives back, within the block's share of the
  * register file (all of it, or half when two blocks share an SM:
@@ -804,10 +813,10 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 			const tlc_expr *kwv[2] = {full_p, tlc_i32(m, ((int64_t)1 << p->cluster) - 1)};
 			bool multicast = p->cluster > 1 && p->multicast[j];
 			c = eval(w, c->loc, TLC_OP_TMA_COPY, 2, c->u.eval.call->u.call.args, multicast ? 2 : 1, kwn, kwv);
-		}
-		else if (p->role[j] == WS_CP_ASYNC)
+		} else if (p->role[j] == WS_CP_ASYNC) {
 			/* the producer's threads copy; the full barrier publishes it */
 			c = tlc_attr_new(m, c->loc, "completes_on", full_p, c);
+		}
 		tlc_seq_append(m, prod_body, c);
 	}
 	if (p->nasync)
