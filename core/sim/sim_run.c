@@ -154,8 +154,11 @@ static sim *peer_new(sim *s, int64_t r)
 	p->nvars = s->nvars;
 	p->vals = tlc_xmalloc(vals * sizeof(*p->vals) + 1);
 	p->bound = tlc_xmalloc(vals * sizeof(*p->bound) + 1);
-	memcpy(p->vals, s->vals, vals * sizeof(*p->vals));
-	memcpy(p->bound, s->bound, vals * sizeof(*p->bound));
+	/* s->vals is NULL while nothing is bound (no scalar parameters) */
+	if (vals) {
+		memcpy(p->vals, s->vals, vals * sizeof(*p->vals));
+		memcpy(p->bound, s->bound, vals * sizeof(*p->bound));
+	}
 	p->nbufs = s->nbufs;
 	p->arrays = tlc_xcalloc((size_t)(s->nbufs ? s->nbufs : 1), sizeof(*p->arrays));
 	for (int i = 0; i < s->f->nparams; i++)
