@@ -293,6 +293,11 @@ void cuda_emit_mbarrier(gpu_emitter *e, const tlc_stmt *s, int ind)
 	}
 	if (remote) {
 		int64_t r;
+		if (!tlc_dtype_is_int(cta->dtype)) {
+			tlc_error(e->ctx, s->loc, "T.%s: cta_id= is a block's rank in the cluster, an integer",
+			          gpu_op_name(e, call));
+			return;
+		}
 		if (tlc_expr_as_int(cta, &r) && (r < 0 || r >= e->cluster_blocks)) {
 			tlc_error(e->ctx, s->loc, "T.%s: cta_id=%lld is not a block of the kernel's clusters of %lld",
 			          gpu_op_name(e, call), (long long)r, (long long)e->cluster_blocks);
