@@ -54,6 +54,13 @@ for ta in (False, True):
             CASES.append((f"{dt} A{'T' if ta else ''} B{'T' if tb else ''} 512x384x256", TRANS,
                           f'gemm(512, 384, 256, trans_A={ta}, trans_B={tb}, dtype="{dt}")', 512, 384, 256, dt, ta,
                           tb))
+# a grid 4 blocks wide: clusters of 2 along x share A's tile (TMA
+# multicast), whichever way A and B are stored (the 384-wide cases above
+# have an odd grid and no clusters)
+for ta in (False, True):
+    for tb in (False, True):
+        CASES.append((f"fp16 A{'T' if ta else ''} B{'T' if tb else ''} 256x512x192, clusters of 2", TRANS,
+                      f'gemm(256, 512, 192, trans_A={ta}, trans_B={tb})', 256, 512, 192, "float16", ta, tb))
 CASES += [
     ("fp16 AT BT 333x200x130 (partial tiles)", TRANS, "gemm(333, 200, 130, trans_A=True, trans_B=True)", 333, 200,
      130, "float16", True, True),
