@@ -259,6 +259,10 @@ bool sim_run_cluster_threads(sim_cluster *c, const tlc_stmt *body);
 
 /* T.sync_threads (sim_order.c): every thread of the block, or divergence. */
 void sim_sync_threads(sim *s, const tlc_stmt *st, const sim_mask *m);
+/* The threads a barrier of the current statement waits for: the block's,
+ * or the current T.ws scope's (*scope), from *lo, *n of them; returns the
+ * first of them that m leaves out, -1 when all take part. */
+int64_t sim_barrier_missing(sim *s, const sim_mask *m, int64_t *lo, int64_t *n, bool *scope);
 
 /* ---- asynchronous copies (sim_async.c) ---- */
 void sim_cp_async(sim *s, const tlc_stmt *st);

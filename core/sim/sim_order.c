@@ -355,18 +355,26 @@ void sim_touch(sim *s, sim_array *a, const tlc_buffer *b, int64_t e, int64_t n, 
 	sim_touch_by(s, sim_agent_thread(s, s->tid), a, b, e, n, write, loc);
 }
 
+int64_t sim_barrier_missing(sim *s, const sim_mask *m, int64_t *lo, int64_t *n, bool *scope)
+{
+	*lo = 0;
+	*n = s->nthreads;
+	*scope = sim_task_range(s, lo, n);
+	if (*lo + *n > s->nthreads)
+		*n = s->nthreads - *lo;
+	for (int64_t t = *lo; t < *lo + *n; t++)
+		if (!m->on[t])
+			return t;
+	return -1;
+}
+
 /* T.sync_threads: a barrier of the whole block, or inside a T.ws scope of
  * the scope's threads (the CUDA target's named barrier). */
 void sim_sync_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
-	int64_t lo = 0, n = s->nthreads;
-	bool scope = sim_task_range(s, &lo, &n);
-	if (lo + n > s->nthreads)
-		n = s->nthreads - lo;
-	int64_t missing = -1;
-	for (int64_t t = lo; t < lo + n && missing < 0; t++)
-		if (!m->on[t])
-			missing = t;
+	int64_t lo, n;
+	bool scope;
+	int64_t missing = sim_barrier_missing(s, m, &lo, &n, &scope);
 	if (missing >= 0) {
 		char after[160];
 		sim_fail(s, st->loc,

@@ -841,14 +841,9 @@ bool sim_task_range(const sim *s, int64_t *lo, int64_t *n)
 void sim_cluster_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
 	sim_cluster *c = s->cluster;
-	int64_t lo = 0, n = s->nthreads;
-	bool scope = sim_task_range(s, &lo, &n);
-	if (lo + n > s->nthreads)
-		n = s->nthreads - lo;
-	int64_t missing = -1;
-	for (int64_t t = lo; t < lo + n && missing < 0; t++)
-		if (!m->on[t])
-			missing = t;
+	int64_t lo, n;
+	bool scope;
+	int64_t missing = sim_barrier_missing(s, m, &lo, &n, &scope);
 	if (missing >= 0) {
 		char who[64], after[160];
 		if (c && c->n > 1)
