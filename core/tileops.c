@@ -353,10 +353,12 @@ bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const tlc_ranges *r,
 	return true;
 }
 
+int64_t tlc_tma_shared_align(int64_t swizzle_bytes)
+{
+	return 8 * swizzle_bytes > 128 ? 8 * swizzle_bytes : 128;
+}
+
 bool tlc_tma_multicast_split(int64_t rows, int64_t row_bytes, int swizzle_bytes, int64_t shares)
 {
-	int64_t align = swizzle_bytes > 16 ? 8 * (int64_t)swizzle_bytes : 128;
-	if (align < 128)
-		align = 128;
-	return shares >= 1 && rows % shares == 0 && (rows / shares * row_bytes) % align == 0;
+	return shares >= 1 && rows % shares == 0 && (rows / shares * row_bytes) % tlc_tma_shared_align(swizzle_bytes) == 0;
 }

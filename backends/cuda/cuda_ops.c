@@ -527,9 +527,7 @@ static bool tma_check_shared(gpu_emitter *e, const tlc_stmt *s, const tma_desc *
 		          tlc_dtype_name(b->dtype), d->tensor->name, tlc_dtype_name(d->tensor->dtype));
 		return false;
 	}
-	int64_t need = d->swizzle ? 8 * d->swizzle : 128;
-	if (need < 128)
-		need = 128;
+	int64_t need = tlc_tma_shared_align(d->swizzle);
 	if (b->scope == TLC_SCOPE_SHARED) {
 		tlc_error(e->ctx, s->loc,
 		          "%s: the %s '%s' is static shared memory (scope=\"shared\"), which has no planned alignment; TMA "

@@ -51,6 +51,12 @@ struct tlc_ranges;
 TLC_API bool tlc_tma_store_region(tlc_module *m, const tlc_func *f, const struct tlc_ranges *r, tlc_tile_operand *d,
                                   int64_t rows, int64_t cols, int *row_dim, const char **why);
 
+/* The alignment in bytes of shared memory where a TMA box starts: 128
+ * bytes (the PTX ISA's rule for cp.async.bulk.tensor), or 8 times the
+ * swizzle width for a swizzled box (the pattern repeats every 8 of its
+ * rows, and tlc's swizzled layouts are relative to the tile's start). */
+TLC_API int64_t tlc_tma_shared_align(int64_t swizzle_bytes);
+
 /* Whether a shared tile of `rows` rows splits into `shares` equal parts of
  * whole rows, one per block of a TMA multicast (T.tma_copy's
  * cluster_mask=), each starting where TMA may write (128 bytes) and where

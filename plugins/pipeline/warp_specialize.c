@@ -112,6 +112,14 @@ static tlc_walk_action find_thread_var(void *p, const tlc_expr *e)
 	return TLC_WALK_CONTINUE;
 }
 
+/* The swizzle layout inference will give a producer's shared tile of
+ * `cols` columns: its own, or the widest its rows allow. */
+static tlc_swizzle predicted_swizzle(const tlc_buffer *dst, int64_t cols)
+{
+	return dst->layout && dst->layout->kind == TLC_LAYOUT_SWIZZLED ? dst->layout->swizzle
+	                                                               : tlc_swizzle_widest(cols, dst->dtype);
+}
+
 /* A producer TMA can copy: a 2-D shared tile of a global tensor whose rows
  * are a multiple of 16 bytes, at most tma_box_max rows per box and the tile's
  * width in boxes of the swizzle layout-inference will give it. */
@@ -129,7 +137,7 @@ static bool tma_producer(ws_state *w, const tlc_stmt *s)
 		return false;
 	if (dst->layout && dst->layout->kind != TLC_LAYOUT_SWIZZLED)
 		return false;
-	tlc_swizzle sw = dst->layout ? dst->layout->swizzle : tlc_swizzle_widest(cols, dst->dtype);
+	tlc_swizzle sw = predicted_swizzle(dst, cols);
 	int64_t box_cols = sw == TLC_SWIZZLE_NONE ? cols : tlc_swizzle_get(sw)->bytes / esize;
 	int64_t box_max = w->t->tma_box_max;
 	return box_cols <= box_max && (box_cols * esize) % 16 == 0 && cols % box_cols == 0 &&
@@ -566,9 +574,7 @@ static void plan_cluster(ws_state *w, tlc_stmt *body, ws_plan *p, bool enable, i
 		if (uses_var(from, t.vars, t.n) || !tlc_expr_as_int(dst->shape[0], &rows) ||
 		    !tlc_expr_as_int(dst->shape[1], &cols))
 			continue;
-		/* the swizzle layout inference will give the tile (tma_producer) */
-		tlc_swizzle sw = dst->layout && dst->layout->kind == TLC_LAYOUT_SWIZZLED ? dst->layout->swizzle
-		                                                                         : tlc_swizzle_widest(cols, dst->dtype);
+		tlc_swizzle sw = predicted_swizzle(dst, cols);
 		int width = sw == TLC_SWIZZLE_NONE ? 0 : tlc_swizzle_get(sw)->bytes;
 		if (!tlc_tma_multicast_split(rows, width ? width : cols * esize, width, C))
 			continue;

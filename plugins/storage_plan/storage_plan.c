@@ -182,7 +182,7 @@ static void tma_dst_align(sp_state *st, const tlc_expr *call)
 	if (call->u.call.nargs < 2 || call->u.call.args[1]->kind != TLC_EXPR_LOAD || (sw && !tlc_expr_as_int(sw, &w)))
 		return;
 	sp_buf *p = find(st, call->u.call.args[1]->u.load.buf);
-	int64_t al = 8 * w > 128 ? 8 * w : 128;
+	int64_t al = tlc_tma_shared_align(w);
 	if (p && al > p->align)
 		p->align = al;
 }
