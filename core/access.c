@@ -30,6 +30,7 @@ static unsigned load_arg_mode(tlc_op_id op, int i)
 {
 	switch (op) {
 	case TLC_OP_COPY_VEC:
+	case TLC_OP_STMATRIX:
 	case TLC_OP_CP_ASYNC: return i == 0 ? TLC_ACCESS_WRITE : TLC_ACCESS_READ;
 	case TLC_OP_ATOMIC_ADD:
 	case TLC_OP_ATOMIC_ADD_VEC: return i == 0 ? TLC_ACCESS_RW : TLC_ACCESS_READ;

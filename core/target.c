@@ -49,6 +49,11 @@ int tlc_target_smem_block_reserved(const tlc_target_info *info)
 	                                                                                     : 0;
 }
 
+bool tlc_target_has_stmatrix(const tlc_target_info *info)
+{
+	return info && HAS_FIELD(info, stmatrix) && info->stmatrix;
+}
+
 int64_t tlc_target_smem_per_block(const tlc_target_info *info, int64_t blocks)
 {
 	if (!info || blocks < 1)
@@ -181,6 +186,8 @@ const char *tlc_target_info_check(tlc_context *ctx, const tlc_target_info *info)
 		return "a machine description with TMA but no TMA box size (tma_box_max)";
 	if ((info->async_copy & TLC_ASYNC_TMA_MULTICAST) && (!(info->async_copy & TLC_ASYNC_TMA) || info->max_cluster < 2))
 		return "a machine description with TMA multicast but without TMA or clusters (max_cluster >= 2)";
+	if (tlc_target_has_stmatrix(info) && info->lanes != 32)
+		return "a machine description with stmatrix but not 32 lanes (its 8x8 tiles take a warp of 32)";
 	if (info->nmatrix < 0 || (info->nmatrix && !info->matrix))
 		return "a machine description with a bad matrix-instruction table";
 	const char *bad = NULL;
@@ -419,6 +426,7 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 		tlc_buf_printf(out, "sm_count = %d\n", tlc_target_sm_count(i));
 	tlc_buf_printf(out, "smem_per_sm = %lld\n", (long long)tlc_target_smem_per_sm(i));
 	tlc_buf_printf(out, "smem_block_reserved = %d\n", tlc_target_smem_block_reserved(i));
+	tlc_buf_printf(out, "stmatrix = %s\n", tlc_target_has_stmatrix(i) ? "yes" : "no");
 	tlc_module *m = tlc_module_new(ctx);
 	for (int k = 0; k < i->nmatrix; k++) {
 		const tlc_matrix_inst *x = &i->matrix[k];

@@ -26,6 +26,7 @@ enum {
 	CUDA_HELPER_WGMMA = GPU_HELPER_VENDOR << 2,    /* device/tlc_wgmma.cuh */
 	CUDA_HELPER_TMA = GPU_HELPER_VENDOR << 3,      /* device/tlc_tma.cuh: mbarriers, TMA */
 	CUDA_HELPER_TMA_HOST = GPU_HELPER_VENDOR << 4, /* device/tlc_tma_host.cuh: tensor maps (launcher) */
+	CUDA_HELPER_STMATRIX = GPU_HELPER_VENDOR << 5, /* device/tlc_stmatrix.cuh */
 };
 
 /* ---- cuda_ops.c: the ops only CUDA prints ---- */
@@ -52,6 +53,8 @@ void cuda_emit_set_max_nreg(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.tma_load(A, dst[..], bar[..], c.., box=, swizzle=): tlc::tma_load on a
  * CUtensorMap kernel parameter that the launcher encodes (a gpu_host_arg). */
 void cuda_emit_cluster_sync(gpu_emitter *e, const tlc_stmt *s, int ind);
+/* T.stmatrix: a warp's store of 8x8 16-bit tiles (device/tlc_stmatrix.cuh). */
+void cuda_emit_stmatrix(gpu_emitter *e, const tlc_stmt *s, int ind);
 void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.tma_store(A, src[..], c.., box=, swizzle=): tlc::tma_store into the
  * issuing thread's bulk group; T.tma_store_wait(): commit and wait for the

@@ -176,4 +176,5 @@ const tlc_target_info cuda_sm90_info = {
 	/* compute capability 9.0: 228 KB per SM, 1 KB reserved per block */
 	.smem_per_sm = 228 * 1024,
 	.smem_block_reserved = 1024,
+	.stmatrix = true, /* stmatrix.sync.aligned.m8n8 (PTX ISA: sm_90 and up) */
 };

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tlc/access.h>
+
 #include "cuda_emit.h"
 
 static bool kw_int(const tlc_expr *call, const char *name, int64_t *v)
@@ -752,4 +754,50 @@ void cuda_emit_tma_store(gpu_emitter *e, const tlc_stmt *s, int ind)
 	gpu_indent(e, ind);
 	tlc_buf_printf(e->out, "tlc::tma_store<%d>(&%s", d.rank, e->host_args[map].name);
 	tma_emit_operands(e, s, &d);
+}
+
+/* T.stmatrix(dst, src_0, .., src_X-1): one stmatrix of X 8x8 tiles; each
+ * lane's register of tile k packs src_k and the element after it, both
+ * converted to dst's 16-bit dtype. */
+void cuda_emit_stmatrix(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *call = s->u.eval.call;
+	int x = call->u.call.nargs - 1;
+	const tlc_expr *dst = call->u.call.args[0];
+	bool ok = (x == 1 || x == 2 || x == 4) && dst->kind == TLC_EXPR_LOAD &&
+	          tlc_buffer_in_shared(dst->u.load.buf) && tlc_dtype_bits(dst->u.load.buf->dtype) == 16;
+	for (int k = 1; ok && k <= x; k++)
+		ok = call->u.call.args[k]->kind == TLC_EXPR_LOAD && call->u.call.args[k]->u.load.n >= 1;
+	if (!ok) {
+		tlc_error(e->ctx, s->loc,
+		          "T.stmatrix takes an element of a 16-bit shared buffer and 1, 2 or 4 elements to store");
+		return;
+	}
+	if (!tlc_target_has_stmatrix(e->target->desc->info)) {
+		tlc_error(e->ctx, s->loc, "T.stmatrix is not supported by target %s (it needs sm_90)", gpu_target_name(e));
+		return;
+	}
+	e->helpers |= CUDA_HELPER_STMATRIX;
+	tlc_dtype dt = dst->u.load.buf->dtype;
+	const char *ty = gpu_ctype(e, dt);
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "tlc::stmatrix_x%d(&", x);
+	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
+	for (int k = 1; k <= x; k++) {
+		const tlc_expr *src = call->u.call.args[k];
+		int n = src->u.load.n;
+		const tlc_expr **idx = tlc_alloc(e->m, sizeof *idx * (size_t)n);
+		tlc_buf_printf(e->out, ", tlc::pack_b16<%s>(", ty);
+		for (int u = 0; u < 2; u++) {
+			for (int d = 0; d < n; d++)
+				idx[d] = src->u.load.idx[d];
+			const tlc_expr *last = idx[n - 1];
+			idx[n - 1] = tlc_simplify_expr(e->m, tlc_binary(e->m, TLC_EXPR_ADD, last, tlc_int(e->m, last->dtype, u)));
+			if (u)
+				tlc_buf_puts(e->out, ", ");
+			gpu_emit_expr(e, tlc_cast(e->m, dt, tlc_load(e->m, src->u.load.buf, n, idx)));
+		}
+		tlc_buf_puts(e->out, ")");
+	}
+	tlc_buf_puts(e->out, ");\n");
 }

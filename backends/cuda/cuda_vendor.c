@@ -56,6 +56,9 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_CLUSTER_SYNC:
 		cuda_emit_cluster_sync(e, s, ind);
 		return true;
+	case TLC_OP_STMATRIX:
+		cuda_emit_stmatrix(e, s, ind);
+		return true;
 	default:
 		return false;
 	}
@@ -81,6 +84,8 @@ static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 		paste_device_text(out, "tlc_tma");
 	if (helpers & CUDA_HELPER_TMA_HOST)
 		paste_device_text(out, "tlc_tma_host");
+	if (helpers & CUDA_HELPER_STMATRIX)
+		paste_device_text(out, "tlc_stmatrix");
 }
 
 const gpu_vendor cuda_vendor = {

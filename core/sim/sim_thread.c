@@ -19,7 +19,7 @@
  * each with its own shared memory, mbarriers and registers.
  *
  * Modelled intrinsics: T.thread_idx, T.block_rank_in_cluster, T.copy_vec,
- * T.shfl_xor, T.sync_threads, T.cluster_sync, T.atomic_add on elements,
+ * T.stmatrix, T.shfl_xor, T.sync_threads, T.cluster_sync, T.atomic_add on elements,
  * T.fence_proxy_async, the asynchronous copies (sim_async.c), mbarriers
  * and T.ws scopes (sim_task.c) and the matrix instructions
  * (sim_matrix.c); what orders shared accesses and the race check are in
@@ -148,6 +148,76 @@ static void vector_op(sim *s, const tlc_stmt *st, bool add)
 	}
 }
 
+/* T.stmatrix(dst, src_0, .., src_X-1): the 32 lanes of each warp that runs
+ * it store X tiles of 8x8 elements together (tlc/ops.def): lane l's two
+ * elements at src_k go to row l / 4 of tile k, at columns 2 (l % 4) and
+ * +1 of the 8 elements that lane 8k + l / 4's dst names.  Every lane of
+ * such a warp must run it, and each row must start 16-byte aligned. */
+static void stmatrix(sim *s, const tlc_stmt *st, const sim_mask *m)
+{
+	const tlc_expr *c = st->u.eval.call;
+	int x = c->u.call.nargs - 1;
+	const tlc_expr *dst = c->u.call.args[0];
+	bool ok = (x == 1 || x == 2 || x == 4) && s->warp_size == 32 && dst->kind == TLC_EXPR_LOAD;
+	for (int k = 1; ok && k <= x; k++)
+		ok = c->u.call.args[k]->kind == TLC_EXPR_LOAD;
+	if (!ok) {
+		sim_fail(s, st->loc, "T.stmatrix takes an element to store to and 1, 2 or 4 elements, on warps of 32 lanes");
+		return;
+	}
+	for (int64_t w0 = 0; w0 < s->nthreads && !s->stop; w0 += 32) {
+		int64_t on = 0, off = -1;
+		for (int64_t l = 0; l < 32; l++) {
+			if (w0 + l < s->nthreads && m->on[w0 + l])
+				on++;
+			else if (off < 0)
+				off = l;
+		}
+		if (!on)
+			continue;
+		if (off >= 0) {
+			sim_fail(s, st->loc, "T.stmatrix: lane %lld of warp %lld does not run it (a divergent stmatrix)",
+			         (long long)off, (long long)(w0 / 32));
+			return;
+		}
+		sim_array *da = NULL, *sa;
+		int64_t row[32];
+		sim_val vals[32][4][2];
+		for (int64_t l = 0; l < 32 && !s->stop; l++) {
+			s->tid = w0 + l;
+			if (l < 8 * x) {
+				row[l] = sim_vector_at(s, dst, &da, 8, st->loc);
+				if (row[l] < 0)
+					return;
+				if (row[l] % 8) {
+					sim_fail(s, st->loc, "T.stmatrix: lane %lld's row of '%s' starts at element %lld, not 16-byte aligned",
+					         (long long)l, dst->u.load.buf->name, (long long)row[l]);
+					return;
+				}
+			}
+			for (int k = 0; k < x; k++) {
+				int64_t se = sim_vector_at(s, c->u.call.args[1 + k], &sa, 2, st->loc);
+				if (se < 0)
+					return;
+				if (sa->shadow)
+					sim_touch(s, sa, c->u.call.args[1 + k]->u.load.buf, se, 2, false, st->loc);
+				for (int u = 0; u < 2; u++)
+					vals[l][k][u] = sim_convert(sim_array_get(sa, se + u), sa->dtype, da->dtype);
+			}
+		}
+		for (int64_t l = 0; l < 32 && !s->stop; l++) {
+			s->tid = w0 + l;
+			for (int k = 0; k < x && !s->stop; k++) {
+				int64_t e = row[8 * k + l / 4] + 2 * (l % 4);
+				if (da->shadow)
+					sim_touch(s, da, dst->u.load.buf, e, 2, true, st->loc);
+				for (int u = 0; u < 2; u++)
+					sim_array_set(da, e + u, vals[l][k][u]);
+			}
+		}
+	}
+}
+
 /* LET and STORE: every active thread evaluates its value (and indices)
  * before any writes, as the lanes of a warp do (a shuffle reads its
  * partner's registers as they were before the statement). */
@@ -227,6 +297,7 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	switch (c->u.call.op) {
 	case TLC_OP_SYNC_THREADS: sim_sync_threads(s, st, m); return;
 	case TLC_OP_CLUSTER_SYNC: sim_cluster_sync(s, st, m); return;
+	case TLC_OP_STMATRIX: stmatrix(s, st, m); return;
 	case TLC_OP_USE_SWIZZLE: /* the order blocks run in: all of them run, so no value changes */
 	case TLC_OP_ANNOTATE_LAYOUT:
 	case TLC_OP_PRINT: /* a debug print: no value changes */

@@ -119,6 +119,11 @@ typedef struct tlc_target_info {
 	 * tlc_target_smem_block_reserved */
 	int64_t smem_per_sm;
 	int smem_block_reserved;
+	/* a warp stores 8x8 tiles of 16-bit elements from the registers of a
+	 * matrix instruction's accumulator to shared memory, each row by one
+	 * lane's address (T.stmatrix); needs lanes == 32.  Read it with
+	 * tlc_target_has_stmatrix. */
+	bool stmatrix;
 } tlc_target_info;
 
 /* info->sm_count, or 0 when the description has none. */
@@ -127,6 +132,8 @@ TLC_API int tlc_target_sm_count(const tlc_target_info *info);
 TLC_API int64_t tlc_target_smem_per_sm(const tlc_target_info *info);
 /* info->smem_block_reserved; 0 when the description has none. */
 TLC_API int tlc_target_smem_block_reserved(const tlc_target_info *info);
+/* info->stmatrix; false when the description has none. */
+TLC_API bool tlc_target_has_stmatrix(const tlc_target_info *info);
 /* The shared memory each of `blocks` blocks resident on one
  * multiprocessor may use: smem_per_sm / blocks less the per-block
  * reserve, at most smem_max. */

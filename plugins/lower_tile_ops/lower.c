@@ -313,6 +313,7 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	               .target = tlc_module_target_info(m),
 	               .threads = 1,
 	               .tma_store = tlc_opt_bool(opts, "tma-store", true),
+	               .stmatrix = tlc_opt_bool(opts, "stmatrix", true),
 	               .remarks = tlc_opt_bool(opts, "remarks", false)};
 	if (!st.target) {
 		tlc_error(ctx, f->loc, "lower-tile-ops needs the description of a target (--target)");
@@ -354,6 +355,7 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 
 static const tlc_pass_option lower_options[] = {
 	{"tma-store", TLC_OPT_BOOL, "store whole shared tiles to global tensors with TMA where the target has it"},
+	{"stmatrix", TLC_OPT_BOOL, "store accumulator fragments into 16-bit shared tiles with stmatrix where the target has it"},
 	{"remarks", TLC_OPT_BOOL, "say on stderr why a shared-to-global T.copy is not a TMA store"},
 	{NULL, TLC_OPT_BOOL, NULL},
 };

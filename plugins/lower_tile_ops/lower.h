@@ -54,6 +54,7 @@ typedef struct lw_state {
 	int64_t op_lo;       /* the first thread of the enclosing T.ws scope (0: the block) */
 	int64_t op_threads;  /* its thread count (0: outside T.ws, the block's) */
 	bool tma_store;      /* option tma-store: shared -> global T.copy by TMA where it can */
+	bool stmatrix;       /* option stmatrix: accumulators into 16-bit shared tiles by T.stmatrix */
 	bool remarks;        /* option remarks: say why one is not */
 	bool one_replica_stores; /* the nest being lowered stores to memory from its first replica only */
 	/* fragments staged through shared memory (lower_parallel.c): one shared
@@ -113,6 +114,19 @@ bool lw_stmt_uses_var(const tlc_stmt *s, const tlc_var *v);
  * last dimension to an aligned, contiguous physical run?  (Cached.) */
 bool lw_layout_runs(lw_state *st, const tlc_layout *l, int64_t v);
 tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j, tlc_stmt *inner, int nlets);
+/* What lw_stmatrix needs of a lowered nest (lower_parallel.c). */
+typedef struct lw_nest_view {
+	const tlc_layout *L;  /* the loop's fragment */
+	const tlc_expr *t;    /* thread id relative to L's range */
+	tlc_var *r;           /* register counter (NULL: one register) */
+	int ndim;
+	tlc_var *const *vars; /* the loop variables */
+	const int64_t *mins;  /* their lower bounds */
+} lw_nest_view;
+/* The nest's copy of a fragment into a 16-bit shared tile as T.stmatrix
+ * calls of whole warps, on a target that has them, or NULL when the
+ * fragment or the tile does not allow it (see the file). */
+tlc_stmt *lw_stmatrix(lw_state *st, const lw_nest_view *n, tlc_stmt *inner, int nlets);
 
 /* lower_reduce.c: T.reduce_* over a fragment dimension; T.cumsum of shared tiles. */
 tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s);

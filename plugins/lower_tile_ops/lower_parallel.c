@@ -566,8 +566,12 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	for (int i = 0; i < nlets; i++)
 		j_is_let |= inner->u.seq.items[i]->u.let.var == n.vars[n.ndim - 1];
 	tlc_stmt *out = NULL;
-	if (j_is_let && !w.failed && !first)
-		out = lw_vectorize(st, L, r, n.vars[n.ndim - 1], inner, nlets);
+	if (j_is_let && !w.failed && !first) {
+		lw_nest_view view = {L, n.t, r, n.ndim, n.vars, n.mins};
+		out = lw_stmatrix(st, &view, inner, nlets);
+		if (!out)
+			out = lw_vectorize(st, L, r, n.vars[n.ndim - 1], inner, nlets);
+	}
 	if (!out)
 		out = r ? tlc_for_new(st->m, loc, r, ci(st, 0), ci(st, nregs), TLC_FOR_UNROLLED, inner) : inner;
 	if (L->thread_lo > 0 || L->threads < st->threads) {

@@ -111,6 +111,14 @@ static const tlc_target_info lone_multicast_info = {
 static const tlc_target_desc lone_multicast_target = {.name = "lone-multicast", .emit = emit_nothing,
                                                       .info = &lone_multicast_info};
 
+/* stmatrix's 8x8 tiles are stored by a warp of 32 lanes */
+static const tlc_target_info wide_stmatrix_info = {
+	.struct_size = sizeof(tlc_target_info), .lanes = 64, .max_threads = 1024, .smem_max = 1, .max_regs = 1,
+	.local_bytes_max = 1, .regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4,
+	.atomic_add_f32_vector = 1, .max_cluster = 1, .stmatrix = true};
+static const tlc_target_desc wide_stmatrix_target = {.name = "wide-stmatrix", .emit = emit_nothing,
+                                                     .info = &wide_stmatrix_info};
+
 static void test_registry(void)
 {
 	fresh_context();
@@ -145,7 +153,11 @@ static void test_registry(void)
 	ok(strstr(take_diags(), "target 'lone-multicast' has a machine description with TMA multicast but without TMA or "
 	                        "clusters (max_cluster >= 2)") != NULL,
 	   "lone multicast message");
-	ok(!tlc_find_target(ctx, "no-info") && !tlc_find_target(ctx, "bad-mma") && !tlc_find_target(ctx, "lone-multicast"),
+	is_int(tlc_register_target(&a, &wide_stmatrix_target), -1, "stmatrix on 64 lanes is refused");
+	ok(strstr(take_diags(), "target 'wide-stmatrix' has a machine description with stmatrix but not 32 lanes") != NULL,
+	   "stmatrix lanes message");
+	ok(!tlc_find_target(ctx, "no-info") && !tlc_find_target(ctx, "bad-mma") && !tlc_find_target(ctx, "lone-multicast") &&
+	       !tlc_find_target(ctx, "wide-stmatrix"),
 	   "refused targets are not registered");
 	tlc_op_id id = tlc_register_op(&a, "my_op", 1, 2, TLC_OPF_PURE);
 	ok(id >= TLC_OP_BUILTIN_COUNT && tlc_op_lookup(ctx, "my_op") == id, "register a new op");

@@ -17,6 +17,10 @@ wrote beside them.
                                       B = shfl_down(A, DOWN), C = shfl_up(A, UP) in warps of
                                       LANES (own value past the warp's ends), D = erf(A),
                                       E = clamp(A, -0.5, 0.5): float32, bit for bit
+    check_npy.py stmatrix DIR          C (16 x 16) holds what one stmatrix .x4 stores from lane l's
+                                      registers R[2k], R[2k + 1] = 8 l + 2k, 8 l + 2k + 1 with tile k
+                                      at rows 8 (k % 2), columns 8 (k // 2) (the PTX ISA's stmatrix:
+                                      lane 4i + c holds row i, columns 2c and 2c + 1 of each tile)
     check_npy.py finite DIR NAME...   every element of each NAME.npy is finite (no NaN:
                                       the simulator's never-written memory reads as NaN)
     check_npy.py close DIR1 DIR2 NAME ATOL RTOL
@@ -187,6 +191,19 @@ def main():
         if bad or len(a) != len(b):
             fail(f"B[{bad[0] if bad else len(b)}] is not 2 A ({len(bad)} elements differ)")
         print(f"twice: {len(b)} elements")
+    elif cmd == "stmatrix":
+        _, shape, c = read_npy(f"{sys.argv[2]}/C.npy")
+        if shape != (16, 16):
+            fail(f"C has shape {shape}, not (16, 16)")
+        for k in range(4):
+            for i in range(8):
+                for col in range(4):
+                    for u in range(2):
+                        row, column = 8 * (k % 2) + i, 8 * (k // 2) + 2 * col + u
+                        want = 8 * (4 * i + col) + 2 * k + u
+                        if c[row * 16 + column] != want:
+                            fail(f"C[{row}, {column}] = {c[row * 16 + column]}, stmatrix stores {want} there")
+        print("stmatrix: 256 elements where the instruction puts them")
     elif cmd == "reversed":
         _, _, a = read_npy(f"{sys.argv[2]}/A.npy")
         _, _, b = read_npy(f"{sys.argv[2]}/B.npy")
