@@ -86,7 +86,9 @@ FP8 = os.path.join(REPO, "examples", "gemm_fp8.tl")
 # promote=False (WGMMA's own accumulation over all of K) is faster but fails
 # this check: bench/notes/hopper-gemm.md has its numbers
 FP8_CONFIGS = [("128x128x128 s4 t256, promoted to fp32 per k-step", "matmul_fp8({n}, {n}, {n})", ()),
-               ("128x128x128 s4 t256, promoted to fp32 per k-step, no clusters (warp-specialize.multicast=false)",
+               # the same code (one block per SM: warp-specialize keeps no
+               # clusters), timed again: the spread between two timings
+               ("128x128x128 s4 t256, promoted to fp32 per k-step, again (multicast=false: the same code)",
                 "matmul_fp8({n}, {n}, {n})", ("--pass-arg=warp-specialize.multicast=false",))]
 
 
