@@ -85,11 +85,9 @@ def gemm_rows(torch, args, workdir):
 FP8 = os.path.join(REPO, "examples", "gemm_fp8.tl")
 # promote=False (WGMMA's own accumulation over all of K) is faster but fails
 # this check: bench/notes/hopper-gemm.md has its numbers
-FP8_CONFIGS = [("128x128x128 s4 t256, promoted to fp32 per k-step", "matmul_fp8({n}, {n}, {n})", ()),
-               # the same code (one block per SM: warp-specialize keeps no
-               # clusters), timed again: the spread between two timings
-               ("128x128x128 s4 t256, promoted to fp32 per k-step, again (multicast=false: the same code)",
-                "matmul_fp8({n}, {n}, {n})", ("--pass-arg=warp-specialize.multicast=false",))]
+FP8_CONFIGS = [("192x128x128 s3 t384 (the defaults), promoted to fp32 per k-step", "matmul_fp8({n}, {n}, {n})", ()),
+               ("128x128x128 s4 t256, promoted to fp32 per k-step",
+                "matmul_fp8({n}, {n}, {n}, block_M=128, num_stages=4, threads=256)", ())]
 
 
 def fp8_rows(torch, args, workdir):
@@ -163,9 +161,14 @@ def main():
     ap.add_argument("--config", action="append", default=[], metavar="ARGS",
                     help="time examples/gemm.tl with matmul(n, n, n, ARGS) instead of the usual configurations "
                          "(repeatable; fp16 only)")
+    ap.add_argument("--fp8-config", action="append", default=[], metavar="ARGS",
+                    help="time examples/gemm_fp8.tl with matmul_fp8(n, n, n, ARGS) instead of its usual "
+                         "configurations (repeatable)")
     args = ap.parse_args()
     if args.config:
         GEMM_CONFIGS[:] = [(c, ", " + c, ()) for c in args.config]
+    if args.fp8_config:
+        FP8_CONFIGS[:] = [(c, "matmul_fp8({n}, {n}, {n}, " + c + ")", ()) for c in args.fp8_config]
     args.sizes = [int(x) for x in args.sizes.split(",")]
     torch = tlc_gpu.gpu_torch()
     if torch is None:
