@@ -784,19 +784,8 @@ void cuda_emit_stmatrix(gpu_emitter *e, const tlc_stmt *s, int ind)
 	tlc_buf_printf(e->out, "tlc::stmatrix_x%d(&", x);
 	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
 	for (int k = 1; k <= x; k++) {
-		const tlc_expr *src = call->u.call.args[k];
-		int n = src->u.load.n;
-		const tlc_expr **idx = tlc_alloc(e->m, sizeof *idx * (size_t)n);
 		tlc_buf_printf(e->out, ", tlc::pack_b16<%s>(", ty);
-		for (int u = 0; u < 2; u++) {
-			for (int d = 0; d < n; d++)
-				idx[d] = src->u.load.idx[d];
-			const tlc_expr *last = idx[n - 1];
-			idx[n - 1] = tlc_simplify_expr(e->m, tlc_binary(e->m, TLC_EXPR_ADD, last, tlc_int(e->m, last->dtype, u)));
-			if (u)
-				tlc_buf_puts(e->out, ", ");
-			gpu_emit_expr(e, tlc_cast(e->m, dt, tlc_load(e->m, src->u.load.buf, n, idx)));
-		}
+		gpu_emit_converted_lanes(e, call->u.call.args[k], 2, dt);
 		tlc_buf_puts(e->out, ")");
 	}
 	tlc_buf_puts(e->out, ");\n");

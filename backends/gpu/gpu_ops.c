@@ -55,14 +55,19 @@ bool gpu_vector_operands(const tlc_stmt *s, const tlc_expr **dst, const tlc_expr
 static void emit_convert_vec(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *dst, const tlc_expr *src,
 			     int64_t lanes, int ind)
 {
-	const tlc_buffer *sb = src->u.load.buf;
-	int n = src->u.load.n;
 	const char *ty = gpu_ctype(e, dst->u.load.buf->dtype);
 	e->helpers |= GPU_HELPER_LANES;
 	gpu_indent(e, ind);
 	tlc_buf_printf(e->out, "*reinterpret_cast<tlc_lanes<%s, %lld> *>(&", ty, (long long)lanes);
 	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
 	tlc_buf_printf(e->out, ") = tlc_lanes<%s, %lld>{{", ty, (long long)lanes);
+	gpu_emit_converted_lanes(e, src, lanes, dst->u.load.buf->dtype);
+	tlc_buf_puts(e->out, "}};\n");
+}
+
+void gpu_emit_converted_lanes(gpu_emitter *e, const tlc_expr *src, int64_t lanes, tlc_dtype to)
+{
+	int n = src->u.load.n;
 	const tlc_expr **idx = tlc_alloc(e->m, sizeof *idx * (size_t)n);
 	for (int64_t u = 0; u < lanes; u++) {
 		for (int d = 0; d < n; d++)
@@ -71,9 +76,8 @@ static void emit_convert_vec(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *
 		idx[n - 1] = tlc_simplify_expr(e->m, tlc_binary(e->m, TLC_EXPR_ADD, last, tlc_int(e->m, last->dtype, u)));
 		if (u)
 			tlc_buf_puts(e->out, ", ");
-		gpu_emit_expr(e, tlc_cast(e->m, dst->u.load.buf->dtype, tlc_load(e->m, (tlc_buffer *)sb, n, idx)));
+		gpu_emit_expr(e, tlc_cast(e->m, to, tlc_load(e->m, src->u.load.buf, n, idx)));
 	}
-	tlc_buf_puts(e->out, "}};\n");
 }
 
 void gpu_emit_copy_vec(gpu_emitter *e, const tlc_stmt *s, int ind)

@@ -262,6 +262,9 @@ void gpu_emit_copy_vec(gpu_emitter *e, const tlc_stmt *s, int ind);
  * (T.copy_vec, T.atomic_add_vec): false unless dst and src are elements of
  * buffers and lanes is a constant. */
 bool gpu_vector_operands(const tlc_stmt *s, const tlc_expr **dst, const tlc_expr **src, int64_t *lanes);
+/* The `lanes` elements from src (an element access) on along its last
+ * index, each converted to `to` as T.cast converts it, comma-separated. */
+void gpu_emit_converted_lanes(gpu_emitter *e, const tlc_expr *src, int64_t lanes, tlc_dtype to);
 /* Declare, before the kernel, a struct with `static int off(int r, int c)`:
  * the element offset of (r, c) in the 2-D memory layout `layout_expr`, for
  * the device helper of `call` (whose operand `what` it lays out).  Returns
