@@ -8,7 +8,8 @@ causal and not) against torch.nn.functional.scaled_dot_product_attention.
 Every timed kernel is first checked (GEMM: against the float32 product of the
 same inputs; float8: the float64 one; attention: torch's result); a failing
 check is reported and its speed is not compared. Timing: CUDA events around each
-launch, median of 30 after 5 warm-ups. Writes bench/results/bench-<date>.md
+launch, tlc's and torch's launches in turn, median of 30 of each after 5
+warm-ups. Writes bench/results/bench-<date>.md
 with date, device and commit.
 
 Usage, from the repository root after a build:
@@ -76,8 +77,7 @@ def gemm_rows(torch, args, workdir):
         torch.backends.cuda.matmul.allow_tf32 = False
         ok, _, _ = tlc_gpu.check(c, a.float() @ b.float(), atol=0.1, rtol=1e-2)
         flops = 2 * n ** 3
-        t = tlc_gpu.median_ms(fn, WARMUP, RUNS)
-        tt = tlc_gpu.median_ms(lambda: torch.matmul(a, b, out=ref), WARMUP, RUNS)
+        t, tt = tlc_gpu.paired_median_ms(fn, lambda: torch.matmul(a, b, out=ref), WARMUP, RUNS)
         rows.append((f"GEMM {n}^3 {dt} {cname}", ok, t, tt, flops))
     return rows
 
@@ -119,9 +119,8 @@ def fp8_rows(torch, args, workdir):
         fn()
         torch.cuda.synchronize()
         ok, err, _ = tlc_gpu.check(c, ref64, atol=atol, rtol=rtol)
-        t = tlc_gpu.median_ms(fn, WARMUP, RUNS)
-        tt = tlc_gpu.median_ms(lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=out_dtype),
-                               WARMUP, RUNS)
+        t, tt = tlc_gpu.paired_median_ms(
+            fn, lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=out_dtype), WARMUP, RUNS)
         rows.append((f"GEMM {n}^3 float8_e4m3 {cname} (torch: _scaled_mm, {str(out_dtype)[6:]} out; max error vs "
                      f"float64: tlc {err:.3g}, torch {terr:.3g})", ok, t, tt, 2 * n ** 3))
     return rows
@@ -144,8 +143,8 @@ def fa_rows(torch, args, workdir):
         torch.cuda.synchronize()
         ok, _, _ = tlc_gpu.check(o, ref.transpose(1, 2).float(), atol=1e-2, rtol=1e-2)
         flops = 4 * B * H * S * S * D // (2 if causal else 1)
-        t = tlc_gpu.median_ms(fn, WARMUP, RUNS)
-        tt = tlc_gpu.median_ms(lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal), WARMUP, RUNS)
+        t, tt = tlc_gpu.paired_median_ms(fn, lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal),
+                                         WARMUP, RUNS)
         rows.append((f"flash-attn fwd B{B} H{H} S{S} D{D} {'causal' if causal else 'non-causal'}", ok, t, tt, flops))
     return rows
 
@@ -184,7 +183,7 @@ def main():
     today = datetime.date.today().isoformat()
     lines = ["# tlc vs cuBLAS / torch SDPA", "", f"- date: {today}", f"- device: {torch.cuda.get_device_name()}",
              f"- commit: {commit()}", f"- torch {torch.__version__}; tlc target cuda-sm90 (WGMMA, TMA and warp specialization where they apply)",
-             f"- timing: CUDA events per launch, median of {RUNS} after {WARMUP} warm-up",
+             f"- timing: CUDA events per launch, tlc and torch in turn, median of {RUNS} of each after {WARMUP} warm-up",
              "", "| kernel | check | tlc ms | tlc TFLOP/s | torch ms | torch TFLOP/s | tlc / torch |",
              "|---|---|---|---|---|---|---|"]
     for name, ok, t, tt, flops in rows:
