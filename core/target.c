@@ -186,7 +186,7 @@ const char *tlc_target_info_check(tlc_context *ctx, const tlc_target_info *info)
 		return "a machine description with TMA but no TMA box size (tma_box_max)";
 	if ((info->async_copy & TLC_ASYNC_TMA_MULTICAST) && (!(info->async_copy & TLC_ASYNC_TMA) || info->max_cluster < 2))
 		return "a machine description with TMA multicast but without TMA or clusters (max_cluster >= 2)";
-	if (tlc_target_has_stmatrix(info) && info->lanes != 32)
+	if (tlc_target_has_stmatrix(info) && info->lanes != TLC_STMATRIX_LANES)
 		return "a machine description with stmatrix but not 32 lanes (its 8x8 tiles take a warp of 32)";
 	if (info->nmatrix < 0 || (info->nmatrix && !info->matrix))
 		return "a machine description with a bad matrix-instruction table";

@@ -764,8 +764,8 @@ void cuda_emit_stmatrix(gpu_emitter *e, const tlc_stmt *s, int ind)
 	const tlc_expr *call = s->u.eval.call;
 	int x = call->u.call.nargs - 1;
 	const tlc_expr *dst = call->u.call.args[0];
-	bool ok = (x == 1 || x == 2 || x == 4) && dst->kind == TLC_EXPR_LOAD &&
-	          tlc_buffer_in_shared(dst->u.load.buf) && tlc_dtype_bits(dst->u.load.buf->dtype) == 16;
+	bool ok = (x == 1 || x == 2 || x == TLC_STMATRIX_MAX_TILES) && dst->kind == TLC_EXPR_LOAD &&
+	          tlc_buffer_in_shared(dst->u.load.buf) && tlc_dtype_bits(dst->u.load.buf->dtype) == TLC_STMATRIX_ELEM_BITS;
 	for (int k = 1; ok && k <= x; k++)
 		ok = call->u.call.args[k]->kind == TLC_EXPR_LOAD && call->u.call.args[k]->u.load.n >= 1;
 	if (!ok) {
@@ -785,7 +785,7 @@ void cuda_emit_stmatrix(gpu_emitter *e, const tlc_stmt *s, int ind)
 	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);
 	for (int k = 1; k <= x; k++) {
 		tlc_buf_printf(e->out, ", tlc::pack_b16<%s>(", ty);
-		gpu_emit_converted_lanes(e, call->u.call.args[k], 2, dt);
+		gpu_emit_converted_lanes(e, call->u.call.args[k], TLC_STMATRIX_PAIR, dt);
 		tlc_buf_puts(e->out, ")");
 	}
 	tlc_buf_puts(e->out, ");\n");

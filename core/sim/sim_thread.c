@@ -155,19 +155,21 @@ static void vector_op(sim *s, const tlc_stmt *st, bool add)
  * such a warp must run it, and each row must start 16-byte aligned. */
 static void stmatrix(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
+	enum { LANES = TLC_STMATRIX_LANES, DIM = TLC_STMATRIX_DIM, PAIR = TLC_STMATRIX_PAIR };
 	const tlc_expr *c = st->u.eval.call;
 	int x = c->u.call.nargs - 1;
 	const tlc_expr *dst = c->u.call.args[0];
-	bool ok = (x == 1 || x == 2 || x == 4) && s->warp_size == 32 && dst->kind == TLC_EXPR_LOAD;
+	bool ok = (x == 1 || x == 2 || x == TLC_STMATRIX_MAX_TILES) && s->warp_size == LANES && dst->kind == TLC_EXPR_LOAD;
 	for (int k = 1; ok && k <= x; k++)
 		ok = c->u.call.args[k]->kind == TLC_EXPR_LOAD;
 	if (!ok) {
-		sim_fail(s, st->loc, "T.stmatrix takes an element to store to and 1, 2 or 4 elements, on warps of 32 lanes");
+		sim_fail(s, st->loc, "T.stmatrix takes an element to store to and 1, 2 or 4 elements, on warps of %d lanes",
+		         LANES);
 		return;
 	}
-	for (int64_t w0 = 0; w0 < s->nthreads && !s->stop; w0 += 32) {
+	for (int64_t w0 = 0; w0 < s->nthreads && !s->stop; w0 += LANES) {
 		int64_t on = 0, off = -1;
-		for (int64_t l = 0; l < 32; l++) {
+		for (int64_t l = 0; l < LANES; l++) {
 			if (w0 + l < s->nthreads && m->on[w0 + l])
 				on++;
 			else if (off < 0)
@@ -177,41 +179,42 @@ static void stmatrix(sim *s, const tlc_stmt *st, const sim_mask *m)
 			continue;
 		if (off >= 0) {
 			sim_fail(s, st->loc, "T.stmatrix: lane %lld of warp %lld does not run it (a divergent stmatrix)",
-			         (long long)off, (long long)(w0 / 32));
+			         (long long)off, (long long)(w0 / LANES));
 			return;
 		}
 		sim_array *da = NULL, *sa;
-		int64_t row[32];
-		sim_val vals[32][4][2];
-		for (int64_t l = 0; l < 32 && !s->stop; l++) {
+		int64_t row[LANES];
+		sim_val vals[LANES][TLC_STMATRIX_MAX_TILES][PAIR];
+		for (int64_t l = 0; l < LANES && !s->stop; l++) {
 			s->tid = w0 + l;
-			if (l < 8 * x) {
-				row[l] = sim_vector_at(s, dst, &da, 8, st->loc);
+			if (l < DIM * x) {
+				row[l] = sim_vector_at(s, dst, &da, DIM, st->loc);
 				if (row[l] < 0)
 					return;
-				if (row[l] % 8) {
+				if (row[l] % DIM) {
 					sim_fail(s, st->loc, "T.stmatrix: lane %lld's row of '%s' starts at element %lld, not 16-byte aligned",
 					         (long long)l, dst->u.load.buf->name, (long long)row[l]);
 					return;
 				}
 			}
 			for (int k = 0; k < x; k++) {
-				int64_t se = sim_vector_at(s, c->u.call.args[1 + k], &sa, 2, st->loc);
+				int64_t se = sim_vector_at(s, c->u.call.args[1 + k], &sa, PAIR, st->loc);
 				if (se < 0)
 					return;
 				if (sa->shadow)
-					sim_touch(s, sa, c->u.call.args[1 + k]->u.load.buf, se, 2, false, st->loc);
-				for (int u = 0; u < 2; u++)
+					sim_touch(s, sa, c->u.call.args[1 + k]->u.load.buf, se, PAIR, false, st->loc);
+				for (int u = 0; u < PAIR; u++)
 					vals[l][k][u] = sim_convert(sim_array_get(sa, se + u), sa->dtype, da->dtype);
 			}
 		}
-		for (int64_t l = 0; l < 32 && !s->stop; l++) {
+		/* lane l's pair of tile k: row l / 4 of it, columns 2 (l % 4) and on */
+		for (int64_t l = 0; l < LANES && !s->stop; l++) {
 			s->tid = w0 + l;
 			for (int k = 0; k < x && !s->stop; k++) {
-				int64_t e = row[8 * k + l / 4] + 2 * (l % 4);
+				int64_t e = row[DIM * k + l / (DIM / PAIR)] + PAIR * (l % (DIM / PAIR));
 				if (da->shadow)
-					sim_touch(s, da, dst->u.load.buf, e, 2, true, st->loc);
-				for (int u = 0; u < 2; u++)
+					sim_touch(s, da, dst->u.load.buf, e, PAIR, true, st->loc);
+				for (int u = 0; u < PAIR; u++)
 					sim_array_set(da, e + u, vals[l][k][u]);
 			}
 		}

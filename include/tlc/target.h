@@ -79,6 +79,19 @@ enum {
 	                                   * cluster (max_cluster > 1) */
 };
 
+/* The tiles of T.stmatrix (tlc/ops.def): TLC_STMATRIX_DIM x TLC_STMATRIX_DIM
+ * elements of TLC_STMATRIX_ELEM_BITS bits, each lane holding
+ * TLC_STMATRIX_PAIR consecutive elements of one row (one register), so a
+ * tile takes TLC_STMATRIX_LANES lanes; up to TLC_STMATRIX_MAX_TILES tiles a
+ * call. */
+enum {
+	TLC_STMATRIX_DIM = 8,
+	TLC_STMATRIX_ELEM_BITS = 16,
+	TLC_STMATRIX_PAIR = 2,
+	TLC_STMATRIX_LANES = TLC_STMATRIX_DIM * TLC_STMATRIX_DIM / TLC_STMATRIX_PAIR,
+	TLC_STMATRIX_MAX_TILES = 4,
+};
+
 /* Barrier kinds beyond the whole-block barrier every target has. */
 enum {
 	TLC_BARRIER_NAMED = 1 << 0,        /* numbered barriers over a subset of threads */
@@ -121,8 +134,8 @@ typedef struct tlc_target_info {
 	int smem_block_reserved;
 	/* a warp stores 8x8 tiles of 16-bit elements from the registers of a
 	 * matrix instruction's accumulator to shared memory, each row by one
-	 * lane's address (T.stmatrix); needs lanes == 32.  Read it with
-	 * tlc_target_has_stmatrix. */
+	 * lane's address (T.stmatrix); needs lanes == TLC_STMATRIX_LANES.  Read
+	 * it with tlc_target_has_stmatrix. */
 	bool stmatrix;
 } tlc_target_info;
 

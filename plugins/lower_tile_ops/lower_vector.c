@@ -409,24 +409,30 @@ static void frag_point(const tlc_layout *L, int64_t t, int64_t r, int64_t idx[2]
 	}
 }
 
+enum {
+	DIM = TLC_STMATRIX_DIM,
+	PAIR = TLC_STMATRIX_PAIR,
+	ROW_LANES = TLC_STMATRIX_DIM / TLC_STMATRIX_PAIR, /* the lanes of one row of a block */
+};
+
 /* Does every register pair (2q, 2q + 1) of every warp form the lanes' part
  * of one aligned 8x8 block, as stmatrix reads them? */
-static bool holds_8x8_blocks(tlc_module *m, const tlc_layout *L, int lanes)
+static bool holds_8x8_blocks(tlc_module *m, const tlc_layout *L)
 {
-	int64_t pairs = L->out_shape[0] / 2;
-	if (L->ndim != 2 || L->replicate != 1 || L->out_shape[0] % 2 || L->thread_lo % lanes || L->threads % lanes ||
-	    L->shape[0] % 8 || L->shape[1] % 8)
+	int64_t pairs = L->out_shape[0] / PAIR;
+	if (L->ndim != 2 || L->replicate != 1 || L->out_shape[0] % PAIR || L->thread_lo % TLC_STMATRIX_LANES ||
+	    L->threads % TLC_STMATRIX_LANES || L->shape[0] % DIM || L->shape[1] % DIM)
 		return false;
 	int64_t *origin = tlc_alloc(m, (size_t)pairs * 2 * sizeof(int64_t));
 	bool ok = true;
 	for (int64_t t = 0; ok && t < L->threads; t++) {
-		int64_t lane = t % lanes;
+		int64_t lane = t % TLC_STMATRIX_LANES;
 		for (int64_t q = 0; ok && q < pairs; q++) {
 			int64_t a[2], b[2];
-			frag_point(L, t, 2 * q, a);
-			frag_point(L, t, 2 * q + 1, b);
-			int64_t i0 = a[0] - lane / 4, j0 = a[1] - 2 * (lane % 4);
-			ok = b[0] == a[0] && b[1] == a[1] + 1 && i0 % 8 == 0 && j0 % 8 == 0;
+			frag_point(L, t, PAIR * q, a);
+			frag_point(L, t, PAIR * q + 1, b);
+			int64_t i0 = a[0] - lane / ROW_LANES, j0 = a[1] - PAIR * (lane % ROW_LANES);
+			ok = b[0] == a[0] && b[1] == a[1] + 1 && i0 % DIM == 0 && j0 % DIM == 0;
 			if (lane == 0)
 				origin[2 * q] = i0, origin[2 * q + 1] = j0;
 			else
@@ -453,9 +459,9 @@ tlc_stmt *lw_stmatrix(lw_state *st, const lw_nest_view *n, tlc_stmt *inner, int 
 	bool convert = val->kind == TLC_EXPR_CAST && val->dtype == dst->dtype;
 	if (convert)
 		val = val->u.op.a;
-	if (!tlc_buffer_in_shared(dst) || tlc_dtype_bits(dst->dtype) != 16 || val->kind != TLC_EXPR_LOAD ||
-	    val->u.load.buf->scope != TLC_SCOPE_FRAGMENT || val->u.load.n != 1 ||
-	    (!convert && val->u.load.buf->dtype != dst->dtype) || n->mins[1] % 8)
+	if (!tlc_buffer_in_shared(dst) || tlc_dtype_bits(dst->dtype) != TLC_STMATRIX_ELEM_BITS ||
+	    val->kind != TLC_EXPR_LOAD || val->u.load.buf->scope != TLC_SCOPE_FRAGMENT || val->u.load.n != 1 ||
+	    (!convert && val->u.load.buf->dtype != dst->dtype) || n->mins[1] % DIM)
 		return NULL;
 	/* the source: registers only (no loop variable), in aligned pairs; the
 	 * destination: found through the loop variables alone, rows of 8
@@ -467,24 +473,27 @@ tlc_stmt *lw_stmatrix(lw_state *st, const lw_nest_view *n, tlc_stmt *inner, int 
 	for (int i = 0; i < body->u.store.n; i++)
 		if (lw_expr_uses_var(body->u.store.idx[i], n->r))
 			return NULL;
-	vec_ctx pairs_cx = {st, n->r, n->vars[1], 2, nregs}, rows_cx = {st, n->r, n->vars[1], 8, nregs};
+	vec_ctx pairs_cx = {st, n->r, n->vars[1], PAIR, nregs}, rows_cx = {st, n->r, n->vars[1], DIM, nregs};
 	if (!side_ok(&pairs_cx, val->u.load.buf, 1, val->u.load.idx) ||
-	    !side_ok(&rows_cx, dst, body->u.store.n, body->u.store.idx) || !holds_8x8_blocks(m, L, st->target->lanes))
+	    !side_ok(&rows_cx, dst, body->u.store.n, body->u.store.idx) || !holds_8x8_blocks(m, L))
 		return NULL;
 
-	int64_t pairs = nregs / 2, x = pairs % 4 == 0 ? 4 : pairs % 2 == 0 ? 2 : 1, lanes = st->target->lanes;
+	/* x blocks a call: as many as divide the warp's blocks, up to the most */
+	int64_t pairs = nregs / PAIR, x = TLC_STMATRIX_MAX_TILES;
+	while (pairs % x)
+		x /= 2;
 	tlc_loc loc = body->loc;
 	tlc_var *g = lw_fresh(st, "g");
 	const tlc_expr *gx = tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, g), tlc_i32(m, x));
 	/* lane 8k + i names row i of block g x + k: the element that lane 4i
 	 * of the warp holds in its first register of that block */
-	const tlc_expr *lane = tlc_binary(m, TLC_EXPR_FLOORMOD, n->t, tlc_i32(m, lanes));
-	const tlc_expr *row_lane = tlc_binary(m, TLC_EXPR_MUL, tlc_binary(m, TLC_EXPR_FLOORMOD, lane, tlc_i32(m, 8)),
-	                                      tlc_i32(m, 4));
+	const tlc_expr *lane = tlc_binary(m, TLC_EXPR_FLOORMOD, n->t, tlc_i32(m, TLC_STMATRIX_LANES));
+	const tlc_expr *row_lane = tlc_binary(m, TLC_EXPR_MUL, tlc_binary(m, TLC_EXPR_FLOORMOD, lane, tlc_i32(m, DIM)),
+	                                      tlc_i32(m, ROW_LANES));
 	const tlc_expr *t_row = tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_SUB, n->t, lane), row_lane);
-	const tlc_expr *k = tlc_binary(m, TLC_EXPR_FLOORMOD, tlc_binary(m, TLC_EXPR_FLOORDIV, lane, tlc_i32(m, 8)),
+	const tlc_expr *k = tlc_binary(m, TLC_EXPR_FLOORMOD, tlc_binary(m, TLC_EXPR_FLOORDIV, lane, tlc_i32(m, DIM)),
 	                               tlc_i32(m, x));
-	const tlc_expr *r_row = tlc_binary(m, TLC_EXPR_MUL, tlc_binary(m, TLC_EXPR_ADD, gx, k), tlc_i32(m, 2));
+	const tlc_expr *r_row = tlc_binary(m, TLC_EXPR_MUL, tlc_binary(m, TLC_EXPR_ADD, gx, k), tlc_i32(m, PAIR));
 	const tlc_expr *idx[2];
 	tlc_fragment_logical_of(m, L, t_row, r_row, idx);
 	tlc_stmt *out = tlc_seq_new(m, loc);
@@ -496,10 +505,11 @@ tlc_stmt *lw_stmatrix(lw_state *st, const lw_nest_view *n, tlc_stmt *inner, int 
 		if (used)
 			tlc_seq_append(m, out, tlc_let_new(m, loc, n->vars[d], tlc_simplify_expr(m, v)));
 	}
-	const tlc_expr *args[5];
+	const tlc_expr *args[1 + TLC_STMATRIX_MAX_TILES];
 	args[0] = tlc_load(m, (tlc_buffer *)dst, body->u.store.n, body->u.store.idx);
 	for (int64_t b = 0; b < x; b++) {
-		const tlc_expr *r0 = tlc_binary(m, TLC_EXPR_MUL, tlc_binary(m, TLC_EXPR_ADD, gx, tlc_i32(m, b)), tlc_i32(m, 2));
+		const tlc_expr *r0 =
+		    tlc_binary(m, TLC_EXPR_MUL, tlc_binary(m, TLC_EXPR_ADD, gx, tlc_i32(m, b)), tlc_i32(m, PAIR));
 		args[1 + b] = tlc_load(m, val->u.load.buf, 1, subst_list(st, 1, val->u.load.idx, n->r, r0));
 	}
 	tlc_seq_append(m, out, tlc_eval_new(m, loc, tlc_call(m, TLC_OP_STMATRIX, TLC_DT_VOID, (int)(1 + x), args, 0, NULL, NULL)));
