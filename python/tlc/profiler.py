@@ -7,19 +7,28 @@ import statistics
 def median_ms(fn, warmup, runs):
     """Median time of fn() in milliseconds: CUDA events around each call on
     torch's current stream, after `warmup` untimed calls."""
+    return medians_in_turn_ms([fn], warmup, runs)[0]
+
+
+def medians_in_turn_ms(fns, warmup, runs):
+    """The median times of several functions in milliseconds, timed in turn
+    (one call of each, `runs` times over, after `warmup` untimed rounds), so
+    that a drift of clocks or temperature moves them all alike."""
     from . import _torch
     torch = _torch()
     for _ in range(warmup):
-        fn()
-    times = []
+        for fn in fns:
+            fn()
+    times = [[] for _ in fns]
     for _ in range(runs):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+        for fn, out in zip(fns, times):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            out.append(start.elapsed_time(end))
+    return [statistics.median(t) for t in times]
 
 
 class Profiler:

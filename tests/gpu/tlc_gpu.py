@@ -284,25 +284,10 @@ def median_ms(fn, warmup=5, runs=30):
 
 def paired_median_ms(fn_a, fn_b, warmup=5, runs=30):
     """Median times of fn_a() and fn_b() in milliseconds, timed in turn (a, b,
-    a, b, ...: CUDA events around each call on torch's current stream, after
-    `warmup` untimed calls of each), so that both see the same clocks and
-    temperature: a drift during the runs moves both medians, not their
-    ratio."""
-    import statistics
-    import torch
-    for _ in range(warmup):
-        fn_a()
-        fn_b()
-    times = ([], [])
-    for _ in range(runs):
-        for fn, out in ((fn_a, times[0]), (fn_b, times[1])):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            out.append(start.elapsed_time(end))
-    return statistics.median(times[0]), statistics.median(times[1])
+    a, b, ...), so that both see the same clocks and temperature: a drift
+    during the runs moves both medians, not their ratio."""
+    t_a, t_b = _tlc_profiler.medians_in_turn_ms([fn_a, fn_b], warmup, runs)
+    return t_a, t_b
 
 
 def gpu_torch():
