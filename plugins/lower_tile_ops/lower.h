@@ -61,6 +61,11 @@ typedef struct lw_state {
 	 * copy per fragment, allocated at the top of the kernel */
 	int nstaged;
 	tlc_buffer *staged_from[LW_MAX_STAGED], *staged_to[LW_MAX_STAGED];
+	/* fragments whose 8x8 blocks stmatrix may store (lower_vector.c), as
+	 * found so far: enumerating one costs more than the rest of a nest */
+	int nstm;
+	const tlc_layout *stm_layout[LW_RUNS_CACHE];
+	bool stm_ok[LW_RUNS_CACHE];
 	int nwgmma_acc;      /* accumulators of the T.wgmma_gemm calls lowered so far */
 	tlc_buffer *wgmma_acc[LW_MAX_WGMMA_ACC];
 } lw_state;

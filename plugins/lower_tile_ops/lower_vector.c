@@ -397,15 +397,16 @@ tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j
  * store per register pair.  Checked by enumerating the fragment's digits:
  * any layout of that shape qualifies, whatever instruction made it. */
 
-/* The logical index (2-D) of register r of relative thread t. */
-static void frag_point(const tlc_layout *L, int64_t t, int64_t r, int64_t idx[2])
+/* The part of a 2-D fragment's logical index that its thread digits (or
+ * its register digits) give for thread (register) x: in digit form the
+ * index is the sum of the two parts. */
+static void digits_part(const tlc_layout *L, bool thread, int64_t x, int64_t idx[2])
 {
 	idx[0] = idx[1] = 0;
 	for (int k = 0; k < L->ndigits; k++) {
 		const tlc_frag_digit *d = &L->digits[k];
-		int64_t v = ((d->is_thread ? t : r) / d->weight) % d->radix;
-		if (d->dim >= 0)
-			idx[d->dim] += v * d->stride;
+		if (d->is_thread == thread && d->dim >= 0)
+			idx[d->dim] += (x / d->weight) % d->radix * d->stride;
 	}
 }
 
@@ -417,27 +418,44 @@ enum {
 
 /* Does every register pair (2q, 2q + 1) of every warp form the lanes' part
  * of one aligned 8x8 block, as stmatrix reads them? */
-static bool holds_8x8_blocks(tlc_module *m, const tlc_layout *L)
+static bool enumerate_8x8_blocks(tlc_module *m, const tlc_layout *L)
 {
-	int64_t pairs = L->out_shape[0] / PAIR;
-	if (L->ndim != 2 || L->replicate != 1 || L->out_shape[0] % PAIR || L->thread_lo % TLC_STMATRIX_LANES ||
+	int64_t nregs = L->out_shape[0], pairs = nregs / PAIR;
+	if (L->ndim != 2 || L->replicate != 1 || nregs % PAIR || L->thread_lo % TLC_STMATRIX_LANES ||
 	    L->threads % TLC_STMATRIX_LANES || L->shape[0] % DIM || L->shape[1] % DIM)
 		return false;
+	/* the registers' parts once; then each thread's part and sums */
+	int64_t *reg = tlc_alloc(m, (size_t)nregs * 2 * sizeof(int64_t));
 	int64_t *origin = tlc_alloc(m, (size_t)pairs * 2 * sizeof(int64_t));
+	for (int64_t r = 0; r < nregs; r++)
+		digits_part(L, false, r, &reg[2 * r]);
 	bool ok = true;
 	for (int64_t t = 0; ok && t < L->threads; t++) {
-		int64_t lane = t % TLC_STMATRIX_LANES;
+		int64_t lane = t % TLC_STMATRIX_LANES, th[2];
+		digits_part(L, true, t, th);
 		for (int64_t q = 0; ok && q < pairs; q++) {
-			int64_t a[2], b[2];
-			frag_point(L, t, PAIR * q, a);
-			frag_point(L, t, PAIR * q + 1, b);
-			int64_t i0 = a[0] - lane / ROW_LANES, j0 = a[1] - PAIR * (lane % ROW_LANES);
+			const int64_t *a = &reg[2 * PAIR * q], *b = a + 2;
+			int64_t i0 = th[0] + a[0] - lane / ROW_LANES, j0 = th[1] + a[1] - PAIR * (lane % ROW_LANES);
 			ok = b[0] == a[0] && b[1] == a[1] + 1 && i0 % DIM == 0 && j0 % DIM == 0;
 			if (lane == 0)
 				origin[2 * q] = i0, origin[2 * q + 1] = j0;
 			else
 				ok = ok && origin[2 * q] == i0 && origin[2 * q + 1] == j0;
 		}
+	}
+	return ok;
+}
+
+/* The same, remembered per layout. */
+static bool holds_8x8_blocks(lw_state *st, const tlc_layout *L)
+{
+	for (int i = 0; i < st->nstm; i++)
+		if (st->stm_layout[i] == L)
+			return st->stm_ok[i];
+	bool ok = enumerate_8x8_blocks(st->m, L);
+	if (st->nstm < LW_RUNS_CACHE) {
+		st->stm_layout[st->nstm] = L;
+		st->stm_ok[st->nstm++] = ok;
 	}
 	return ok;
 }
@@ -474,8 +492,8 @@ tlc_stmt *lw_stmatrix(lw_state *st, const lw_nest_view *n, tlc_stmt *inner, int 
 		if (lw_expr_uses_var(body->u.store.idx[i], n->r))
 			return NULL;
 	vec_ctx pairs_cx = {st, n->r, n->vars[1], PAIR, nregs}, rows_cx = {st, n->r, n->vars[1], DIM, nregs};
-	if (!side_ok(&pairs_cx, val->u.load.buf, 1, val->u.load.idx) ||
-	    !side_ok(&rows_cx, dst, body->u.store.n, body->u.store.idx) || !holds_8x8_blocks(m, L))
+	if (!holds_8x8_blocks(st, L) || !side_ok(&rows_cx, dst, body->u.store.n, body->u.store.idx) ||
+	    !side_ok(&pairs_cx, val->u.load.buf, 1, val->u.load.idx))
 		return NULL;
 
 	/* x blocks a call: as many as divide the warp's blocks, up to the most */
