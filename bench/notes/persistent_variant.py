@@ -55,8 +55,7 @@ cons_start = cu.index("\n", cons_start) + 1
 cu = cu[:cons_start] + "\t\tint g = 0;\n\t\tfor (unsigned t = p_cluster; t < p_ntiles; t += p_clusters) {\n\t\tP_TILE(t)\n" + cu[cons_start:]
 cu = must_replace(cu, f"for (int k_1 = 0; k_1 < {k_iters}; ++k_1) {{", f"for (int k_1 = 0; k_1 < {k_iters}; ++k_1, ++g) {{")
 loop_start = cu.index("for (int k_1 = 0;")
-loop_end = cu.index("tlc::mbar_arrive_cluster(&empty[", loop_start)
-loop_end = cu.index("\n\t\t}", cu.rindex("tlc::mbar_arrive_cluster(&empty[")) 
+loop_end = cu.index("\n\t\t}", cu.rindex("tlc::mbar_arrive_cluster(&empty["))
 seg = cu[loop_start:loop_end].replace(f"(k_1 % {stages})", f"(g % {stages})").replace(f"(k_1 / {stages})", f"(g / {stages})")
 cu = cu[:loop_start] + seg + cu[loop_end:]
 cu = must_replace(cu, """			tlc::tma_store_wait<0>();

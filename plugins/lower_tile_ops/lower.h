@@ -27,7 +27,9 @@
 
 #define LW_RUNS_CACHE 64
 
-/* A remembered answer of lw_layout_runs. */
+/* A remembered answer about a layout (lower_vector.c): v > 0, whether its
+ * runs of v are contiguous (lw_layout_runs); v == 0, whether stmatrix may
+ * store its 8x8 blocks. */
 typedef struct lw_run_result {
 	const tlc_layout *l;
 	int64_t v;
@@ -61,11 +63,6 @@ typedef struct lw_state {
 	 * copy per fragment, allocated at the top of the kernel */
 	int nstaged;
 	tlc_buffer *staged_from[LW_MAX_STAGED], *staged_to[LW_MAX_STAGED];
-	/* fragments whose 8x8 blocks stmatrix may store (lower_vector.c), as
-	 * found so far: enumerating one costs more than the rest of a nest */
-	int nstm;
-	const tlc_layout *stm_layout[LW_RUNS_CACHE];
-	bool stm_ok[LW_RUNS_CACHE];
 	int nwgmma_acc;      /* accumulators of the T.wgmma_gemm calls lowered so far */
 	tlc_buffer *wgmma_acc[LW_MAX_WGMMA_ACC];
 } lw_state;

@@ -159,21 +159,31 @@ static bool layout_runs(const tlc_layout *l, int64_t v)
 	return true;
 }
 
+/* Answers about layouts are remembered (lw_run_result): enumerating a
+ * tile costs far more than the rest of the pass. */
+static const bool *remembered(const lw_state *st, const tlc_layout *l, int64_t v)
+{
+	for (int i = 0; i < st->nruns; i++)
+		if (st->runs[i].l == l && st->runs[i].v == v)
+			return &st->runs[i].ok;
+	return NULL;
+}
+
+static bool remember(lw_state *st, const tlc_layout *l, int64_t v, bool ok)
+{
+	if (st->nruns < LW_RUNS_CACHE)
+		st->runs[st->nruns++] = (lw_run_result){l, v, ok};
+	return ok;
+}
+
 bool lw_layout_runs(lw_state *st, const tlc_layout *l, int64_t v)
 {
-	/* enumerating a tile costs far more than the rest of the pass: once
-	 * per (layout, width) */
 	/* a swizzle permutes whole 16-byte chunks (tlc/layout.h): runs that fit
 	 * in one chunk stay contiguous and aligned */
 	if (l->kind == TLC_LAYOUT_SWIZZLED && l->shape[l->ndim - 1] % v == 0)
 		return 16 % (v * (tlc_dtype_bits(l->elem) / 8)) == 0;
-	for (int i = 0; i < st->nruns; i++)
-		if (st->runs[i].l == l && st->runs[i].v == v)
-			return st->runs[i].ok;
-	bool ok = layout_runs(l, v);
-	if (st->nruns < LW_RUNS_CACHE)
-		st->runs[st->nruns++] = (lw_run_result){l, v, ok};
-	return ok;
+	const bool *known = remembered(st, l, v);
+	return known ? *known : remember(st, l, v, layout_runs(l, v));
 }
 
 typedef struct vec_ctx {
@@ -446,18 +456,11 @@ static bool enumerate_8x8_blocks(tlc_module *m, const tlc_layout *L)
 	return ok;
 }
 
-/* The same, remembered per layout. */
+/* The same, remembered per layout (as width 0). */
 static bool holds_8x8_blocks(lw_state *st, const tlc_layout *L)
 {
-	for (int i = 0; i < st->nstm; i++)
-		if (st->stm_layout[i] == L)
-			return st->stm_ok[i];
-	bool ok = enumerate_8x8_blocks(st->m, L);
-	if (st->nstm < LW_RUNS_CACHE) {
-		st->stm_layout[st->nstm] = L;
-		st->stm_ok[st->nstm++] = ok;
-	}
-	return ok;
+	const bool *known = remembered(st, L, 0);
+	return known ? *known : remember(st, L, 0, enumerate_8x8_blocks(st->m, L));
 }
 
 tlc_stmt *lw_stmatrix(lw_state *st, const lw_nest_view *n, tlc_stmt *inner, int nlets)
