@@ -3,7 +3,7 @@
 profiling under ncu: tlc's examples/gemm_fp8.tl with a matmul_fp8 entry, or
 torch._scaled_mm (cuBLAS) inside an NVTX range "mm":
 
-    ncu -k regex:main -c 1 -s 2 --section ... python3 bench/ncu_fp8.py TLC 'matmul_fp8(8192, 8192, 8192)'
+    ncu -k regex:matmul_fp8 -c 1 -s 2 --section ... python3 bench/ncu_fp8.py TLC 'matmul_fp8(8192, 8192, 8192)'
     ncu --nvtx --nvtx-include "mm/" -c 1 --section ... python3 bench/ncu_fp8.py torch 8192
 """
 import os

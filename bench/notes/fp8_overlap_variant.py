@@ -23,6 +23,7 @@ assert m, "consumer loop not found"
 steps = int(m.group(1))
 assert steps % 2 == 0 and steps >= 2, "needs an even number of k-steps"
 body = m.group(2) + "\n"
+regs = int(re.search(r"float C_step\[(\d+)\];", src).group(1))
 wait = re.search(r"\t\t\ttlc::mbar_wait\(&full\[\(k_1 % (\d+)\)\], \(\(k_1 / \d+\) % 2\)\);\n", body)
 stages = int(wait.group(1))
 gemm = re.search(r"\t\t\t(tlc::wgmma_gemm_ss<.*?>)\(&A_shared\[\(\(k_1 % \d+\) \* (\d+)\)\], "
@@ -44,12 +45,12 @@ def retire(k, buf, n_left):
 MODE = sys.argv[1] if len(sys.argv) > 1 else "pair"
 if MODE == "pair":
     # k-steps in pairs; nothing in flight across the loop's back edge
-    loop = ("float C_step_b[64];\n" + f"for (int k_1 = 0; k_1 < {steps}; k_1 += 2) {{\n" +
+    loop = (f"float C_step_b[{regs}];\n" + f"for (int k_1 = 0; k_1 < {steps}; k_1 += 2) {{\n" +
             issue("k_1", "C_step") + issue("k_1 + 1", "C_step_b") +
             retire("k_1", "C_step", 1) + retire("k_1 + 1", "C_step_b", 0) + "}\n")
 else:
     # one group always in flight; the loop fully unrolled ("unrolled") or not ("rolled")
-    loop = ("float C_step_b[64];\n" + issue("0", "C_step") +
+    loop = (f"float C_step_b[{regs}];\n" + issue("0", "C_step") +
             ("#pragma unroll\n" if MODE == "unrolled" else "") +
             f"for (int k_1 = 0; k_1 < {steps - 2}; k_1 += 2) {{\n" +
             issue("k_1 + 1", "C_step_b") + retire("k_1", "C_step", 1) +
