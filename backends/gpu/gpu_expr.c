@@ -323,17 +323,15 @@ static void emit_minmax(gpu_emitter *e, const tlc_expr *x)
 			close_from_float(e, x->dtype);
 		return;
 	}
-	/* integers: a conditional (pure operands, so evaluating one twice is harmless);
-	 * works in host code too, unlike the device-only min()/max() overloads */
-	put(e, "((");
+	/* integers: a function, so that each operand is evaluated once: an
+	 * operand may be a warp shuffle, and a conditional expression would run
+	 * the second one on only some of the lanes (a divergent shuffle) */
+	e->helpers |= GPU_HELPER_MINMAX;
+	tlc_buf_printf(e->out, "tlc_%s<%s>(", is_min ? "min" : "max", gpu_ctype(e, x->dtype));
 	gpu_emit_expr(e, x->u.op.a);
-	put(e, is_min ? ") < (" : ") > (");
+	put(e, ", ");
 	gpu_emit_expr(e, x->u.op.b);
-	put(e, ") ? (");
-	gpu_emit_expr(e, x->u.op.a);
-	put(e, ") : (");
-	gpu_emit_expr(e, x->u.op.b);
-	put(e, "))");
+	put(e, ")");
 }
 
 /* float function names of the math intrinsics: {float, double} */

@@ -213,6 +213,15 @@ static const struct {
 	{GPU_HELPER_FLOORMOD_I64,
 	 "static __host__ __device__ __forceinline__ long long tlc_floormod_i64(long long a, long long b)\n"
 	 "{\n\tlong long r = a % b;\n\treturn (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}\n\n"},
+	{GPU_HELPER_MINMAX,
+	 "/* integer T.min / T.max: each operand is evaluated once (it may be a warp shuffle,\n"
+	 " * which every lane must run) */\n"
+	 "template <typename T>\n"
+	 "static __host__ __device__ __forceinline__ T tlc_min(T a, T b)\n"
+	 "{\n\treturn b < a ? b : a;\n}\n\n"
+	 "template <typename T>\n"
+	 "static __host__ __device__ __forceinline__ T tlc_max(T a, T b)\n"
+	 "{\n\treturn a < b ? b : a;\n}\n\n"},
 	{GPU_HELPER_COPY_VEC,
 	 "/* BYTES bytes at once; both addresses are aligned to BYTES (lower-tile-ops proved it) */\n"
 	 "template <int BYTES> struct tlc_vec_type;\n"

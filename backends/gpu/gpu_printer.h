@@ -172,6 +172,7 @@ enum {
 	GPU_HELPER_RASTER = 1 << 5,   /* tlc::rasterization2DRow / Column */
 	GPU_HELPER_LANES = 1 << 6,    /* tlc_lanes<T, N>: N elements stored at once */
 	GPU_HELPER_PRINTF = 1 << 7,   /* <cstdio> for T.print, under TLC_DEBUG_PRINT */
+	GPU_HELPER_MINMAX = 1 << 8,   /* tlc_min<T> / tlc_max<T>: integer T.min / T.max */
 	GPU_HELPER_VENDOR = 1 << 16,  /* this bit and above belong to the vendor (emit_helpers) */
 };
 
