@@ -274,10 +274,32 @@ static const char *descriptor_unfit(tlc_module *m, const tlc_matrix_inst *x, con
 	return NULL;
 }
 
-/* Plan g on instruction x; NULL on success, else why not. */
-static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_gemm_info *g, int64_t threads,
-                           int64_t thread_lo, tlc_gemm_plan *plan)
+/* What the Square policy needs of M and N on `groups` groups of x: one of
+ * the splits wm x wn with M a multiple of x->m * wm and N of x->n * wn. */
+static const char *square_rule(tlc_module *m, const tlc_matrix_inst *x, int groups)
 {
+	tlc_buf b;
+	tlc_buf_init(&b);
+	tlc_buf_puts(&b, "M and N must be multiples of ");
+	int n = 0;
+	for (int wm = 1; wm <= groups; wm++) {
+		if (groups % wm)
+			continue;
+		tlc_buf_printf(&b, "%s%d and %d (%dx%d groups)", n++ ? " or " : "", x->m * wm, x->n * (groups / wm), wm,
+		               groups / wm);
+	}
+	const char *r = tlc_strdup(m, tlc_buf_str(&b));
+	tlc_buf_free(&b);
+	return r;
+}
+
+/* Plan g on instruction x; NULL on success, else why not.  *k_only: x
+ * takes everything of g but its K (a multiple of x's k), which it would
+ * otherwise silently truncate or that its helper refuses. */
+static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_gemm_info *g, int64_t threads,
+                           int64_t thread_lo, tlc_gemm_plan *plan, bool *k_only)
+{
+	*k_only = false;
 	bool a_regs = g->A->scope == TLC_SCOPE_FRAGMENT;
 	if (a_regs && !(x->a_from & TLC_MMA_FROM_REGS))
 		return fmt(m, "%s cannot read A from registers", x->name);
@@ -294,10 +316,9 @@ static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_ge
 		        ? fmt(m, "with policy FullRow, M must be a multiple of %d x %d = %d", x->m, groups, x->m * groups)
 		    : g->policy == TLC_WARP_POLICY_FULL_COL
 		        ? fmt(m, "with policy FullCol, N must be a multiple of %d x %d = %d", x->n, groups, x->n * groups)
-		        : fmt(m, "no split of the %d groups into a grid divides the tile into %dx%d atoms", groups, x->m,
-		              x->n);
-		return fmt(m, "a %lldx%lld accumulator over %d groups of %d threads (%s): %s", (long long)g->M,
-		           (long long)g->N, groups, x->threads, x->name, rule);
+		        : square_rule(m, x, groups);
+		return fmt(m, "a %lldx%lld accumulator over %d group%s of %d threads (%s): %s", (long long)g->M,
+		           (long long)g->N, groups, groups == 1 ? "" : "s", x->threads, x->name, rule);
 	}
 	int64_t MW = g->M / plan->warp_m, NW = g->N / plan->warp_n;
 	/* an instruction of variable N covers a group's whole share of N */
@@ -311,6 +332,12 @@ static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_ge
 		bad = descriptor_unfit(m, x, g->B, g->nlead[1], g->trans_B, plan->warp_n, NW, "B");
 	if (bad)
 		return bad;
+	/* the instruction multiplies whole k steps: the helpers and tlc-sim
+	 * take K in steps of x->k, so any other K is refused, never truncated */
+	if (g->K % x->k) {
+		*k_only = true;
+		return fmt(m, "K = %lld is not a multiple of the k of %s (%d)", (long long)g->K, x->name, x->k);
+	}
 	plan->inst = x;
 	const char *why = NULL;
 	const tlc_layout *c_atom = tlc_frag_atom_layout(m, &x->frag_c, x->threads, 0, &why);
@@ -326,7 +353,7 @@ static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_ge
 		plan->a_frag = a_atom ? tlc_fragment_tile(m, a_atom, g->M, g->K, plan->warp_m, plan->warp_n, true, false,
 		                                          thread_lo, &a_why)
 		                      : NULL;
-		plan->a_why = a_why;
+		plan->a_why = a_why ? fmt(m, "%s: A in registers: %s", x->name, a_why) : NULL;
 	} else {
 		plan->a_why = fmt(m, "%s reads A from shared memory only", x->name);
 	}
@@ -344,23 +371,61 @@ bool tlc_gemm_plan_for(tlc_module *m, const tlc_gemm_info *g, int64_t threads, i
 		*why = "a gemm needs a target's matrix instructions: compile with --target";
 		return false;
 	}
-	/* the first instruction of the table that fits; the last one's reason
-	 * when none does (tables list the most general instruction last) */
-	const char *last = NULL;
+	/* the first instruction of the table that fits */
+	const char *reasons[32];
+	const tlc_matrix_inst *k_insts[32];
+	int nreasons = 0, nk = 0;
 	for (int i = 0; i < info->nmatrix; i++) {
 		const tlc_matrix_inst *x = &info->matrix[i];
 		if (x->a != g->A->dtype || x->b != g->B->dtype || x->acc != g->C->dtype)
 			continue;
 		tlc_gemm_plan p = {0};
-		last = plan_on(m, x, g, threads, thread_lo, &p);
-		if (!last) {
+		bool k_only;
+		const char *r = plan_on(m, x, g, threads, thread_lo, &p, &k_only);
+		if (!r) {
 			*plan = p;
 			return true;
 		}
+		if (k_only && nk < 32)
+			k_insts[nk++] = x;
+		if (nreasons < 32)
+			reasons[nreasons++] = r;
 	}
-	*why = last ? last
-	            : fmt(m, "target %s has no matrix instruction for %s x %s -> %s", tlc_module_target_name(m),
-	                  tlc_dtype_name(g->A->dtype), tlc_dtype_name(g->B->dtype), tlc_dtype_name(g->C->dtype));
+	if (!nreasons) {
+		*why = fmt(m, "target %s has no matrix instruction for %s x %s -> %s", tlc_module_target_name(m),
+		           tlc_dtype_name(g->A->dtype), tlc_dtype_name(g->B->dtype), tlc_dtype_name(g->C->dtype));
+		return false;
+	}
+	tlc_buf b;
+	tlc_buf_init(&b);
+	if (nk) {
+		/* instructions that take all of the gemm but its K: name their k,
+		 * from the table, as what to change */
+		tlc_buf_puts(&b, "K (the reduction extent of the gemm's tiles: block_K) must be a multiple of ");
+		int groups = 0;
+		for (int i = 0; i < nk; i++) {
+			bool seen = false;
+			for (int j = 0; j < i; j++)
+				seen = seen || k_insts[j]->k == k_insts[i]->k;
+			if (seen)
+				continue;
+			tlc_buf_printf(&b, "%s%d for %s %s", groups++ ? " or of " : "", k_insts[i]->k,
+			               tlc_dtype_name(g->A->dtype), k_insts[i]->name);
+			for (int j = i + 1; j < nk; j++)
+				if (k_insts[j]->k == k_insts[i]->k)
+					tlc_buf_printf(&b, " and %s", k_insts[j]->name);
+		}
+		tlc_buf_printf(&b, " (%s k); got %lld", nk > 1 ? "each instruction's" : "the instruction's", (long long)g->K);
+	} else if (nreasons == 1) {
+		tlc_buf_puts(&b, reasons[0]);
+	} else {
+		tlc_buf_printf(&b, "no %s matrix instruction of target %s fits this gemm: ", tlc_dtype_name(g->A->dtype),
+		               tlc_module_target_name(m));
+		for (int i = 0; i < nreasons; i++)
+			tlc_buf_printf(&b, "%s%s", i ? "; " : "", reasons[i]);
+	}
+	*why = tlc_strdup(m, tlc_buf_str(&b));
+	tlc_buf_free(&b);
 	return false;
 }
 

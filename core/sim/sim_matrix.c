@@ -191,6 +191,16 @@ static sim_gemm *gemm_of(sim *s, const tlc_stmt *st, bool wgmma)
 		gemm_free(g);
 		return NULL;
 	}
+	/* the instruction multiplies whole k steps (k_pack of them at once):
+	 * the target's helper takes K in those steps, so a K that is not a
+	 * multiple would not compute the sum written here */
+	int64_t kp = kw_int(s, c, "k_pack", 1, st->loc);
+	if (!s->stop && (kp < 1 || g->K % (x->k * kp))) {
+		sim_fail(s, st->loc, "%s: K = %lld is not a multiple of %lld, the k of %s%s", name, (long long)g->K,
+		         (long long)(x->k * (kp < 1 ? 1 : kp)), x->name, kp > 1 ? " times k_pack" : "");
+		gemm_free(g);
+		return NULL;
+	}
 	g->group_threads = x->threads;
 	g->nthreads = (int64_t)g->gm * g->gn * x->threads;
 	g->regs = tlc_layout_phys_size(cf);

@@ -175,6 +175,16 @@ static void check_plan(void)
 	g.A->dtype = g.B->dtype = TLC_DT_FLOAT16;
 	ok(!tlc_gemm_plan_for(m, &g, 48, 0, &plan, &why) && strstr(why, "groups of 32 threads"),
 	   "48 threads are not whole warps");
+	/* K = 24: A's rows of 48 bytes take no swizzle, which keeps WGMMA out;
+	 * mma.sync takes all but K, and the error names its k */
+	const tlc_expr *sa24[2] = {tlc_i32(m, 128), tlc_i32(m, 24)}, *sb24[2] = {tlc_i32(m, 24), tlc_i32(m, 128)};
+	tlc_gemm_info g24 = g;
+	g24.A = tlc_buffer_new(m, "A24", TLC_DT_FLOAT16, TLC_SCOPE_SHARED_DYN, 2, sa24, (tlc_loc){0});
+	g24.B = tlc_buffer_new(m, "B24", TLC_DT_FLOAT16, TLC_SCOPE_SHARED_DYN, 2, sb24, (tlc_loc){0});
+	g24.K = 24;
+	ok(!tlc_gemm_plan_for(m, &g24, 256, 0, &plan, &why) &&
+	       strstr(why, "must be a multiple of 16 for float16 mma.sync.m16n8k16 (the instruction's k); got 24"),
+	   "K = 24: not a multiple of mma.sync's k of 16, an error that names it (never truncated)");
 	tlc_module_set_target(m, NULL);
 	ok(!tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) && strstr(why, "--target"), "no target, no plan");
 }
