@@ -125,6 +125,46 @@ void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx)
 	tlc_walk_stmt(&v, s);
 }
 
+typedef struct align_walk {
+	const tlc_buffer *storage;
+	int64_t align;
+} align_walk;
+
+/* The ops that access several consecutive elements of an operand as one
+ * access: each operand is an element (a load) and the lane count follows. */
+static tlc_walk_action vector_access(void *p, const tlc_stmt *s)
+{
+	align_walk *w = p;
+	const tlc_expr *c = s->kind == TLC_STMT_EVAL ? s->u.eval.call : NULL;
+	int64_t lanes;
+	if (!c || c->kind != TLC_EXPR_CALL || (c->u.call.op != TLC_OP_COPY_VEC && c->u.call.op != TLC_OP_ATOMIC_ADD_VEC) ||
+	    c->u.call.nargs != 3 || !tlc_expr_as_int(c->u.call.args[2], &lanes) || lanes < 1)
+		return TLC_WALK_CONTINUE;
+	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
+	for (int i = 0; i < 2; i++) {
+		const tlc_expr *x = i ? src : dst;
+		if (x->kind != TLC_EXPR_LOAD || tlc_buffer_storage(x->u.load.buf) != w->storage)
+			continue;
+		/* a converting copy reads its source one element at a time */
+		if (i && c->u.call.op == TLC_OP_COPY_VEC && dst->kind == TLC_EXPR_LOAD &&
+		    dst->u.load.buf->dtype != src->u.load.buf->dtype)
+			continue;
+		int64_t bytes = lanes * tlc_dtype_bits(x->u.load.buf->dtype) / 8;
+		if (bytes > w->align)
+			w->align = bytes;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+int64_t tlc_stmt_vector_align(const tlc_stmt *s, const tlc_buffer *b)
+{
+	int64_t elem = tlc_dtype_bits(b->dtype) / 8;
+	align_walk w = {tlc_buffer_storage(b), elem > 0 ? elem : 1};
+	tlc_visitor v = {.ctx = &w, .stmt_pre = vector_access};
+	tlc_walk_stmt(&v, s);
+	return w.align;
+}
+
 bool tlc_buffer_in_shared(const tlc_buffer *b)
 {
 	return b && (b->scope == TLC_SCOPE_SHARED || b->scope == TLC_SCOPE_SHARED_DYN);

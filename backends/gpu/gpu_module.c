@@ -222,20 +222,19 @@ static const struct {
 	 "template <typename T>\n"
 	 "static __host__ __device__ __forceinline__ T tlc_max(T a, T b)\n"
 	 "{\n\treturn a < b ? b : a;\n}\n\n"},
-	{GPU_HELPER_COPY_VEC,
-	 "/* BYTES bytes at once; both addresses are aligned to BYTES (lower-tile-ops proved it) */\n"
-	 "template <int BYTES> struct tlc_vec_type;\n"
-	 "template <> struct tlc_vec_type<2> { typedef unsigned short type; };\n"
-	 "template <> struct tlc_vec_type<4> { typedef unsigned int type; };\n"
-	 "template <> struct tlc_vec_type<8> { typedef uint2 type; };\n"
-	 "template <> struct tlc_vec_type<16> { typedef uint4 type; };\n"
-	 "template <int BYTES>\n"
-	 "static __device__ __forceinline__ void tlc_copy_vec(void *dst, const void *src)\n"
-	 "{\n\ttypedef typename tlc_vec_type<BYTES>::type V;\n"
-	 "\t*reinterpret_cast<V *>(dst) = *reinterpret_cast<const V *>(src);\n}\n\n"},
 	{GPU_HELPER_LANES,
 	 "/* N elements of T as one aligned access (a converting T.copy_vec) */\n"
 	 "template <typename T, int N> struct alignas(sizeof(T) * N) tlc_lanes { T v[N]; };\n\n"},
+	{GPU_HELPER_COPY_VEC,
+	 "/* BYTES bytes at once, as one access: both addresses are aligned to BYTES (lower-tile-ops\n"
+	 " * proved it of shared and global memory, per-thread arrays are declared alignas(BYTES)),\n"
+	 " * and the elements are copied as tlc_vec_of<T, N>, never through an unrelated type (a uint4\n"
+	 " * over floats breaks the aliasing rules; a memcpy loses the alignment: byte loads) */\n"
+	 "template <int BYTES, typename T>\n"
+	 "static __device__ __forceinline__ void tlc_copy_vec(T *dst, const T *src)\n"
+	 "{\n\tstatic_assert(BYTES % sizeof(T) == 0, \"tlc_copy_vec: whole elements\");\n"
+	 "\ttypedef typename tlc_vec_of<T, BYTES / sizeof(T)>::type V;\n"
+	 "\t*reinterpret_cast<V *>(dst) = *reinterpret_cast<const V *>(src);\n}\n\n"},
 	{GPU_HELPER_RASTER,
 	 "namespace tlc {\n"
 	 "/* T.use_swizzle: a permutation of the blocks of a 2-D grid for L2 locality.  Row: panels of\n"
@@ -268,9 +267,15 @@ static const struct {
 
 static void emit_helpers(tlc_buf *out, const gpu_vendor *v, unsigned helpers)
 {
-	for (size_t i = 0; i < sizeof(shared_helpers) / sizeof(shared_helpers[0]); i++)
-		if (helpers & shared_helpers[i].flag)
-			tlc_buf_puts(out, shared_helpers[i].text);
+	for (size_t i = 0; i < sizeof(shared_helpers) / sizeof(shared_helpers[0]); i++) {
+		if (!(helpers & shared_helpers[i].flag))
+			continue;
+		if (shared_helpers[i].flag == GPU_HELPER_COPY_VEC)
+			tlc_buf_puts(out, v->vec_of ? v->vec_of
+			                            : "/* what tlc_copy_vec copies N elements of T as: their aggregate */\n"
+			                              "template <typename T, int N> struct tlc_vec_of { typedef tlc_lanes<T, N> type; };\n\n");
+		tlc_buf_puts(out, shared_helpers[i].text);
+	}
 	if (helpers >= GPU_HELPER_VENDOR && v->emit_helpers)
 		v->emit_helpers(out, helpers);
 }

@@ -99,7 +99,7 @@ void gpu_emit_copy_vec(gpu_emitter *e, const tlc_stmt *s, int ind)
 		emit_convert_vec(e, s, dst, src, lanes, ind);
 		return;
 	}
-	e->helpers |= GPU_HELPER_COPY_VEC;
+	e->helpers |= GPU_HELPER_COPY_VEC | GPU_HELPER_LANES;
 	gpu_indent(e, ind);
 	tlc_buf_printf(e->out, "tlc_copy_vec<%lld>(&", (long long)bytes);
 	gpu_emit_access(e, s->loc, dst->u.load.buf, dst->u.load.n, dst->u.load.idx);

@@ -95,6 +95,11 @@ typedef struct gpu_vendor {
 	 * Host-side helpers that the launchers call (the builders of
 	 * gpu_host_arg values) are pasted here too: the launchers come after. */
 	void (*emit_helpers)(tlc_buf *out, unsigned helpers);
+	/* The definition of tlc_vec_of<T, N>::type, what tlc_copy_vec copies N
+	 * elements of T as (one access, aligned to the whole): a type through
+	 * which the compiler may read and write T objects, and which it keeps
+	 * in registers; NULL: the aggregate tlc_lanes<T, N> */
+	const char *vec_of;
 	/* Thread-block clusters (a kernel's "tlc.cluster_dims"): the kernel
 	 * attribute, a printf format taking the three extents (%lld), and the
 	 * expression of the block's rank in its cluster with the helper bit

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tlc/access.h>
+
 #include "gpu_printer.h"
 
 static void line(gpu_emitter *e, int ind, const char *text)
@@ -116,9 +118,15 @@ static void emit_alloc(gpu_emitter *e, const tlc_stmt *s, int ind)
 			  "run layout-inference and lower-tile-ops",
 			  b->name, gpu_target_name(e));
 		return;
-	case TLC_SCOPE_LOCAL:
+	case TLC_SCOPE_LOCAL: {
+		/* aligned for its widest vector access (tlc_stmt_vector_align): the
+		 * element type alone aligns a float array to 4 bytes */
+		int64_t align = tlc_stmt_vector_align(e->f->body, b);
+		if (align > tlc_dtype_bits(b->dtype) / 8)
+			tlc_buf_printf(e->out, "alignas(%lld) ", (long long)align);
 		tlc_buf_printf(e->out, "%s %s[%lld];\n", ty, name, (long long)(numel ? numel : 1));
 		return;
+	}
 	case TLC_SCOPE_BARRIER:
 		/* mbarriers: 8-byte words of static shared memory, outside the
 		 * planned arena; the ops take their addresses (gpu_emit_barrier_addr) */

@@ -59,4 +59,15 @@ const gpu_vendor hip_vendor = {
 	.launch_macro = "hipLaunchKernelGGL",
 	.emit_op = hip_emit_op,
 	.emit_helpers = hip_emit_helpers,
+	/* clang keeps a per-thread array of chars in registers when it is
+	 * copied as a vector of chars, not as an aggregate of 16 chars (which
+	 * sends it to scratch memory); a vector access may alias its element
+	 * type (clang gives vector types the TBAA of char) */
+	.vec_of = "/* what tlc_copy_vec copies N elements of T as: a clang vector of T for arithmetic T (a\n"
+	          " * vector access may alias its elements; an aggregate of 16 chars would send a per-thread\n"
+	          " * array to scratch memory), their aggregate otherwise */\n"
+	          "template <typename T, int N, bool = __is_arithmetic(T) && !__is_same(T, bool)>\n"
+	          "struct tlc_vec_of { typedef tlc_lanes<T, N> type; };\n"
+	          "template <typename T, int N> struct tlc_vec_of<T, N, true>\n"
+	          "{\n\ttypedef T type __attribute__((ext_vector_type(N)));\n};\n\n",
 };

@@ -57,6 +57,14 @@ TLC_API bool tlc_stmt_completes_on_mbarrier(const tlc_stmt *s);
 /* The group count of a T.cp_async_wait(n) statement; -1 for any other statement. */
 TLC_API int64_t tlc_stmt_async_wait_count(const tlc_stmt *s);
 
+/* The alignment in bytes that the storage of b needs for the vector
+ * accesses of s (and every statement nested in it): the widest access of
+ * b by T.copy_vec (its destination, and its source when the types agree: a
+ * converting copy reads the source lane by lane) or T.atomic_add_vec (both
+ * operands), lanes times b's element size; b's element size when no
+ * vector access is wider.  Per-thread arrays are declared with it. */
+TLC_API int64_t tlc_stmt_vector_align(const tlc_stmt *s, const tlc_buffer *b);
+
 /* True for the shared-memory scopes (static and dynamic). */
 TLC_API bool tlc_buffer_in_shared(const tlc_buffer *b);
 /* The buffer whose storage b is (b itself unless b is a T.view). */

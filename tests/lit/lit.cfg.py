@@ -30,6 +30,21 @@ if config.nvcc:
     config.available_features.add("nvcc")
 if config.hipcc:
     config.available_features.add("hipcc")
+# cuobjdump (SASS): the toolkit's, or PyPI's nvidia-cuda-cuobjdump (CI), when there is one
+cuobjdump = shutil.which("cuobjdump")
+if not cuobjdump and config.nvcc:
+    cand = os.path.join(os.path.dirname(os.path.realpath(config.nvcc)), "cuobjdump")
+    cuobjdump = cand if os.access(cand, os.X_OK) else None
+if not cuobjdump:
+    import glob
+    for d in sys.path:
+        found = sorted(glob.glob(os.path.join(d, "nvidia", "*", "bin", "cuobjdump")))
+        if found:
+            cuobjdump = found[-1]
+            break
+if config.nvcc and cuobjdump:
+    config.available_features.add("cuobjdump")
+config.substitutions.append(("%cuobjdump", cuobjdump or "false"))
 config.substitutions.append(("%hipcc", config.hipcc or "false"))
 config.substitutions.append(("%gfx942_arch", config.hip_gfx942_arch or "gfx942"))
 # an llvm-objdump that disassembles AMDGPU code objects (the LLVM of hipcc)
