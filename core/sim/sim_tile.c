@@ -303,6 +303,43 @@ static bool int_arg(sim *s, const tlc_expr *call, int pos, const char *kw, int64
 	return !s->stop;
 }
 
+/* An integer reduction: exact, each sum wrapping to the result's type as
+ * the threads' additions do (an absolute value wraps as the source's
+ * type's negation does); max and min pick an element. */
+static void reduce_ints(sim *s, tlc_op_id op, sim_array *S, sim_array *D, int64_t len, int64_t inner, bool clear)
+{
+	(void)s;
+	bool is_sum = op == TLC_OP_REDUCE_SUM || op == TLC_OP_REDUCE_ABSSUM;
+	for (int64_t o = 0; o < D->numel; o++) {
+		int64_t base = o / inner * len * inner + o % inner;
+		int64_t acc = 0;
+		for (int64_t k = 0; k < len; k++) {
+			int64_t x = sim_array_get(S, base + k * inner).i;
+			if (op == TLC_OP_REDUCE_ABSSUM || op == TLC_OP_REDUCE_ABSMAX)
+				x = sim_wrap_int(S->dtype, x < 0 ? (int64_t)(0 - (uint64_t)x) : x);
+			if (k == 0 && !is_sum)
+				acc = x;
+			else if (op == TLC_OP_REDUCE_MAX || op == TLC_OP_REDUCE_ABSMAX)
+				acc = x > acc ? x : acc;
+			else if (op == TLC_OP_REDUCE_MIN)
+				acc = x < acc ? x : acc;
+			else
+				acc = sim_wrap_int(D->dtype, (int64_t)((uint64_t)acc + (uint64_t)x));
+		}
+		if (!clear) {
+			int64_t old = sim_array_get(D, o).i;
+			if (op == TLC_OP_REDUCE_MAX || op == TLC_OP_REDUCE_ABSMAX)
+				acc = old > acc ? old : acc;
+			else if (op == TLC_OP_REDUCE_MIN)
+				acc = old < acc ? old : acc;
+			else
+				acc = (int64_t)((uint64_t)acc + (uint64_t)old);
+		}
+		sim_val v = {0, sim_wrap_int(D->dtype, acc)};
+		sim_array_set(D, o, v);
+	}
+}
+
 static void reduce(sim *s, const tlc_expr *call, tlc_loc loc)
 {
 	tlc_op_id op = call->u.call.op;
@@ -315,8 +352,9 @@ static void reduce(sim *s, const tlc_expr *call, tlc_loc loc)
 	sim_array *S = sim_array_of(s, sb, loc), *D = sim_array_of(s, db, loc);
 	if (!S || !D)
 		return;
-	if (!tlc_dtype_is_float(S->dtype) || !tlc_dtype_is_float(D->dtype)) {
-		sim_fail(s, loc, "T.%s on integers is not modelled by the simulator", name);
+	bool ints = tlc_dtype_is_int(S->dtype) && tlc_dtype_is_int(D->dtype);
+	if (!ints && (!tlc_dtype_is_float(S->dtype) || !tlc_dtype_is_float(D->dtype))) {
+		sim_fail(s, loc, "T.%s mixing integers and floats (or of booleans) is not modelled by the simulator", name);
 		return;
 	}
 	if (dim < 0)
@@ -333,6 +371,10 @@ static void reduce(sim *s, const tlc_expr *call, tlc_loc loc)
 	int64_t len = S->shape[dim], inner = 1;
 	for (int d = (int)dim + 1; d < S->ndim; d++)
 		inner *= S->shape[d];
+	if (ints) {
+		reduce_ints(s, op, S, D, len, inner, clear != 0);
+		return;
+	}
 	for (int64_t o = 0; o < D->numel; o++) {
 		int64_t base = o / inner * len * inner + o % inner;
 		double acc = 0.0;
