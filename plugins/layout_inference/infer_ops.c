@@ -393,6 +393,17 @@ static const tlc_layout *projected(li_state *st, const tlc_layout *loop, const l
 	return l;
 }
 
+/* Whether b is the result of a reduction: its layout is the projection of
+ * the reduction's source (lower-tile-ops can lower nothing else), which the
+ * reduction proposes; a nest that reads it elsewhere has it staged. */
+static bool reduction_result(const li_state *st, const li_buf *b)
+{
+	for (int i = 0; i < st->nops; i++)
+		if (st->ops[i].kind == LI_REDUCE && st->ops[i].dst == b)
+			return true;
+	return false;
+}
+
 bool li_common(li_state *st, li_op *op, li_proposals *out)
 {
 	bool changed = false;
@@ -428,7 +439,7 @@ bool li_common(li_state *st, li_op *op, li_proposals *out)
 		changed = true;
 	}
 	for (int i = 0; i < op->nacc; i++)
-		if (op->acc[i].regular && !op->acc[i].b->layout)
+		if (op->acc[i].regular && !op->acc[i].b->layout && !reduction_result(st, op->acc[i].b))
 			li_propose(out, op->acc[i].b, projected(st, op->loop, &op->acc[i], op->ndim), false, op->who);
 	return changed;
 }
@@ -439,14 +450,6 @@ static const tlc_layout *free_partition(li_state *st, int ndim, const int64_t *s
 {
 	const tlc_layout *l = tlc_target_partition(st->m, ndim, shape, op->threads, elem_bytes, NULL);
 	return l && op->thread_lo ? tlc_fragment_rebind(st->m, l, op->thread_lo) : l;
-}
-
-static bool awaits_reduction(const li_state *st, const li_buf *b)
-{
-	for (int i = 0; i < st->nops; i++)
-		if (st->ops[i].kind == LI_REDUCE && st->ops[i].dst == b && !st->ops[i].src->layout)
-			return true;
-	return false;
 }
 
 bool li_free(li_state *st, li_op *op, li_proposals *out)
@@ -467,9 +470,9 @@ bool li_free(li_state *st, li_op *op, li_proposals *out)
 	for (int i = 0; i < op->nacc; i++)
 		if (op->acc[i].regular && op->acc[i].nkeep == op->ndim) {
 			whole = true;
-			/* the result of a reduction whose source is still open gets the
-			 * source's projection in the next round, not a layout of its own */
-			if (awaits_reduction(st, op->acc[i].b))
+			/* the result of a reduction gets the projection of its source,
+			 * not a layout of its own */
+			if (reduction_result(st, op->acc[i].b))
 				continue;
 			/* depends on the fragment alone, so two nests propose the same */
 			const tlc_buffer *b = op->acc[i].b->buf;

@@ -204,6 +204,13 @@ static const tlc_expr *rewrite_load(tlc_rewriter *rw, const tlc_expr *e)
 	return tlc_load(rw->m, e->u.load.buf, 1, &r);
 }
 
+/* A store into memory (not registers): replicas of the loop would repeat it. */
+static bool stores_memory(const tlc_stmt *s)
+{
+	return s->kind == TLC_STMT_STORE && s->u.store.buf->scope != TLC_SCOPE_FRAGMENT &&
+	       s->u.store.buf->scope != TLC_SCOPE_LOCAL && s->u.store.buf->scope != TLC_SCOPE_VAR;
+}
+
 static tlc_stmt *rewrite_pre(tlc_rewriter *rw, tlc_stmt *s)
 {
 	body_rewrite *w = rw->ctx;
@@ -226,6 +233,11 @@ static tlc_stmt *rewrite_pre(tlc_rewriter *rw, tlc_stmt *s)
 	for (int i = 0; i < s->u.store.n; i++)
 		s->u.store.idx[i] = tlc_expr_rewrite(rw, s->u.store.idx[i]);
 	s->u.store.value = v;
+	/* the statement returned here is not passed to rewrite_post: a store
+	 * that only the first replica may make (a staged fragment's) is
+	 * guarded here, or every replica of the element writes it, a race */
+	if (w->first_replica && st->one_replica_stores && stores_memory(s))
+		return tlc_if_new(st->m, s->loc, w->first_replica, s, NULL);
 	return s;
 }
 
@@ -233,13 +245,6 @@ static tlc_stmt *rewrite_pre(tlc_rewriter *rw, tlc_stmt *s)
 static bool is_atomic(const tlc_stmt *s)
 {
 	return tlc_stmt_is_call(s, TLC_OP_ATOMIC_ADD);
-}
-
-/* A store into memory (not registers): replicas of the loop would repeat it. */
-static bool stores_memory(const tlc_stmt *s)
-{
-	return s->kind == TLC_STMT_STORE && s->u.store.buf->scope != TLC_SCOPE_FRAGMENT &&
-	       s->u.store.buf->scope != TLC_SCOPE_LOCAL && s->u.store.buf->scope != TLC_SCOPE_VAR;
 }
 
 static tlc_stmt *rewrite_post(tlc_rewriter *rw, tlc_stmt *s)
