@@ -314,8 +314,15 @@ def main():
 
     print(f"1..{tap.n}")
     bad_out = {lvl: sum(v for (lv, _), v in stats["sim_bad"].items() if lv == lvl) for lvl in ("tile", "thread")}
-    print(f"# {len(kernels)} kernels, {nout} outputs; nvcc refused {len(stats['nvcc_refused'])} statements, "
-          f"hipcc {len(stats['hipcc_refused'])}; outputs differing from the model: tile level {bad_out['tile']}, "
+    def refused(cc, have):
+        if not have:
+            return f"{cc} skipped"
+        r = stats[cc + "_refused"]
+        return (f"{cc} refused {len(r)} statements of {len({(f, k) for f, k, _ in r})} kernels"
+                + ("" if args.census else " (first errors only; --census for all)"))
+
+    print(f"# {len(kernels)} kernels, {nout} outputs; {refused('nvcc', args.nvcc)}, {refused('hipcc', args.hipcc)}; "
+          f"outputs differing from the model: tile level {bad_out['tile']}, "
           f"thread level {bad_out['thread']}; kernels tlc-sim refused: {len(stats['sim_refused'])}; "
           f"{tap.failed} of {tap.n} checks failed; {time.time() - t0:.0f} s")
     if not args.workdir:
