@@ -154,9 +154,10 @@ def sim_args(manifest, names, inputs_dir):
     return args
 
 
-def run_sim(tlc, path, level, outdir, args, entry=None):
+def run_sim(tlc, path, level, outdir, args, entry=None, target="cuda-sm90"):
+    """tlc-sim on a matrix file: the tile level (no passes) or the thread level (target's pipeline)."""
     cmd = [tlc, "--run", path, "-o", outdir] + args
-    cmd += ["--passes="] if level == "tile" else ["--target=cuda-sm90"]
+    cmd += ["--passes="] if level == "tile" else [f"--target={target}"]
     if entry:
         cmd.append(f"--entry={entry}")
     return run(cmd)

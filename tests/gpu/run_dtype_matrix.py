@@ -115,7 +115,8 @@ def run_sim(args, manifest, file, names, work):
     inputs_dir = os.path.join(work, "inputs")
     simdir = os.path.join(work, "gpu-sim-" + os.path.splitext(file)[0])
     path = os.path.join(work, file)
-    r = check_matrix.run_sim(args.tlc, path, "thread", simdir, check_matrix.sim_args(manifest, set(names), inputs_dir))
+    r = check_matrix.run_sim(args.tlc, path, "thread", simdir, check_matrix.sim_args(manifest, set(names), inputs_dir),
+                             target=args.target)
     dirs = {k: (simdir, True) for k in names}
     errors = {}
     if r.returncode != 0:
@@ -123,7 +124,7 @@ def run_sim(args, manifest, file, names, work):
         for k in names:
             kdir = os.path.join(simdir, k)
             rk = check_matrix.run_sim(args.tlc, path, "thread", kdir,
-                                      check_matrix.sim_args(manifest, {k}, inputs_dir), entry=k)
+                                      check_matrix.sim_args(manifest, {k}, inputs_dir), entry=k, target=args.target)
             if rk.returncode:
                 errors[k] = rk.stderr.strip()
             else:
