@@ -4,6 +4,7 @@
  * up in an open-addressing table (m->hashcons) keyed on kind, dtype and
  * payload, where children compare by pointer (they are unique already) and
  * floats by bit pattern.  The table and interned strings live in the arena. */
+#include "arith.h"
 #include "internal.h"
 
 #include <string.h>
@@ -291,7 +292,9 @@ const tlc_expr *tlc_bool(tlc_module *m, bool v)
 const tlc_expr *tlc_float(tlc_module *m, tlc_dtype t, double v)
 {
 	tlc_expr e = node(TLC_EXPR_FLOAT, t);
-	e.u.fval = v;
+	/* a constant holds a value of its type: rounded as a float32 value is
+	 * converted to t (doc/language.md, "Conversions") */
+	e.u.fval = t == TLC_DT_FLOAT64 || !tlc_dtype_is_float(t) ? v : tlc_arith_round(t, (double)(float)v);
 	return hashcons_get(m, &e);
 }
 
@@ -332,54 +335,117 @@ static bool is_const(const tlc_expr *e)
 	return e->kind == TLC_EXPR_INT || e->kind == TLC_EXPR_FLOAT;
 }
 
-/* True when the integer constant c keeps its value in type t. */
-static bool int_fits(const tlc_expr *c, tlc_dtype t)
+static bool is_ieee_float(tlc_dtype t)
 {
-	if (c->kind != TLC_EXPR_INT || !tlc_dtype_is_int(t))
-		return true;
-	int64_t lo, hi;
-	return tlc_dtype_int_range(t, &lo, &hi) && c->u.ival >= lo && c->u.ival <= hi;
+	return t == TLC_DT_FLOAT16 || t == TLC_DT_FLOAT32 || t == TLC_DT_FLOAT64;
 }
 
-/* The type of an arithmetic result (see ir.h): a constant adopts the other
- * operand's type unless that would turn a float constant into an integer or
- * change an integer constant's value (i + 2**32 with i an int32 is an int64
- * sum: truncating the constant would silently index elsewhere); otherwise
- * float beats integer, wider beats narrower, unsigned beats signed. */
-static tlc_dtype common_type(const tlc_expr *a, const tlc_expr *b)
+static bool is_float8(tlc_dtype t)
 {
-	tlc_dtype ta = a->dtype, tb = b->dtype;
-	if (ta == tb || tb == TLC_DT_VOID)
-		return ta;
-	if (ta == TLC_DT_VOID)
-		return tb;
-	bool fa = tlc_dtype_is_float(ta), fb = tlc_dtype_is_float(tb);
-	if (is_const(a) != is_const(b)) {
-		const tlc_expr *c = is_const(a) ? a : b, *x = is_const(a) ? b : a;
-		bool fc = tlc_dtype_is_float(c->dtype), fx = tlc_dtype_is_float(x->dtype);
-		if (fx || (!fc && int_fits(c, x->dtype)))
-			return x->dtype;
-		if (fc)
-			return c->dtype;
-		/* an integer constant too wide for the other side: the wider type */
+	return t == TLC_DT_FLOAT8_E4M3 || t == TLC_DT_FLOAT8_E5M2 || t == TLC_DT_FLOAT8_E4M3FNUZ ||
+	       t == TLC_DT_FLOAT8_E5M2FNUZ;
+}
+
+/* Operators that compute a number: a bool operand is the int32 0 or 1
+ * (Python: True + True == 2), while comparisons, min/max and the bitwise
+ * operators keep bools. */
+static bool promotes_bool(tlc_expr_kind k)
+{
+	switch (k) {
+	case TLC_EXPR_ADD: case TLC_EXPR_SUB: case TLC_EXPR_MUL: case TLC_EXPR_DIV:
+	case TLC_EXPR_FLOORDIV: case TLC_EXPR_FLOORMOD: case TLC_EXPR_SHL: case TLC_EXPR_SHR:
+		return true;
+	default: return false;
 	}
-	if (fa != fb)
-		return fa ? ta : tb;
-	if (ta == TLC_DT_BOOL || tb == TLC_DT_BOOL)
-		return ta == TLC_DT_BOOL ? tb : ta;
-	int ba = tlc_dtype_bits(ta), bb = tlc_dtype_bits(tb);
+}
+
+static bool is_logic(tlc_expr_kind k)
+{
+	return k == TLC_EXPR_AND || k == TLC_EXPR_OR;
+}
+
+static bool is_compare(tlc_expr_kind k)
+{
+	return k >= TLC_EXPR_EQ && k <= TLC_EXPR_GE;
+}
+
+/* TileLang's (TVM's) rule for two typed operands; see ir.h. */
+tlc_dtype tlc_operand_type(tlc_expr_kind k, tlc_dtype a, tlc_dtype b)
+{
+	if (is_logic(k))
+		return TLC_DT_BOOL;
+	if (promotes_bool(k)) {
+		a = a == TLC_DT_BOOL ? TLC_DT_INT32 : a;
+		b = b == TLC_DT_BOOL ? TLC_DT_INT32 : b;
+	}
+	if (a == b || b == TLC_DT_VOID)
+		return a;
+	if (a == TLC_DT_VOID)
+		return b;
+	if (is_ieee_float(a) || is_ieee_float(b)) {
+		if (is_ieee_float(a) && is_ieee_float(b))
+			return tlc_dtype_bits(a) >= tlc_dtype_bits(b) ? a : b;
+		return is_ieee_float(a) ? a : b;
+	}
+	if (a == TLC_DT_BFLOAT16 || b == TLC_DT_BFLOAT16)
+		return TLC_DT_BFLOAT16;
+	if (is_float8(a) || is_float8(b))
+		return is_float8(a) && is_float8(b) ? TLC_DT_VOID : is_float8(a) ? a : b;
+	if (a == TLC_DT_BOOL || b == TLC_DT_BOOL)
+		return a == TLC_DT_BOOL ? b : a;
+	int ba = tlc_dtype_bits(a), bb = tlc_dtype_bits(b);
 	if (ba != bb)
-		return ba > bb ? ta : tb;
-	if (!fa && tlc_dtype_is_unsigned(tb))
-		return tb;
-	return ta;
+		return ba > bb ? a : b;
+	return tlc_dtype_is_unsigned(a) ? a : b; /* as wide: unsigned wins */
+}
+
+/* An integer constant written beside an operand of type t takes t when
+ * its value survives: 64-bit constants keep their value (i + 2**32 with i
+ * an int32 is an int64 sum, never a silently truncated index). */
+static const tlc_expr *adopt_int_const(tlc_module *m, const tlc_expr *c, tlc_dtype t)
+{
+	int64_t lo, hi;
+	if (c->kind != TLC_EXPR_INT || c->dtype == t || t == TLC_DT_BOOL || t == TLC_DT_VOID)
+		return c;
+	if (tlc_dtype_is_float(t))
+		return tlc_cast(m, t, c);
+	if (c->dtype == TLC_DT_UINT64 && c->u.ival < 0)
+		return c; /* above INT64_MAX */
+	if (tlc_dtype_int_range(t, &lo, &hi) && c->u.ival >= lo && c->u.ival <= hi)
+		return tlc_int(m, t, c->u.ival);
+	return c;
+}
+
+/* Convert a and b to the type operator k computes in (see ir.h). */
+static void match_operands(tlc_module *m, tlc_expr_kind k, const tlc_expr **a, const tlc_expr **b)
+{
+	if (promotes_bool(k)) {
+		if ((*a)->dtype == TLC_DT_BOOL)
+			*a = tlc_cast(m, TLC_DT_INT32, *a);
+		if ((*b)->dtype == TLC_DT_BOOL)
+			*b = tlc_cast(m, TLC_DT_INT32, *b);
+	}
+	if ((*a)->dtype == (*b)->dtype)
+		return;
+	if (is_const(*a) != is_const(*b)) {
+		if (is_const(*a))
+			*a = adopt_int_const(m, *a, (*b)->dtype);
+		else
+			*b = adopt_int_const(m, *b, (*a)->dtype);
+	}
+	tlc_dtype t = tlc_operand_type(k, (*a)->dtype, (*b)->dtype);
+	if (t == TLC_DT_VOID) /* two float8 formats: the frontend refuses them; a pass gets float32 */
+		t = TLC_DT_FLOAT32;
+	*a = tlc_cast(m, t, *a);
+	*b = tlc_cast(m, t, *b);
 }
 
 const tlc_expr *tlc_unary(tlc_module *m, tlc_expr_kind k, const tlc_expr *a)
 {
 	if (!a || (k != TLC_EXPR_NOT && k != TLC_EXPR_NEG))
 		return NULL;
-	tlc_expr e = node(k, k == TLC_EXPR_NOT ? TLC_DT_BOOL : a->dtype);
+	a = tlc_cast(m, k == TLC_EXPR_NOT ? TLC_DT_BOOL : a->dtype == TLC_DT_BOOL ? TLC_DT_INT32 : a->dtype, a);
+	tlc_expr e = node(k, a->dtype);
 	e.u.op.a = a;
 	return hashcons_get(m, &e);
 }
@@ -388,20 +454,13 @@ const tlc_expr *tlc_binary(tlc_module *m, tlc_expr_kind k, const tlc_expr *a, co
 {
 	if (!a || !b || k < TLC_EXPR_ADD || k > TLC_EXPR_SHR)
 		return NULL;
-	tlc_dtype t;
-	switch (k) {
-	case TLC_EXPR_EQ: case TLC_EXPR_NE: case TLC_EXPR_LT: case TLC_EXPR_LE:
-	case TLC_EXPR_GT: case TLC_EXPR_GE: case TLC_EXPR_AND: case TLC_EXPR_OR:
-		t = TLC_DT_BOOL;
-		break;
-	case TLC_EXPR_SHL: case TLC_EXPR_SHR:
-		t = is_const(a) && !is_const(b) ? b->dtype : a->dtype;
-		break;
-	default:
-		t = common_type(a, b);
-		break;
+	if (is_logic(k)) {
+		a = tlc_cast(m, TLC_DT_BOOL, a);
+		b = tlc_cast(m, TLC_DT_BOOL, b);
+	} else {
+		match_operands(m, k, &a, &b);
 	}
-	tlc_expr e = node(k, t);
+	tlc_expr e = node(k, is_compare(k) || is_logic(k) ? TLC_DT_BOOL : a->dtype);
 	e.u.op.a = a;
 	e.u.op.b = b;
 	return hashcons_get(m, &e);
@@ -411,7 +470,9 @@ const tlc_expr *tlc_select(tlc_module *m, const tlc_expr *cond, const tlc_expr *
 {
 	if (!cond || !t || !f)
 		return NULL;
-	tlc_expr e = node(TLC_EXPR_SELECT, common_type(t, f));
+	cond = tlc_cast(m, TLC_DT_BOOL, cond);
+	match_operands(m, TLC_EXPR_SELECT, &t, &f);
+	tlc_expr e = node(TLC_EXPR_SELECT, t->dtype);
 	e.u.op.a = cond;
 	e.u.op.b = t;
 	e.u.op.c = f;
@@ -422,6 +483,13 @@ const tlc_expr *tlc_cast(tlc_module *m, tlc_dtype t, const tlc_expr *a)
 {
 	if (!a)
 		return NULL;
+	if (a->dtype == t || t == TLC_DT_VOID || a->dtype == TLC_DT_VOID)
+		return a;
+	if (is_const(a)) {
+		tlc_scalar v = {a->kind == TLC_EXPR_FLOAT ? a->u.fval : 0, a->kind == TLC_EXPR_INT ? a->u.ival : 0};
+		v = tlc_arith_convert(v, a->dtype, t);
+		return tlc_dtype_is_float(t) ? tlc_float(m, t, v.f) : tlc_int(m, t, v.i);
+	}
 	tlc_expr e = node(TLC_EXPR_CAST, t);
 	e.u.op.a = a;
 	return hashcons_get(m, &e);

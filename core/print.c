@@ -4,6 +4,8 @@
 
 #include "hash_table.h"
 
+#include <tlc/sim.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,13 +165,15 @@ enum {
 	PREC_BITAND, PREC_SHIFT, PREC_ADD, PREC_MUL, PREC_UNARY, PREC_POW, PREC_ATOM,
 };
 
-/* The shortest %g text that reads back to exactly v, with a '.' or an 'e' so
- * that Python reads a float. */
-static void format_double(char *s, size_t size, double v)
+/* The shortest %g text that reads back to exactly v as a constant of
+ * dtype t (a float32 0.1 prints as 0.1, and reading 0.1 back rounds to the
+ * same float), with a '.' or an 'e' so that Python reads a float. */
+static void format_double(char *s, size_t size, double v, tlc_dtype t)
 {
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(s, size, "%.*g", prec, v);
-		if (strtod(s, NULL) == v)
+		double r = strtod(s, NULL);
+		if ((t == TLC_DT_FLOAT64 ? r : tlc_sim_round(t, (double)(float)r)) == v)
 			break;
 	}
 	if (!strpbrk(s, ".e"))
@@ -231,7 +235,7 @@ static void print_float(printer *p, const tlc_expr *e)
 		tlc_buf_printf(p->out, "T.%s(\"nan\")", dt);
 	} else {
 		char s[64];
-		format_double(s, sizeof(s), v);
+		format_double(s, sizeof(s), v, e->dtype);
 		if (e->dtype == TLC_DT_FLOAT32)
 			tlc_buf_puts(p->out, s);
 		else
@@ -341,6 +345,36 @@ static bool starts_with_minus(const tlc_expr *e)
 	                                         const_prec(e) == PREC_UNARY));
 }
 
+/* A constant beside an operand of its own type prints as a plain Python
+ * number: read back, the literal takes that operand's type again
+ * (doc/language.md, "Arithmetic"), so `x * 2.0` reads back as the float16
+ * product it is and `T.cast(i, "int64") + 5` as the int64 sum. */
+static bool prints_bare(const tlc_expr *x, const tlc_expr *sibling)
+{
+	if (!x || !sibling || sibling->kind == TLC_EXPR_INT || sibling->kind == TLC_EXPR_FLOAT ||
+	    x->dtype != sibling->dtype)
+		return false;
+	if (x->kind == TLC_EXPR_FLOAT)
+		return isfinite(x->u.fval);
+	return x->kind == TLC_EXPR_INT && x->dtype != TLC_DT_BOOL &&
+	       (!tlc_dtype_is_unsigned(x->dtype) || x->u.ival >= 0);
+}
+
+static void print_operand(printer *p, const tlc_expr *x, const tlc_expr *sibling, int min_prec)
+{
+	if (!prints_bare(x, sibling)) {
+		print_expr(p, x, min_prec);
+		return;
+	}
+	char s[64];
+	if (x->kind == TLC_EXPR_FLOAT)
+		format_double(s, sizeof(s), x->u.fval, x->dtype);
+	else
+		snprintf(s, sizeof(s), "%lld", (long long)x->u.ival);
+	bool paren = s[0] == '-' && PREC_UNARY < min_prec;
+	tlc_buf_printf(p->out, paren ? "(%s)" : "%s", s);
+}
+
 static void print_expr_inner(printer *p, const tlc_expr *e)
 {
 	tlc_buf *out = p->out;
@@ -362,18 +396,18 @@ static void print_expr_inner(printer *p, const tlc_expr *e)
 	case TLC_EXPR_MIN:
 	case TLC_EXPR_MAX:
 		tlc_buf_puts(out, e->kind == TLC_EXPR_MIN ? "T.min(" : "T.max(");
-		print_expr(p, e->u.op.a, PREC_LAMBDA);
+		print_operand(p, e->u.op.a, e->u.op.b, PREC_LAMBDA);
 		tlc_buf_puts(out, ", ");
-		print_expr(p, e->u.op.b, PREC_LAMBDA);
+		print_operand(p, e->u.op.b, e->u.op.a, PREC_LAMBDA);
 		tlc_buf_putc(out, ')');
 		return;
 	case TLC_EXPR_SELECT:
 		tlc_buf_puts(out, "T.if_then_else(");
 		print_expr(p, e->u.op.a, PREC_LAMBDA);
 		tlc_buf_puts(out, ", ");
-		print_expr(p, e->u.op.b, PREC_LAMBDA);
+		print_operand(p, e->u.op.b, e->u.op.c, PREC_LAMBDA);
 		tlc_buf_puts(out, ", ");
-		print_expr(p, e->u.op.c, PREC_LAMBDA);
+		print_operand(p, e->u.op.c, e->u.op.b, PREC_LAMBDA);
 		tlc_buf_putc(out, ')');
 		return;
 	case TLC_EXPR_CAST:
@@ -439,9 +473,9 @@ static void print_expr_inner(printer *p, const tlc_expr *e)
 		}
 		/* left-associative; comparisons do not chain in the IR, so a
 		 * comparison operand of a comparison needs parentheses */
-		print_expr(p, e->u.op.a, prec == PREC_CMP ? prec + 1 : prec);
+		print_operand(p, e->u.op.a, e->u.op.b, prec == PREC_CMP ? prec + 1 : prec);
 		tlc_buf_printf(out, " %s ", spelling[e->kind]);
-		print_expr(p, e->u.op.b, prec + 1);
+		print_operand(p, e->u.op.b, e->u.op.a, prec + 1);
 		return;
 	}
 	}

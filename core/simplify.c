@@ -8,6 +8,7 @@
  * positive terms first, the constant last).  So `(b*128 + 128) - b*128` is
  * `128` and `(x + 1) + 2` is `x + 3`.  The result is deterministic and a
  * fixpoint: simplify(simplify(e)) == simplify(e). */
+#include "arith.h"
 #include "internal.h"
 
 #include <math.h>
@@ -104,13 +105,6 @@ static const tlc_expr *mk_exact(tlc_module *m, tlc_dtype t, int64_t v)
 	return mk_int(m, exact_type(t, v), v);
 }
 
-static const tlc_expr *mk_float(tlc_module *m, tlc_dtype t, double v)
-{
-	if (t == TLC_DT_FLOAT32)
-		v = (double)(float)v;
-	return tlc_float(m, t, v);
-}
-
 static bool as_int(const tlc_expr *e, int64_t *v)
 {
 	return tlc_expr_as_int(e, v);
@@ -182,99 +176,56 @@ static bool cmp_result(tlc_expr_kind k, int c) /* c: <0, 0, >0 */
 	}
 }
 
+/* Two integer constants of type t (the language's arithmetic, arith.c).
+ * int32 is also the index type: it stands for the source's unbounded
+ * Python integers, narrowed for speed, so a result that leaves int32 is
+ * the int64 constant, never wrapped (the language calls int32 overflow an
+ * error: a wrapped index would load from the wrong address); an int64 one
+ * that overflows stays unfolded. */
 static const tlc_expr *fold_int(tlc_module *m, tlc_expr_kind k, tlc_dtype t, int64_t a, int64_t b)
 {
+	tlc_scalar x = {0, a}, y = {0, b}, r;
 	if (is_cmp(k))
-		return tlc_bool(m, cmp_result(k, a < b ? -1 : a > b));
-	bool bad_div = b == 0 || (a == INT64_MIN && b == -1);
-	/* int32/int64 results beyond int64 stay unfolded rather than wrap */
-	bool modular = t != TLC_DT_INT32 && t != TLC_DT_INT64, overflow = false;
-	int64_t r;
-	int bits = tlc_dtype_bits(t);
-	switch (k) {
-	case TLC_EXPR_ADD:
-		r = cadd(a, b, &overflow);
-		return overflow && !modular ? NULL : mk_exact(m, t, r);
-	case TLC_EXPR_SUB:
-		if (__builtin_sub_overflow(a, b, &r) && !modular)
-			return NULL;
-		return mk_exact(m, t, (int64_t)((uint64_t)a - (uint64_t)b));
-	case TLC_EXPR_MUL:
-		r = cmul(a, b, &overflow);
-		return overflow && !modular ? NULL : mk_exact(m, t, r);
-	case TLC_EXPR_DIV: return !bad_div && a % b == 0 ? mk_exact(m, t, a / b) : NULL;
-	case TLC_EXPR_FLOORDIV: return bad_div ? NULL : mk_exact(m, t, py_floordiv(a, b));
-	case TLC_EXPR_FLOORMOD: return bad_div ? NULL : mk_exact(m, t, py_floormod(a, b));
-	case TLC_EXPR_MIN: return mk_int(m, t, a < b ? a : b);
-	case TLC_EXPR_MAX: return mk_int(m, t, a > b ? a : b);
-	case TLC_EXPR_AND: return tlc_bool(m, a && b);
-	case TLC_EXPR_OR: return tlc_bool(m, a || b);
-	case TLC_EXPR_BITAND: return mk_int(m, t, a & b);
-	case TLC_EXPR_BITOR: return mk_int(m, t, a | b);
-	case TLC_EXPR_BITXOR: return mk_int(m, t, a ^ b);
-	case TLC_EXPR_SHL:
-		if (b < 0 || b >= bits)
-			return NULL;
-		r = (int64_t)((uint64_t)a << b);
-		if (!modular && (b >= 63 || (r >> b) != a))
-			return NULL;
-		return mk_exact(m, t, r);
-	case TLC_EXPR_SHR:
-		if (b < 0 || b >= bits)
-			return NULL;
-		if (tlc_dtype_is_unsigned(t))
-			return mk_int(m, t, (int64_t)((uint64_t)wrap(a, t) >> b));
-		return mk_int(m, t, a < 0 ? ~(~a >> b) : a >> b);
-	default: return NULL;
-	}
+		return tlc_bool(m, tlc_arith_compare(k, t, x, y));
+	if (k == TLC_EXPR_AND || k == TLC_EXPR_OR)
+		return tlc_bool(m, k == TLC_EXPR_AND ? (a && b) : (a || b));
+	if (!tlc_arith_binary(k, t, x, y, &r))
+		return tlc_int(m, t, r.i);
+	bool overflows = k == TLC_EXPR_ADD || k == TLC_EXPR_SUB || k == TLC_EXPR_MUL || k == TLC_EXPR_DIV ||
+	                 k == TLC_EXPR_FLOORDIV;
+	if (t == TLC_DT_INT32 && overflows && !tlc_arith_binary(k, TLC_DT_INT64, x, y, &r))
+		return tlc_int(m, TLC_DT_INT64, r.i);
+	return NULL;
 }
 
+/* Two float constants of type t (the language's arithmetic, arith.c:
+ * rounded to t after every step). */
 static const tlc_expr *fold_float(tlc_module *m, tlc_expr_kind k, tlc_dtype t, double a, double b)
 {
-	if (is_cmp(k)) {
-		if (isnan(a) || isnan(b))
-			return tlc_bool(m, k == TLC_EXPR_NE);
-		return tlc_bool(m, cmp_result(k, a < b ? -1 : a > b));
-	}
-	if (!tlc_dtype_is_float(t))
+	tlc_scalar x = {a, 0}, y = {b, 0}, r;
+	if (is_cmp(k))
+		return tlc_bool(m, tlc_arith_compare(k, t, x, y));
+	if (!tlc_dtype_is_float(t) || tlc_arith_binary(k, t, x, y, &r))
 		return NULL;
-	switch (k) {
-	case TLC_EXPR_ADD: return mk_float(m, t, a + b);
-	case TLC_EXPR_SUB: return mk_float(m, t, a - b);
-	case TLC_EXPR_MUL: return mk_float(m, t, a * b);
-	case TLC_EXPR_DIV: return b != 0 ? mk_float(m, t, a / b) : NULL;
-	case TLC_EXPR_FLOORDIV: return b != 0 ? mk_float(m, t, floor(a / b)) : NULL;
-	case TLC_EXPR_FLOORMOD: return b != 0 ? mk_float(m, t, a - floor(a / b) * b) : NULL;
-	case TLC_EXPR_MIN: return mk_float(m, t, a < b ? a : b);
-	case TLC_EXPR_MAX: return mk_float(m, t, a > b ? a : b);
-	default: return NULL;
-	}
+	return tlc_float(m, t, r.f);
 }
 
-/* Fold a binary operator on two constants; NULL when it cannot (division
- * by zero, an operator that has no meaning on the operands). */
+/* Fold a binary operator on two constants (of one type: the IR's
+ * invariant); NULL when it cannot (division by zero, an operator that has
+ * no meaning on the operands). */
 static const tlc_expr *fold_binary(tlc_module *m, tlc_expr_kind k, tlc_dtype t, const tlc_expr *a,
                                    const tlc_expr *b)
 {
 	if (a->kind == TLC_EXPR_INT && b->kind == TLC_EXPR_INT)
-		return fold_int(m, k, t, a->u.ival, b->u.ival);
-	return fold_float(m, k, t, as_double(a), as_double(b));
+		return fold_int(m, k, is_cmp(k) ? a->dtype : t, a->u.ival, b->u.ival);
+	if (a->kind == TLC_EXPR_FLOAT && b->kind == TLC_EXPR_FLOAT)
+		return fold_float(m, k, is_cmp(k) ? a->dtype : t, a->u.fval, b->u.fval);
+	return NULL;
 }
 
 static const tlc_expr *fold_cast(tlc_module *m, tlc_dtype t, const tlc_expr *a)
 {
-	if (t == TLC_DT_BOOL)
-		return tlc_bool(m, as_double(a) != 0);
-	if (tlc_dtype_is_float(t))
-		return mk_float(m, t, as_double(a));
-	if (!tlc_dtype_is_int(t))
-		return NULL;
-	if (a->kind == TLC_EXPR_INT)
-		return mk_int(m, t, a->u.ival);
-	double d = a->u.fval;
-	if (!(d > -9.2e18 && d < 9.2e18))
-		return NULL;
-	return mk_int(m, t, (int64_t)d);
+	return tlc_cast(m, t, a); /* a constant's conversion (arith.c) */
 }
 
 /* ---- linear forms of integer expressions ---- */

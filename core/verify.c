@@ -178,6 +178,45 @@ static bool absence_excused(const tlc_expr *e, int i)
 	}
 }
 
+/* The typing of an operator node (tlc_operand_type; doc/language.md,
+ * "Arithmetic"): both operands of one type, the result of that type (bool
+ * for comparisons and logic), conditions bool.  The constructors convert
+ * explicitly, so a mismatch means IR built around them. */
+static void check_types(verifier *v, const tlc_expr *e)
+{
+	const tlc_expr *a = e->u.op.a, *b = e->u.op.b;
+	if (!a || (tlc_expr_num_children(e) > 1 && !b))
+		return; /* reported as missing */
+	bool logic = e->kind == TLC_EXPR_AND || e->kind == TLC_EXPR_OR || e->kind == TLC_EXPR_NOT;
+	bool cmp = e->kind >= TLC_EXPR_EQ && e->kind <= TLC_EXPR_GE;
+	if (e->kind == TLC_EXPR_SELECT) {
+		const tlc_expr *c = e->u.op.c;
+		if (a->dtype != TLC_DT_BOOL)
+			error(v, "T.if_then_else condition must be bool, not %s", tlc_dtype_name(a->dtype));
+		if (c && (b->dtype != c->dtype || e->dtype != b->dtype))
+			error(v, "T.if_then_else of %s has branches of types %s and %s (an explicit T.cast is missing)",
+			      tlc_dtype_name(e->dtype), tlc_dtype_name(b->dtype), tlc_dtype_name(c->dtype));
+		return;
+	}
+	if (logic) {
+		if (a->dtype != TLC_DT_BOOL || (b && e->kind != TLC_EXPR_NOT && b->dtype != TLC_DT_BOOL) ||
+		    e->dtype != TLC_DT_BOOL)
+			error(v, "'%s' needs bool operands and gives bool", e->kind == TLC_EXPR_NOT ? "not"
+			                                                        : e->kind == TLC_EXPR_AND ? "and" : "or");
+		return;
+	}
+	if (e->kind == TLC_EXPR_NEG) {
+		if (e->dtype != a->dtype)
+			error(v, "negation of %s typed %s", tlc_dtype_name(a->dtype), tlc_dtype_name(e->dtype));
+		return;
+	}
+	if (a->dtype != b->dtype)
+		error(v, "operands of types %s and %s (an explicit T.cast is missing)", tlc_dtype_name(a->dtype),
+		      tlc_dtype_name(b->dtype));
+	else if (e->dtype != (cmp ? TLC_DT_BOOL : a->dtype))
+		error(v, "an operation on %s typed %s", tlc_dtype_name(a->dtype), tlc_dtype_name(e->dtype));
+}
+
 /* The checks of one node; its operands are walked after it. */
 static tlc_walk_action expr_pre(void *p, const tlc_expr *e)
 {
@@ -208,14 +247,15 @@ static tlc_walk_action expr_pre(void *p, const tlc_expr *e)
 		for (int i = 0; i < e->u.lambda.nparams; i++)
 			bind_var(v, e->u.lambda.params[i]);
 		break;
-	case TLC_EXPR_INT: case TLC_EXPR_FLOAT: case TLC_EXPR_STR: case TLC_EXPR_SYM:
-	case TLC_EXPR_NOT: case TLC_EXPR_NEG: case TLC_EXPR_CAST: case TLC_EXPR_SELECT:
+	case TLC_EXPR_INT: case TLC_EXPR_FLOAT: case TLC_EXPR_STR: case TLC_EXPR_SYM: case TLC_EXPR_CAST:
 		break;
+	case TLC_EXPR_NOT: case TLC_EXPR_NEG: case TLC_EXPR_SELECT: check_types(v, e); break;
 	default:
 		if (e->kind < TLC_EXPR_ADD || e->kind > TLC_EXPR_SHR) {
 			error(v, "expression of unknown kind %d", (int)e->kind);
 			return TLC_WALK_SKIP;
 		}
+		check_types(v, e);
 		break;
 	}
 	int n = tlc_expr_num_children(e);
@@ -377,6 +417,11 @@ static tlc_walk_action stmt_pre(void *p, const tlc_stmt *s)
 		check_buf_use(v, s->u.store.buf, s->u.store.n, true);
 		check_list(v, s->u.store.idx, s->u.store.n);
 		check_expr(v, s->u.store.value);
+		/* a store converts nothing: the value is of the buffer's type */
+		if (s->u.store.buf && s->u.store.value && s->u.store.value->dtype != s->u.store.buf->dtype)
+			error(v, "a %s value stored into %s buffer '%s' (an explicit T.cast is missing)",
+			      tlc_dtype_name(s->u.store.value->dtype), tlc_dtype_name(s->u.store.buf->dtype),
+			      s->u.store.buf->name);
 		break;
 	case TLC_STMT_EVAL:
 		check_expr(v, s->u.eval.call);

@@ -79,6 +79,9 @@ mkdir -p build-asan
 	cd build-asan || exit 1
 	export ASAN_OPTIONS=detect_leaks=1
 	export UBSAN_OPTIONS=print_stacktrace=1
+	# the dtype matrix's nvcc and hipcc compile what the normal build's did
+	# (tlc's output is the same): here only tlc and tlc-sim run it
+	export TLC_MATRIX_DEVCC=0
 	step configure-asan build-asan.log ../configure CFLAGS="$san_cflags" \
 		LDFLAGS="-fsanitize=address,undefined" &&
 		step make-asan build-asan.log make -j"$jobs" &&

@@ -40,8 +40,6 @@ const char *gpu_ctype(gpu_emitter *e, tlc_dtype t)
 	}
 }
 
-static bool is_f16ish(tlc_dtype t) { return t == TLC_DT_FLOAT16 || t == TLC_DT_BFLOAT16; }
-
 static const char *const c_reserved[] = {
 	"auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete", "do",
 	"double", "else", "enum", "extern", "false", "float", "for", "goto", "half", "if", "inline", "int",
@@ -103,27 +101,8 @@ static void emit_int(gpu_emitter *e, tlc_dtype t, int64_t v)
 	tlc_buf_printf(e->out, "((%s)%lld)", gpu_ctype(e, t), (long long)v);
 }
 
-/* Open / close a conversion of a float value to dtype t. */
-static void open_from_float(gpu_emitter *e, tlc_dtype t)
-{
-	if (t == TLC_DT_FLOAT32)
-		return; /* already a float */
-	const gpu_vendor *v = e->target->vendor;
-	if (is_f16ish(t))
-		tlc_buf_printf(e->out, "%s(",
-			       t == TLC_DT_FLOAT16 ? v->float_to_float16 : v->float_to_bfloat16);
-	else
-		tlc_buf_printf(e->out, "((%s)(", gpu_ctype(e, t) ? gpu_ctype(e, t) : "float");
-}
-
-static void close_from_float(gpu_emitter *e, tlc_dtype t)
-{
-	if (t != TLC_DT_FLOAT32)
-		put(e, is_f16ish(t) ? ")" : "))");
-}
-
 /* A float32 literal that reads back to the same float. */
-static void emit_f32_literal(gpu_emitter *e, double v)
+void gpu_emit_f32_literal(gpu_emitter *e, double v)
 {
 	if (isnan(v)) {
 		put(e, "__int_as_float(0x7fffffff)");
@@ -153,185 +132,9 @@ static void emit_float(gpu_emitter *e, tlc_dtype t, double v)
 		return;
 	}
 	/* float32, or a 16- or 8-bit float rounded from it */
-	bool narrow = t != TLC_DT_FLOAT32;
-	if (narrow)
-		open_from_float(e, t);
-	emit_f32_literal(e, v);
-	if (narrow)
-		close_from_float(e, t);
-}
-
-/* x as a float-valued expression, whatever its dtype. */
-static void emit_as_float(gpu_emitter *e, const tlc_expr *x)
-{
-	if (x->kind == TLC_EXPR_FLOAT) {
-		emit_f32_literal(e, x->u.fval);
-		return;
-	}
-	if (x->dtype == TLC_DT_FLOAT32) {
-		gpu_emit_expr(e, x);
-		return;
-	}
-	const gpu_vendor *v = e->target->vendor;
-	if (is_f16ish(x->dtype))
-		tlc_buf_printf(e->out, "%s(",
-			       x->dtype == TLC_DT_FLOAT16 ? v->float16_to_float
-							  : v->bfloat16_to_float);
-	else
-		put(e, "((float)");
-	gpu_emit_expr(e, x);
-	put(e, ")");
-}
-
-static void emit_cast(gpu_emitter *e, tlc_dtype t, const tlc_expr *a)
-{
-	if (a->dtype == t) {
-		gpu_emit_expr(e, a);
-	} else if (t == TLC_DT_BOOL) {
-		put(e, "(");
-		if (is_f16ish(a->dtype))
-			emit_as_float(e, a);
-		else
-			gpu_emit_expr(e, a);
-		put(e, " != 0)");
-	} else if (is_f16ish(t) || is_f16ish(a->dtype)) {
-		open_from_float(e, t);
-		emit_as_float(e, a);
-		close_from_float(e, t);
-	} else {
-		tlc_buf_printf(e->out, "((%s)", gpu_ctype(e, t));
-		gpu_emit_expr(e, a);
-		put(e, ")");
-	}
-}
-
-static const char *infix(tlc_expr_kind k)
-{
-	switch (k) {
-	case TLC_EXPR_ADD: return " + ";
-	case TLC_EXPR_SUB: return " - ";
-	case TLC_EXPR_MUL: return " * ";
-	case TLC_EXPR_DIV: return " / ";
-	case TLC_EXPR_EQ: return " == ";
-	case TLC_EXPR_NE: return " != ";
-	case TLC_EXPR_LT: return " < ";
-	case TLC_EXPR_LE: return " <= ";
-	case TLC_EXPR_GT: return " > ";
-	case TLC_EXPR_GE: return " >= ";
-	case TLC_EXPR_AND: return " && ";
-	case TLC_EXPR_OR: return " || ";
-	case TLC_EXPR_BITAND: return " & ";
-	case TLC_EXPR_BITOR: return " | ";
-	case TLC_EXPR_BITXOR: return " ^ ";
-	case TLC_EXPR_SHL: return " << ";
-	case TLC_EXPR_SHR: return " >> ";
-	default: return NULL;
-	}
-}
-
-static bool is_compare(tlc_expr_kind k) { return k >= TLC_EXPR_EQ && k <= TLC_EXPR_GE; }
-
-/* a op b; 16-bit float operands are computed in float. */
-static void emit_infix(gpu_emitter *e, const tlc_expr *x)
-{
-	const tlc_expr *a = x->u.op.a, *b = x->u.op.b;
-	bool via_float = is_f16ish(x->dtype) || (is_compare(x->kind) && (is_f16ish(a->dtype) || is_f16ish(b->dtype)));
-	if (via_float && !is_compare(x->kind))
-		open_from_float(e, x->dtype);
-	put(e, "(");
-	if (via_float)
-		emit_as_float(e, a);
-	else
-		gpu_emit_expr(e, a);
-	put(e, infix(x->kind));
-	if (via_float)
-		emit_as_float(e, b);
-	else
-		gpu_emit_expr(e, b);
-	put(e, ")");
-	if (via_float && !is_compare(x->kind))
-		close_from_float(e, x->dtype);
-}
-
-static bool nonneg(gpu_emitter *e, const tlc_expr *x, bool strictly)
-{
-	int64_t lo, hi;
-	return tlc_expr_bounds(&e->ranges, x, &lo, &hi) && (strictly ? lo > 0 : lo >= 0);
-}
-
-static void emit_floor_divmod(gpu_emitter *e, const tlc_expr *x)
-{
-	bool div = x->kind == TLC_EXPR_FLOORDIV;
-	const tlc_expr *a = x->u.op.a, *b = x->u.op.b;
-	if (tlc_dtype_is_float(x->dtype)) {
-		/* floor(a / b) and a - floor(a / b) * b, in float */
-		open_from_float(e, x->dtype);
-		put(e, div ? "floorf(" : "(");
-		if (!div) {
-			emit_as_float(e, a);
-			put(e, " - floorf(");
-		}
-		emit_as_float(e, a);
-		put(e, " / ");
-		emit_as_float(e, b);
-		put(e, ")");
-		if (!div) {
-			put(e, " * ");
-			emit_as_float(e, b);
-			put(e, ")");
-		}
-		close_from_float(e, x->dtype);
-		return;
-	}
-	if (tlc_dtype_is_unsigned(x->dtype) || (nonneg(e, a, false) && nonneg(e, b, true))) {
-		put(e, "(");
-		gpu_emit_expr(e, a);
-		put(e, div ? " / " : " % ");
-		gpu_emit_expr(e, b);
-		put(e, ")");
-		return;
-	}
-	bool wide = tlc_dtype_bits(x->dtype) > 32;
-	e->helpers |= wide ? (div ? GPU_HELPER_FLOORDIV_I64 : GPU_HELPER_FLOORMOD_I64)
-			   : (div ? GPU_HELPER_FLOORDIV_I32 : GPU_HELPER_FLOORMOD_I32);
-	tlc_buf_printf(e->out, "tlc_floor%s_i%d(", div ? "div" : "mod", wide ? 64 : 32);
-	gpu_emit_expr(e, a);
-	put(e, ", ");
-	gpu_emit_expr(e, b);
-	put(e, ")");
-}
-
-static void emit_minmax(gpu_emitter *e, const tlc_expr *x)
-{
-	bool is_min = x->kind == TLC_EXPR_MIN;
-	if (tlc_dtype_is_float(x->dtype)) {
-		bool dbl = x->dtype == TLC_DT_FLOAT64;
-		if (!dbl)
-			open_from_float(e, x->dtype);
-		put(e, is_min ? (dbl ? "fmin(" : "fminf(") : (dbl ? "fmax(" : "fmaxf("));
-		if (dbl) {
-			gpu_emit_expr(e, x->u.op.a);
-			put(e, ", ");
-			gpu_emit_expr(e, x->u.op.b);
-		} else {
-			emit_as_float(e, x->u.op.a);
-			put(e, ", ");
-			emit_as_float(e, x->u.op.b);
-		}
-		put(e, ")");
-		if (!dbl)
-			close_from_float(e, x->dtype);
-		return;
-	}
-	/* integers: a function, so that each operand is evaluated once: an
-	 * operand may be a warp shuffle, and a conditional expression would run
-	 * the second one on only some of the lanes (a divergent shuffle) */
-	e->helpers |= GPU_HELPER_MINMAX;
-	tlc_buf_printf(e->out, "tlc_%s<%s>(", is_min ? "min" : "max", gpu_ctype(e, x->dtype));
-	gpu_emit_expr(e, x->u.op.a);
-	put(e, ", ");
-	gpu_emit_expr(e, x->u.op.b);
-	put(e, ")");
+	gpu_open_from_float(e, t);
+	gpu_emit_f32_literal(e, v);
+	gpu_close_from_float(e, t);
 }
 
 /* float function names of the math intrinsics: {float, double} */
@@ -375,13 +178,13 @@ static void emit_math(gpu_emitter *e, const tlc_expr *x)
 	}
 	bool dbl = x->dtype == TLC_DT_FLOAT64;
 	if (!dbl)
-		open_from_float(e, x->dtype);
+		gpu_open_from_float(e, x->dtype);
 	if (op == TLC_OP_SIGMOID) {
 		put(e, dbl ? "(1.0 / (1.0 + exp(-" : "(1.0f / (1.0f + expf(-");
 		if (dbl)
 			gpu_emit_expr(e, a);
 		else
-			emit_as_float(e, a);
+			gpu_emit_as_float(e, a);
 		put(e, ")))");
 	} else {
 		math_names(op, &f32, &f64);
@@ -392,12 +195,12 @@ static void emit_math(gpu_emitter *e, const tlc_expr *x)
 			if (dbl)
 				gpu_emit_expr(e, x->u.call.args[i]);
 			else
-				emit_as_float(e, x->u.call.args[i]);
+				gpu_emit_as_float(e, x->u.call.args[i]);
 		}
 		put(e, ")");
 	}
 	if (!dbl)
-		close_from_float(e, x->dtype);
+		gpu_close_from_float(e, x->dtype);
 }
 
 static void emit_call(gpu_emitter *e, const tlc_expr *x)
@@ -525,27 +328,17 @@ void gpu_emit_expr(gpu_emitter *e, const tlc_expr *x)
 		put(e, gpu_name(e, x->u.var->name));
 		return;
 	case TLC_EXPR_FLOORDIV:
-	case TLC_EXPR_FLOORMOD: emit_floor_divmod(e, x); return;
+	case TLC_EXPR_FLOORMOD: gpu_emit_floor_divmod(e, x); return;
 	case TLC_EXPR_MIN:
-	case TLC_EXPR_MAX: emit_minmax(e, x); return;
+	case TLC_EXPR_MAX: gpu_emit_minmax(e, x); return;
 	case TLC_EXPR_NOT:
 		put(e, "(!");
 		gpu_emit_expr(e, x->u.op.a);
 		put(e, ")");
 		return;
-	case TLC_EXPR_NEG:
-		if (is_f16ish(x->dtype)) {
-			open_from_float(e, x->dtype);
-			put(e, "-");
-			emit_as_float(e, x->u.op.a);
-			close_from_float(e, x->dtype);
-		} else {
-			put(e, "(-");
-			gpu_emit_expr(e, x->u.op.a);
-			put(e, ")");
-		}
-		return;
+	case TLC_EXPR_NEG: gpu_emit_neg(e, x); return;
 	case TLC_EXPR_SELECT:
+		/* both branches have the node's type; only the one taken runs */
 		put(e, "(");
 		gpu_emit_expr(e, x->u.op.a);
 		put(e, " ? ");
@@ -554,14 +347,14 @@ void gpu_emit_expr(gpu_emitter *e, const tlc_expr *x)
 		gpu_emit_expr(e, x->u.op.c);
 		put(e, ")");
 		return;
-	case TLC_EXPR_CAST: emit_cast(e, x->dtype, x->u.op.a); return;
+	case TLC_EXPR_CAST: gpu_emit_cast(e, x->dtype, x->u.op.a); return;
 	case TLC_EXPR_LOAD:
 		gpu_emit_access(e, e->loc, x->u.load.buf, x->u.load.n, x->u.load.idx);
 		return;
 	case TLC_EXPR_CALL: emit_call(e, x); return;
 	default:
-		if (infix(x->kind)) {
-			emit_infix(e, x);
+		if (gpu_is_infix(x->kind)) {
+			gpu_emit_infix(e, x);
 			return;
 		}
 		tlc_error(e->ctx, e->loc, "this expression cannot be used as a value in %s code",

@@ -222,6 +222,23 @@ static const struct {
 	 "template <typename T>\n"
 	 "static __host__ __device__ __forceinline__ T tlc_max(T a, T b)\n"
 	 "{\n\treturn a < b ? b : a;\n}\n\n"},
+	{GPU_HELPER_FTOI,
+	 "/* float -> integer as the language converts (PTX's cvt.rzi): toward zero, saturating at\n"
+	 " * the type's ends, NaN -> 0; a plain C++ conversion of an out-of-range value is undefined.\n"
+	 " * below / above: the integers just outside [lo, hi], as F rounds them. */\n"
+	 "template <typename I, typename F>\n"
+	 "static __host__ __device__ __forceinline__ I tlc_ftoi(F x, F below, F above, I lo, I hi)\n"
+	 "{\n"
+	 "\treturn x != x ? (I)0 : x <= below ? lo : x >= above ? hi : (I)x;\n"
+	 "}\n\n"},
+	{GPU_HELPER_FLOORMOD_F32,
+	 "/* float % as the language defines it: a - floor(a / b) * b, each step rounded (the _rn\n"
+	 " * intrinsics are never fused into a multiply-add) */\n"
+	 "static __device__ __forceinline__ float tlc_floormod_f32(float a, float b)\n"
+	 "{\n\treturn __fsub_rn(a, __fmul_rn(floorf(a / b), b));\n}\n\n"},
+	{GPU_HELPER_FLOORMOD_F64,
+	 "static __device__ __forceinline__ double tlc_floormod_f64(double a, double b)\n"
+	 "{\n\treturn __dsub_rn(a, __dmul_rn(floor(a / b), b));\n}\n\n"},
 	{GPU_HELPER_LANES,
 	 "/* N elements of T as one aligned access (a converting T.copy_vec) */\n"
 	 "template <typename T, int N> struct alignas(sizeof(T) * N) tlc_lanes { T v[N]; };\n\n"},

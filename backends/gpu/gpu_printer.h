@@ -178,6 +178,9 @@ enum {
 	GPU_HELPER_LANES = 1 << 6,    /* tlc_lanes<T, N>: N elements stored at once */
 	GPU_HELPER_PRINTF = 1 << 7,   /* <cstdio> for T.print, under TLC_DEBUG_PRINT */
 	GPU_HELPER_MINMAX = 1 << 8,   /* tlc_min<T> / tlc_max<T>: integer T.min / T.max */
+	GPU_HELPER_FTOI = 1 << 9,     /* tlc_ftoi<I>: saturating float -> integer */
+	GPU_HELPER_FLOORMOD_F32 = 1 << 10, /* tlc_floormod_f32: float % */
+	GPU_HELPER_FLOORMOD_F64 = 1 << 11, /* tlc_floormod_f64: double % */
 	GPU_HELPER_VENDOR = 1 << 16,  /* this bit and above belong to the vendor (emit_helpers) */
 };
 
@@ -252,6 +255,31 @@ void gpu_emit_host_expr(gpu_emitter *e, tlc_buf *out, const tlc_expr *x);
 const char *gpu_name(gpu_emitter *e, const char *name);
 /* The printed name of a call's op ("gemm"). */
 const char *gpu_op_name(gpu_emitter *e, const tlc_expr *call);
+/* A float32 literal that reads back to the same float (v is one). */
+void gpu_emit_f32_literal(gpu_emitter *e, double v);
+
+/* ---- gpu_arith.c: the language's arithmetic and conversions ---- */
+
+/* float16, bfloat16 and the float8 types: computed through float. */
+bool gpu_is_narrow_float(tlc_dtype t);
+/* Open / close the conversion of a float value to float dtype t (nothing
+ * for float32; the vendor's rounding conversion for the narrow types). */
+void gpu_open_from_float(gpu_emitter *e, tlc_dtype t);
+void gpu_close_from_float(gpu_emitter *e, tlc_dtype t);
+/* x (float32 or narrower) as a float value. */
+void gpu_emit_as_float(gpu_emitter *e, const tlc_expr *x);
+/* T.cast(a, t): the language's conversion from a's dtype to t. */
+void gpu_emit_cast(gpu_emitter *e, tlc_dtype t, const tlc_expr *a);
+/* Whether kind k prints as an infix operator (gpu_emit_infix). */
+bool gpu_is_infix(tlc_expr_kind k);
+/* An arithmetic, comparison, logic or bitwise operator node. */
+void gpu_emit_infix(gpu_emitter *e, const tlc_expr *x);
+/* // and % (floor division and modulo) of integers and floats. */
+void gpu_emit_floor_divmod(gpu_emitter *e, const tlc_expr *x);
+/* T.min / T.max. */
+void gpu_emit_minmax(gpu_emitter *e, const tlc_expr *x);
+/* Negation. */
+void gpu_emit_neg(gpu_emitter *e, const tlc_expr *x);
 
 /* ---- gpu_stmt.c: statements ---- */
 

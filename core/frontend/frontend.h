@@ -314,6 +314,15 @@ bool fe_is_symbolic(const fe_val *v); /* EXPR or a VAR buffer */
 const tlc_expr *fe_to_expr(fe *F, fe_val *v, tlc_loc loc);
 /* Same, but a scalar: no whole buffers, regions or tuples. */
 const tlc_expr *fe_to_scalar(fe *F, fe_val *v, tlc_loc loc);
+/* v as a scalar of dtype t (VOID: its own type): a Python number is the
+ * constant of t made from its exact value, anything else is converted
+ * (tlc_cast) -- what a store into a t buffer or T.cast(v, t) needs. */
+const tlc_expr *fe_scalar_as(fe *F, fe_val *v, tlc_dtype t, tlc_loc loc);
+/* The two operands of a binary operation as scalars: a Python number
+ * beside a kernel value takes that value's type where it can (a literal
+ * has no type of its own: x_f16 * 0.5 is a float16 product); two float8
+ * formats with no common type are an error at loc.  False after an error. */
+bool fe_scalar_pair(fe *F, fe_val *a, fe_val *b, tlc_loc loc, const tlc_expr **x, const tlc_expr **y);
 /* A compile-time integer (Python int/bool or an integer constant). */
 bool fe_as_int(fe_val *v, int64_t *out);
 /* A dtype from a dtype object or a string; reports errors. */

@@ -437,8 +437,8 @@ static fe_val *minmax(fe *F, bool is_max, int nargs, fe_val **args, tlc_loc loc)
 	for (int i = 1; i < nargs; i++) {
 		fe_val *b = args[i];
 		if (fe_is_symbolic(r) || fe_is_symbolic(b)) {
-			const tlc_expr *x = fe_to_scalar(F, r, loc), *y = x ? fe_to_scalar(F, b, loc) : NULL;
-			if (!y)
+			const tlc_expr *x, *y;
+			if (!fe_scalar_pair(F, r, b, loc, &x, &y))
 				return NULL;
 			r = fe_expr(F, tlc_binary(F->m, is_max ? TLC_EXPR_MAX : TLC_EXPR_MIN, x, y));
 			continue;
@@ -844,22 +844,17 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		}
 		tlc_dtype t = fn->u.dt;
 		fe_val *a = args[0];
-		if (a->kind == FV_INT || a->kind == FV_BOOL) {
-			int64_t x = a->kind == FV_INT ? a->u.i : a->u.b;
-			if (tlc_dtype_is_float(t))
-				return fe_expr(F, tlc_float(F->m, t, (double)x));
-			if (t == TLC_DT_BOOL)
-				return fe_bool(F, x != 0);
-			return fe_expr(F, tlc_int(F->m, t, x));
-		}
-		if (a->kind == FV_FLOAT) {
-			if (tlc_dtype_is_float(t))
-				return fe_expr(F, tlc_float(F->m, t, a->u.f));
+		if ((a->kind == FV_INT || a->kind == FV_BOOL) && t == TLC_DT_BOOL)
+			return fe_bool(F, (a->kind == FV_INT ? a->u.i : a->u.b) != 0);
+		if (a->kind == FV_FLOAT && !tlc_dtype_is_float(t)) {
+			/* T.int32(2.7): Python's int() first, then the integer type */
 			fe_val *i = fe_int_of_float(F, trunc(a->u.f), tlc_dtype_name(t), loc);
-			return i ? fe_expr(F, tlc_int(F->m, t, i->u.i)) : NULL;
+			return i ? fe_expr(F, fe_scalar_as(F, i, t, loc)) : NULL;
 		}
-		const tlc_expr *e = fe_to_scalar(F, a, loc);
-		return e ? fe_expr(F, tlc_cast(F->m, t, e)) : NULL;
+		/* a typed constant: the language's conversion of the value
+		 * (T.int8(300) wraps to 44, T.float16(0.1) rounds) */
+		const tlc_expr *e = fe_scalar_as(F, a, t, loc);
+		return e ? fe_expr(F, e) : NULL;
 	}
 	case FV_HOST: {
 		/* host code: opaque, but for the SM count of tilelang's helpers */

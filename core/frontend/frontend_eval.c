@@ -486,10 +486,10 @@ static fe_val *eval_inner(fe *F, fe_env *env, py_node *n)
 			return NULL;
 		if (fe_is_symbolic(c)) {
 			fe_val *t = fe_eval(F, env, n->b), *f = t ? fe_eval(F, env, n->c) : NULL;
-			const tlc_expr *ce = f ? fe_to_scalar(F, c, n->a->loc) : NULL;
-			const tlc_expr *te = ce ? fe_to_scalar(F, t, n->b->loc) : NULL;
-			const tlc_expr *ee = te ? fe_to_scalar(F, f, n->c->loc) : NULL;
-			return ee ? fe_expr(F, tlc_select(F->m, ce, te, ee)) : NULL;
+			const tlc_expr *ce = f ? fe_to_scalar(F, c, n->a->loc) : NULL, *te, *ee;
+			if (!ce || !fe_scalar_pair(F, t, f, n->loc, &te, &ee))
+				return NULL;
+			return fe_expr(F, tlc_select(F->m, ce, te, ee));
 		}
 		bool t;
 		if (!fe_truthy(F, c, n->a->loc, &t))

@@ -292,7 +292,7 @@ static bool assign_name(fe *F, fe_env *env, const char *name, fe_val *v, tlc_loc
 		fe_val *cur = fe_env_get(env, name);
 		if (cur && cur->kind == FV_BUF && cur->u.buf->scope == TLC_SCOPE_VAR) {
 			/* acc = expr on a T.alloc_var buffer stores acc[0] */
-			const tlc_expr *e = fe_to_scalar(F, v, loc), *zero = tlc_i32(F->m, 0);
+			const tlc_expr *e = fe_scalar_as(F, v, cur->u.buf->dtype, loc), *zero = tlc_i32(F->m, 0);
 			if (!e)
 				return false;
 			fe_emit(F, tlc_store_new(F->m, loc, cur->u.buf, 1, &zero, e));
@@ -373,7 +373,8 @@ static bool store(fe *F, fe_env *env, py_node *sub, fe_val *v, py_op aug, tlc_lo
 			if (!v)
 				return false;
 		}
-		const tlc_expr *e = fe_to_scalar(F, v, loc);
+		/* a store converts the value to the buffer's type */
+		const tlc_expr *e = fe_scalar_as(F, v, b->dtype, loc);
 		if (!e)
 			return false;
 		fe_emit(F, tlc_store_new(F->m, loc, b, n, ix, e));

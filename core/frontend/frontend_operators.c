@@ -257,13 +257,13 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 	if (is_num(a) && is_num(b)) /* min(), abs(), sorted() compare through here */
 		return is_compare(op) ? fe_compare(F, op, a, b, loc) : num_binop(F, op, a, b, loc);
 	if (fe_is_symbolic(a) || fe_is_symbolic(b)) {
-		const tlc_expr *x = fe_to_scalar(F, a, loc);
-		const tlc_expr *y = x ? fe_to_scalar(F, b, loc) : NULL;
-		if (!y)
+		const tlc_expr *x, *y;
+		if (!fe_scalar_pair(F, a, b, loc, &x, &y))
 			return NULL;
 		if (op == PY_OP_POW) {
-			const tlc_expr *args[2] = {x, y};
-			return fe_expr(F, tlc_call(F->m, TLC_OP_POW, x->dtype, 2, args, 0, NULL, NULL));
+			tlc_dtype t = tlc_operand_type(TLC_EXPR_MUL, x->dtype, y->dtype);
+			const tlc_expr *args[2] = {tlc_cast(F->m, t, x), tlc_cast(F->m, t, y)};
+			return fe_expr(F, tlc_call(F->m, TLC_OP_POW, t, 2, args, 0, NULL, NULL));
 		}
 		tlc_expr_kind k = ir_binop_kind(op);
 		if (k == TLC_EXPR_COUNT) {
@@ -277,6 +277,14 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 			/* Python refuses them on floats too; C++ has no such operators */
 			tlc_error(F->ctx, loc, "operator '%s' needs integer operands, not %s", op_text(op),
 			          tlc_dtype_name(tlc_dtype_is_float(x->dtype) ? x->dtype : y->dtype));
+			return NULL;
+		}
+		if (k == TLC_EXPR_DIV && !tlc_dtype_is_float(tlc_operand_type(k, x->dtype, y->dtype))) {
+			/* TileLang refuses it too: C's truncation is not Python's / */
+			tlc_error(F->ctx, loc,
+			          "'/' on integers (%s and %s) is not defined in a kernel: use '//' for floor "
+			          "division, or T.cast an operand to a float type",
+			          tlc_dtype_name(x->dtype), tlc_dtype_name(y->dtype));
 			return NULL;
 		}
 		/* Python raises ZeroDivisionError; C would divide by zero at run time */

@@ -586,10 +586,10 @@ static fe_val *if_then_else(fe *F, int nargs, fe_val **args, tlc_loc loc)
 		bool t;
 		return fe_truthy(F, args[0], loc, &t) ? args[t ? 1 : 2] : NULL;
 	}
-	const tlc_expr *c = fe_to_scalar(F, args[0], loc);
-	const tlc_expr *x = c ? fe_to_scalar(F, args[1], loc) : NULL;
-	const tlc_expr *y = x ? fe_to_scalar(F, args[2], loc) : NULL;
-	return y ? fe_expr(F, tlc_select(F->m, c, x, y)) : NULL;
+	const tlc_expr *c = fe_to_scalar(F, args[0], loc), *x, *y;
+	if (!c || !fe_scalar_pair(F, args[1], args[2], loc, &x, &y))
+		return NULL;
+	return fe_expr(F, tlc_select(F->m, c, x, y));
 }
 
 static fe_val *cast(fe *F, fe_val *x, fe_val *dt, tlc_loc loc)
@@ -597,8 +597,8 @@ static fe_val *cast(fe *F, fe_val *x, fe_val *dt, tlc_loc loc)
 	tlc_dtype t;
 	if (!fe_to_dtype(F, dt, loc, &t))
 		return NULL;
-	const tlc_expr *e = fe_to_scalar(F, x, loc);
-	return e ? fe_expr(F, tlc_cast(F->m, t, e)) : NULL;
+	const tlc_expr *e = fe_scalar_as(F, x, t, loc);
+	return e ? fe_expr(F, e) : NULL;
 }
 
 static fe_val *thread_binding_var(fe *F, int nargs, fe_val **args, tlc_loc loc)

@@ -601,6 +601,69 @@ const tlc_expr *fe_to_scalar(fe *F, fe_val *v, tlc_loc loc)
 	return e;
 }
 
+static bool is_python_number(const fe_val *v)
+{
+	return v->kind == FV_INT || v->kind == FV_BOOL || v->kind == FV_FLOAT;
+}
+
+/* The type a Python number takes beside an operand of type t
+ * (doc/language.md, "Arithmetic"): a float literal any float type (else
+ * float32), an int or bool literal any float type or an integer type that
+ * holds its value; VOID: its own type (int32, int64 or bool). */
+static tlc_dtype literal_type(const fe_val *n, tlc_dtype t)
+{
+	if (n->kind == FV_FLOAT)
+		return tlc_dtype_is_float(t) ? t : TLC_DT_FLOAT32;
+	if (tlc_dtype_is_float(t))
+		return t;
+	int64_t v = n->kind == FV_BOOL ? n->u.b : n->u.i, lo, hi;
+	if (n->kind == FV_BOOL && t == TLC_DT_BOOL)
+		return t;
+	if (tlc_dtype_is_int(t) && tlc_dtype_int_range(t, &lo, &hi) && v >= lo && v <= hi)
+		return t;
+	return TLC_DT_VOID;
+}
+
+const tlc_expr *fe_scalar_as(fe *F, fe_val *v, tlc_dtype t, tlc_loc loc)
+{
+	if (is_python_number(v) && t != TLC_DT_VOID) {
+		/* from the exact Python value: a float literal stored into a
+		 * float64 buffer keeps its double, not a float32 rounding */
+		if (v->kind == FV_FLOAT && tlc_dtype_is_float(t))
+			return tlc_float(F->m, t, v->u.f);
+		if (v->kind != FV_FLOAT)
+			return tlc_cast(F->m, t, tlc_int(F->m, TLC_DT_INT64, v->kind == FV_BOOL ? v->u.b : v->u.i));
+	}
+	const tlc_expr *e = fe_to_scalar(F, v, loc);
+	return e && t != TLC_DT_VOID ? tlc_cast(F->m, t, e) : e;
+}
+
+bool fe_scalar_pair(fe *F, fe_val *a, fe_val *b, tlc_loc loc, const tlc_expr **x, const tlc_expr **y)
+{
+	*x = *y = NULL;
+	if (is_python_number(a) && !is_python_number(b)) {
+		if (!(*y = fe_to_scalar(F, b, loc)))
+			return false;
+		*x = fe_scalar_as(F, a, literal_type(a, (*y)->dtype), loc);
+	} else if (is_python_number(b) && !is_python_number(a)) {
+		if (!(*x = fe_to_scalar(F, a, loc)))
+			return false;
+		*y = fe_scalar_as(F, b, literal_type(b, (*x)->dtype), loc);
+	} else {
+		*x = fe_to_scalar(F, a, loc);
+		*y = *x ? fe_to_scalar(F, b, loc) : NULL;
+	}
+	if (!*x || !*y)
+		return false;
+	tlc_dtype ta = (*x)->dtype, tb = (*y)->dtype;
+	if (ta != tb && tlc_operand_type(TLC_EXPR_ADD, ta, tb) == TLC_DT_VOID) {
+		tlc_error(F->ctx, loc, "%s and %s have no common type: the operation needs an explicit T.cast of one "
+		          "operand, e.g. T.cast(x, \"%s\")", tlc_dtype_name(ta), tlc_dtype_name(tb), tlc_dtype_name(tb));
+		return false;
+	}
+	return true;
+}
+
 /* TileLang dtype names that tlc does not support yet. */
 static const char *const unsupported_dtypes[] = {
 	"int4", "uint4", "int2", "uint2", "int1", "uint1", "float4_e2m1fn", "float4",

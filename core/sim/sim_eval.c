@@ -1,11 +1,10 @@
 /* sim_eval.c - the simulator's expressions: values of variables, loads of
- * buffer elements, arithmetic as the CUDA target computes it.
- *
- * Integers wrap to their dtype; // and % floor (the IR's meaning);
- * a division or modulo by zero is an error.  Floats are computed in double
- * and rounded to the result's dtype (sim_number.c says why that is exact);
- * math calls use the C library in double, then round, so they may differ
- * from the GPU's approximations by a few units in the last place. */
+ * buffer elements, and arithmetic, which is the language's one definition
+ * (core/arith.c, doc/language.md "Arithmetic"): what the language calls an
+ * error (a signed 32/64-bit overflow, a zero divisor, a shift count out of
+ * range) stops the run with an error at the statement.  Math calls use the C
+ * library in double, then round, so they may differ from the GPU's
+ * approximations by a few units in the last place. */
 #include "sim_internal.h"
 
 #include <math.h>
@@ -97,15 +96,7 @@ sim_array *sim_array_of(sim *s, const tlc_buffer *b, tlc_loc loc)
 
 sim_val sim_convert(sim_val x, tlc_dtype from, tlc_dtype to)
 {
-	sim_val r = {0, 0};
-	bool ff = tlc_dtype_is_float(from), tf = tlc_dtype_is_float(to);
-	if (tf)
-		r.f = tlc_sim_round(to, ff ? x.f : tlc_dtype_is_unsigned(from) ? (double)(uint64_t)x.i : (double)x.i);
-	else if (ff)
-		r.i = sim_float_to_int(to, x.f);
-	else
-		r.i = sim_wrap_int(to, x.i);
-	return r;
+	return tlc_arith_convert(x, from, to);
 }
 
 sim_val sim_add(tlc_dtype t, sim_val a, sim_val b)
@@ -185,99 +176,45 @@ static sim_val load(sim *s, const tlc_expr *e, tlc_loc loc)
 	return el < 0 || s->stop ? zero : sim_array_get(a, el);
 }
 
-static int64_t floordiv(int64_t a, int64_t b)
+static const char *op_spelling(tlc_expr_kind k)
 {
-	int64_t q = a / b;
-	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+	static const char *const spelling[] = {
+#define EXPR(e, sp, arity) sp,
+#include <tlc/exprs.def>
+#undef EXPR
+	};
+	if (k == TLC_EXPR_MIN)
+		return "T.min";
+	if (k == TLC_EXPR_MAX)
+		return "T.max";
+	if (k == TLC_EXPR_NEG)
+		return "negation";
+	return (int)k < (int)TLC_ARRAY_LEN(spelling) && *spelling[k] ? spelling[k] : "an operation";
 }
 
-static sim_val int_binary(sim *s, tlc_expr_kind k, int64_t a, int64_t b, tlc_dtype t, tlc_loc loc)
+/* An operation the language calls an error stops the run. */
+static sim_val checked(sim *s, tlc_loc loc, const char *err, sim_val r, const tlc_expr *e, sim_val a, sim_val b)
 {
-	sim_val r = {0, 0};
-	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-	bool uns = tlc_dtype_is_unsigned(t);
-	switch (k) {
-	case TLC_EXPR_ADD: r.i = (int64_t)(ua + ub); break;
-	case TLC_EXPR_SUB: r.i = (int64_t)(ua - ub); break;
-	case TLC_EXPR_MUL: r.i = (int64_t)(ua * ub); break;
-	case TLC_EXPR_DIV:
-	case TLC_EXPR_FLOORDIV:
-	case TLC_EXPR_FLOORMOD:
-		if (b == 0) {
-			sim_fail(s, loc, "integer division by zero");
-			return r;
-		}
+	if (!err)
+		return r;
+	const tlc_expr *x = e->u.op.a;
+	bool fl = tlc_dtype_is_float(x->dtype), uns = x->dtype == TLC_DT_UINT64;
+	char va[64], vb[64] = "";
+	if (fl)
+		snprintf(va, sizeof va, "%.17g", a.f);
+	else if (uns)
+		snprintf(va, sizeof va, "%llu", (unsigned long long)a.i);
+	else
+		snprintf(va, sizeof va, "%lld", (long long)a.i);
+	if (e->kind != TLC_EXPR_NEG && !fl) {
 		if (uns)
-			r.i = (int64_t)(k == TLC_EXPR_FLOORMOD ? ua % ub : ua / ub);
-		else if (a == INT64_MIN && b == -1)
-			r.i = k == TLC_EXPR_FLOORMOD ? 0 : INT64_MIN;
-		else if (k == TLC_EXPR_FLOORMOD)
-			r.i = a - floordiv(a, b) * b;
+			snprintf(vb, sizeof vb, ", %llu", (unsigned long long)b.i);
 		else
-			r.i = k == TLC_EXPR_DIV ? a / b : floordiv(a, b);
-		break;
-	case TLC_EXPR_MIN: r.i = uns ? (int64_t)(ua < ub ? ua : ub) : a < b ? a : b; break;
-	case TLC_EXPR_MAX: r.i = uns ? (int64_t)(ua > ub ? ua : ub) : a > b ? a : b; break;
-	case TLC_EXPR_BITAND: r.i = a & b; break;
-	case TLC_EXPR_BITOR: r.i = a | b; break;
-	case TLC_EXPR_BITXOR: r.i = a ^ b; break;
-	case TLC_EXPR_SHL: r.i = b < 0 || b >= 64 ? 0 : (int64_t)(ua << b); break;
-	case TLC_EXPR_SHR: r.i = b < 0 || b >= 64 ? (uns || a >= 0 ? 0 : -1) : uns ? (int64_t)(ua >> b) : a >> b; break;
-	default: sim_fail(s, loc, "operator %d is not modelled on integers", (int)k); return r;
+			snprintf(vb, sizeof vb, ", %lld", (long long)b.i);
 	}
-	r.i = sim_wrap_int(t, r.i);
+	sim_fail(s, loc, "%s in %s of %s (operands %s%s)", err, op_spelling(e->kind), tlc_dtype_name(x->dtype), va,
+	         vb);
 	return r;
-}
-
-static sim_val float_binary(sim *s, tlc_expr_kind k, double a, double b, tlc_dtype t, tlc_loc loc)
-{
-	sim_val r = {0, 0};
-	switch (k) {
-	case TLC_EXPR_ADD: r.f = a + b; break;
-	case TLC_EXPR_SUB: r.f = a - b; break;
-	case TLC_EXPR_MUL: r.f = a * b; break;
-	case TLC_EXPR_DIV: r.f = a / b; break;
-	case TLC_EXPR_FLOORDIV: r.f = floor(a / b); break;
-	case TLC_EXPR_FLOORMOD: r.f = a - floor(a / b) * b; break;
-	case TLC_EXPR_MIN: r.f = fmin(a, b); break;
-	case TLC_EXPR_MAX: r.f = fmax(a, b); break;
-	default: sim_fail(s, loc, "operator %d is not modelled on floats", (int)k); return r;
-	}
-	r.f = tlc_sim_round(t, r.f);
-	return r;
-}
-
-static bool compare(tlc_expr_kind k, sim_val a, sim_val b, bool fl, bool uns)
-{
-	if (fl) {
-		switch (k) {
-		case TLC_EXPR_EQ: return a.f == b.f;
-		case TLC_EXPR_NE: return a.f != b.f;
-		case TLC_EXPR_LT: return a.f < b.f;
-		case TLC_EXPR_LE: return a.f <= b.f;
-		case TLC_EXPR_GT: return a.f > b.f;
-		default: return a.f >= b.f;
-		}
-	}
-	if (uns) {
-		uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
-		switch (k) {
-		case TLC_EXPR_EQ: return x == y;
-		case TLC_EXPR_NE: return x != y;
-		case TLC_EXPR_LT: return x < y;
-		case TLC_EXPR_LE: return x <= y;
-		case TLC_EXPR_GT: return x > y;
-		default: return x >= y;
-		}
-	}
-	switch (k) {
-	case TLC_EXPR_EQ: return a.i == b.i;
-	case TLC_EXPR_NE: return a.i != b.i;
-	case TLC_EXPR_LT: return a.i < b.i;
-	case TLC_EXPR_LE: return a.i <= b.i;
-	case TLC_EXPR_GT: return a.i > b.i;
-	default: return a.i >= b.i;
-	}
 }
 
 static sim_val math_call(sim *s, const tlc_expr *e, tlc_loc loc)
@@ -298,13 +235,12 @@ static sim_val math_call(sim *s, const tlc_expr *e, tlc_loc loc)
 	case TLC_OP_LOG2: r.f = log2(x); break;
 	case TLC_OP_SQRT: r.f = sqrt(x); break;
 	case TLC_OP_RSQRT: r.f = 1.0 / sqrt(x); break;
-	case TLC_OP_ABS:
-		if (!tlc_dtype_is_float(t)) {
-			r.i = sim_wrap_int(t, a.i < 0 ? -(uint64_t)a.i : (uint64_t)a.i);
-			return r;
-		}
-		r.f = fabs(x);
-		break;
+	case TLC_OP_ABS: {
+		const char *err = tlc_arith_abs(t, a, &r);
+		if (err)
+			sim_fail(s, loc, "%s in T.abs of %s", err, tlc_dtype_name(t));
+		return r;
+	}
 	case TLC_OP_SIN: r.f = sin(x); break;
 	case TLC_OP_COS: r.f = cos(x); break;
 	case TLC_OP_TANH: r.f = tanh(x); break;
@@ -378,35 +314,31 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 	case TLC_EXPR_LOAD: return load(s, e, loc);
 	case TLC_EXPR_CAST: return sim_convert(sim_eval(s, e->u.op.a, loc), e->u.op.a->dtype, e->dtype);
 	case TLC_EXPR_SELECT: {
+		/* only the branch taken is evaluated, as C's ?: does */
 		sim_val c = sim_eval(s, e->u.op.a, loc);
-		bool take = tlc_dtype_is_float(e->u.op.a->dtype) ? c.f != 0.0 : c.i != 0;
-		const tlc_expr *x = take ? e->u.op.b : e->u.op.c;
-		return sim_convert(sim_eval(s, x, loc), x->dtype, e->dtype);
+		return sim_eval(s, tlc_arith_truth(e->u.op.a->dtype, c) ? e->u.op.b : e->u.op.c, loc);
 	}
 	case TLC_EXPR_NOT: {
 		sim_val a = sim_eval(s, e->u.op.a, loc);
-		r.i = tlc_dtype_is_float(e->u.op.a->dtype) ? a.f == 0.0 : a.i == 0;
+		r.i = !tlc_arith_truth(e->u.op.a->dtype, a);
 		return r;
 	}
 	case TLC_EXPR_NEG: {
-		sim_val a = sim_convert(sim_eval(s, e->u.op.a, loc), e->u.op.a->dtype, e->dtype);
-		if (tlc_dtype_is_float(e->dtype))
-			r.f = -a.f;
-		else
-			r.i = sim_wrap_int(e->dtype, (int64_t)(0 - (uint64_t)a.i));
-		return r;
+		sim_val a = sim_eval(s, e->u.op.a, loc);
+		if (s->stop)
+			return r;
+		return checked(s, loc, tlc_arith_neg(e->dtype, a, &r), r, e, a, a);
 	}
 	case TLC_EXPR_AND:
 	case TLC_EXPR_OR: {
 		/* short-circuit, as C's && and || */
 		sim_val a = sim_eval(s, e->u.op.a, loc);
-		bool x = tlc_dtype_is_float(e->u.op.a->dtype) ? a.f != 0.0 : a.i != 0;
+		bool x = tlc_arith_truth(e->u.op.a->dtype, a);
 		if (x == (e->kind == TLC_EXPR_OR)) {
 			r.i = x;
 			return r;
 		}
-		sim_val b = sim_eval(s, e->u.op.b, loc);
-		r.i = tlc_dtype_is_float(e->u.op.b->dtype) ? b.f != 0.0 : b.i != 0;
+		r.i = tlc_arith_truth(e->u.op.b->dtype, sim_eval(s, e->u.op.b, loc));
 		return r;
 	}
 	case TLC_EXPR_EQ:
@@ -415,12 +347,9 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 	case TLC_EXPR_LE:
 	case TLC_EXPR_GT:
 	case TLC_EXPR_GE: {
-		/* compared in the operands' common type */
-		tlc_dtype ta = e->u.op.a->dtype, tb = e->u.op.b->dtype;
-		tlc_dtype t = tlc_dtype_is_float(ta) ? ta : tlc_dtype_is_float(tb) ? tb : tlc_dtype_bits(ta) >= tlc_dtype_bits(tb) ? ta : tb;
-		sim_val a = sim_convert(sim_eval(s, e->u.op.a, loc), ta, tlc_dtype_is_float(t) ? TLC_DT_FLOAT64 : t);
-		sim_val b = sim_convert(sim_eval(s, e->u.op.b, loc), tb, tlc_dtype_is_float(t) ? TLC_DT_FLOAT64 : t);
-		r.i = compare(e->kind, a, b, tlc_dtype_is_float(t), tlc_dtype_is_unsigned(t));
+		/* both operands have one type (the IR's invariant, tlc_operand_type) */
+		sim_val a = sim_eval(s, e->u.op.a, loc), b = sim_eval(s, e->u.op.b, loc);
+		r.i = tlc_arith_compare(e->kind, e->u.op.a->dtype, a, b);
 		return r;
 	}
 	case TLC_EXPR_CALL:
@@ -456,13 +385,10 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 	default: break;
 	}
 	if (tlc_expr_num_children(e) == 2 && e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_SHR) {
-		tlc_dtype t = e->dtype;
-		sim_val a = sim_convert(sim_eval(s, e->u.op.a, loc), e->u.op.a->dtype, t);
-		sim_val b = sim_convert(sim_eval(s, e->u.op.b, loc), e->u.op.b->dtype, t);
+		sim_val a = sim_eval(s, e->u.op.a, loc), b = sim_eval(s, e->u.op.b, loc);
 		if (s->stop)
 			return r;
-		return tlc_dtype_is_float(t) ? float_binary(s, e->kind, a.f, b.f, t, loc)
-		                             : int_binary(s, e->kind, a.i, b.i, t, loc);
+		return checked(s, loc, tlc_arith_binary(e->kind, e->dtype, a, b, &r), r, e, a, b);
 	}
 	sim_fail(s, loc, "this expression is not modelled by the simulator");
 	return r;

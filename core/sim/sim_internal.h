@@ -2,6 +2,7 @@
 #ifndef TLC_SIM_INTERNAL_H
 #define TLC_SIM_INTERNAL_H
 
+#include "../arith.h"
 #include "../internal.h"
 
 #include <tlc/diag.h>
@@ -12,9 +13,8 @@
 
 /* ---- numbers (sim_number.c) ---- */
 
-/* An integer value wrapped to dtype t (two's complement), as the GPU's
- * integer arithmetic wraps. */
-int64_t sim_wrap_int(tlc_dtype t, int64_t v);
+/* An integer value wrapped to dtype t (two's complement): tlc_arith_wrap. */
+#define sim_wrap_int tlc_arith_wrap
 /* A float converted to integer type t: toward zero, saturating, NaN 0. */
 int64_t sim_float_to_int(tlc_dtype t, double x);
 uint64_t sim_random_u64(uint64_t *state);
@@ -22,10 +22,7 @@ double sim_random_normal(uint64_t *state);
 
 /* A value of an expression: f for float dtypes (already rounded to the
  * dtype), i for integers and bool. */
-typedef struct sim_val {
-	double f;
-	int64_t i;
-} sim_val;
+typedef tlc_scalar sim_val;
 
 /* ---- memory (sim_memory.c) ---- */
 

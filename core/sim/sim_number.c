@@ -89,7 +89,11 @@ static uint64_t encode_small(const fmt *f, double x)
 {
 	uint64_t sign = signbit(x) ? 1 : 0, exp_all = (UINT64_C(1) << f->exp_bits) - 1, bias = (uint64_t)(1 - f->emin);
 	uint64_t e = 0, m = 0;
-	x = round_to(f, x);
+	/* a stored value is already of the format (arithmetic rounded it):
+	 * an infinity of a format that has one (float8_e5m2) is kept, as the
+	 * GPU's byte copy keeps it; only a conversion saturates it */
+	if (!(isinf(x) && f->ieee))
+		x = round_to(f, x);
 	if (f->fnuz && (isnan(x) || x == 0.0))
 		return isnan(x) ? UINT64_C(1) << (f->exp_bits + f->mant) : 0; /* NaN 0x80; no -0 */
 	if (isnan(x)) {
@@ -162,36 +166,10 @@ double tlc_sim_decode(tlc_dtype t, uint64_t bits)
 	return v;
 }
 
-int64_t sim_wrap_int(tlc_dtype t, int64_t v)
-{
-	int bits = tlc_dtype_bits(t);
-	if (t == TLC_DT_BOOL)
-		return v != 0;
-	if (bits >= 64)
-		return v;
-	uint64_t mask = (UINT64_C(1) << bits) - 1, u = (uint64_t)v & mask;
-	if (!tlc_dtype_is_unsigned(t) && (u >> (bits - 1)))
-		u |= ~mask; /* sign-extend */
-	return (int64_t)u;
-}
-
 int64_t sim_float_to_int(tlc_dtype t, double x)
 {
-	/* cvt.rzi: toward zero, saturating, NaN -> 0 */
-	int64_t lo, hi;
-	if (isnan(x))
-		return 0;
-	if (t == TLC_DT_BOOL)
-		return x != 0.0;
-	tlc_dtype_int_range(t, &lo, &hi);
-	if (t == TLC_DT_UINT64)
-		hi = INT64_MAX;
-	double tr = trunc(x);
-	if (tr <= (double)lo)
-		return lo;
-	if (tr >= (double)hi)
-		return hi;
-	return (int64_t)tr;
+	tlc_scalar v = {x, 0};
+	return tlc_arith_convert(v, TLC_DT_FLOAT64, t).i;
 }
 
 /* ---- random inputs: splitmix64 ---- */

@@ -454,7 +454,11 @@ static bool same_value(sim_val a, sim_val b, tlc_dtype t, double atol, double rt
 		*diff = isnan(a.f) && isnan(b.f) ? 0.0 : INFINITY;
 		return isnan(a.f) && isnan(b.f);
 	}
-	*diff = a.f == b.f ? 0.0 : fabs(a.f - b.f);
+	if (a.f == b.f) { /* equal infinities too: rtol * inf would be NaN when rtol is 0 */
+		*diff = 0.0;
+		return true;
+	}
+	*diff = fabs(a.f - b.f);
 	return *diff <= atol + rtol * fabs(b.f);
 }
 

@@ -228,12 +228,28 @@ TLC_API const tlc_expr *tlc_str(tlc_module *m, const char *s);
 TLC_API const tlc_expr *tlc_sym(tlc_module *m, const char *dotted_name);
 TLC_API const tlc_expr *tlc_var_ref(tlc_module *m, tlc_var *v);
 TLC_API const tlc_expr *tlc_buf_ref(tlc_module *m, tlc_buffer *b);
-/* Unary and binary operators, SELECT, MIN/MAX. Result dtype: comparisons and
- * logic give bool; arithmetic gives the operands' common type (the
- * non-constant one if one side is a constant whose value that type holds). */
+/* The type both operands of binary operator k (or the two branches of a
+ * SELECT) are converted to when their types are a and b: TileLang's (TVM's)
+ * rule, doc/language.md "Arithmetic".  An IEEE float (float16/32/64) beats
+ * any other type, the wider of two; else bfloat16; else a float8 (two
+ * different float8 formats: TLC_DT_VOID, an error); else the wider integer,
+ * unsigned when as wide; bool with an int gives the int.  Arithmetic
+ * (+ - * / // % << >>) takes bool operands as int32; `and`/`or` give bool. */
+TLC_API tlc_dtype tlc_operand_type(tlc_expr_kind k, tlc_dtype a, tlc_dtype b);
+/* Unary and binary operators, SELECT, MIN/MAX.  The operands are converted
+ * to tlc_operand_type (explicit T.cast nodes; a constant becomes a constant
+ * of that type), except that an integer constant beside a non-constant
+ * operand takes that operand's type when its value survives (i + 1 is an
+ * int64 sum for an int64 i).  So both operands of every node have one type:
+ * comparisons and logic give bool, arithmetic that type.  `not`, `and`, `or`
+ * and the condition of a SELECT take bools (x != 0 for other types); NEG of
+ * a bool is an int32. */
 TLC_API const tlc_expr *tlc_unary(tlc_module *m, tlc_expr_kind k, const tlc_expr *a);
 TLC_API const tlc_expr *tlc_binary(tlc_module *m, tlc_expr_kind k, const tlc_expr *a, const tlc_expr *b);
 TLC_API const tlc_expr *tlc_select(tlc_module *m, const tlc_expr *cond, const tlc_expr *t, const tlc_expr *f);
+/* a converted to dtype t (T.cast(a, t)): a itself when it has type t, the
+ * constant of t when a is a constant (the language's conversion of its
+ * value, as TVM's cast folds constants), else a CAST node. */
 TLC_API const tlc_expr *tlc_cast(tlc_module *m, tlc_dtype t, const tlc_expr *a);
 TLC_API const tlc_expr *tlc_load(tlc_module *m, tlc_buffer *b, int n, const tlc_expr *const *idx);
 TLC_API const tlc_expr *tlc_region(tlc_module *m, tlc_buffer *b, int n, const tlc_range *dims);

@@ -105,8 +105,11 @@ elif ! {
 		-c "$TLC_SRCDIR/core/dtype.c" -o "$tmp/dtype.o" &&
 		cc -std=c11 -D_GNU_SOURCE -w -I"$TLC_SRCDIR/include" -I"$TLC_SRCDIR/core" -I"$TLC_SRCDIR/core/sim" \
 			-I"$(dirname "$TLC")" -c "$TLC_SRCDIR/core/sim/sim_number.c" -o "$tmp/sim_number.o" &&
+		cc -std=c11 -D_GNU_SOURCE -w -I"$TLC_SRCDIR/include" -I"$TLC_SRCDIR/core" \
+			-I"$(dirname "$TLC")" -c "$TLC_SRCDIR/core/arith.c" -o "$tmp/arith.o" &&
 		"$CXX" -std=c++17 -O1 -w -I"$TLC_SRCDIR/include" -I"$TLC_SRCDIR/backends/hip/device" \
-			"$TLC_SRCDIR/tests/hip/fp8_host.cpp" "$tmp/dtype.o" "$tmp/sim_number.o" -o "$tmp/fp8" -lm
+			"$TLC_SRCDIR/tests/hip/fp8_host.cpp" "$tmp/dtype.o" "$tmp/sim_number.o" "$tmp/arith.o" \
+			-o "$tmp/fp8" -lm
 } 2>"$tmp/fp8.err"; then
 	echo "not ok $n - float8 fnuz conversions: the test does not build"; sed 's/^/# /' "$tmp/fp8.err" | head
 	fail=$((fail + 1))

@@ -97,7 +97,14 @@ static void test_dtypes(void)
 	ok(add(V(i64), I(1))->dtype == TLC_DT_INT64, "int64 var + int32 constant is int64");
 	ok(add(V(i32), V(i64))->dtype == TLC_DT_INT64, "int32 + int64 is int64");
 	ok(mul(V(f16), I(2))->dtype == TLC_DT_FLOAT16, "float16 var * int constant is float16");
-	ok(mul(V(f16), F(0.5))->dtype == TLC_DT_FLOAT16, "float16 var * float32 constant is float16");
+	/* a typed float32 constant is not a Python literal (the frontend types
+	 * those): float32 wins over float16, with an explicit cast */
+	ok(mul(V(f16), F(0.5)) == mul(tlc_cast(m, TLC_DT_FLOAT32, V(f16)), F(0.5)),
+	   "float16 var * float32 constant is a float32 product of the converted var");
+	ok(mul(V(f16), tlc_float(m, TLC_DT_FLOAT16, 0.5))->dtype == TLC_DT_FLOAT16, "float16 * float16 constant");
+	ok(add(V(f16), V(i32)) == add(V(f16), tlc_cast(m, TLC_DT_FLOAT16, V(i32))), "float16 + int32: the int converts");
+	ok(bin(TLC_EXPR_LT, V(i64), V(i32)) == bin(TLC_EXPR_LT, V(i64), tlc_cast(m, TLC_DT_INT64, V(i32))),
+	   "a comparison converts to the common type");
 	ok(mul(V(i32), F(0.5))->dtype == TLC_DT_FLOAT32, "int var * float constant is float");
 	ok(bin(TLC_EXPR_LT, V(i32), I(3))->dtype == TLC_DT_BOOL, "comparison is bool");
 	ok(tlc_unary(m, TLC_EXPR_NOT, bin(TLC_EXPR_LT, V(i32), I(3)))->dtype == TLC_DT_BOOL, "not is bool");
@@ -320,7 +327,10 @@ static void test_print_expr(void)
 	is_str(P(F(0.1)), "0.1", "float32 0.1 (shortest text)");
 	is_str(P(F(1e-6)), "1e-06", "float32 1e-06");
 	is_str(P(F(1e20)), "1e+20", "float32 1e+20");
-	is_str(P(F(1.0 / 3.0)), "0.3333333333333333", "float32 1/3 round-trips");
+	is_str(P(F(1.0 / 3.0)), "0.33333334", "float32 1/3: the shortest text of the float");
+	is_str(P(tlc_float(m, TLC_DT_FLOAT64, 1.0 / 3.0)), "T.float64(0.3333333333333333)", "float64 1/3 round-trips");
+	is_str(P(tlc_float(m, TLC_DT_FLOAT16, 0.1)), "T.float16(0.1)", "float16 0.1 holds the float16 value, printed short");
+	ok(tlc_float(m, TLC_DT_FLOAT16, 0.1)->u.fval == 0.0999755859375, "float16 0.1 is rounded to its type");
 	is_str(P(F(-2.5)), "-2.5", "negative float");
 	is_str(P(tlc_float(m, TLC_DT_FLOAT16, 1.5)), "T.float16(1.5)", "float16 constant");
 	is_str(P(F(-INFINITY)), "-T.infinity(\"float32\")", "-inf");
@@ -335,7 +345,10 @@ static void test_print_expr(void)
 	                    tlc_tuple(m, 2, (const tlc_expr *[]){V(y), mul(V(x), I(2))}, false))),
 	       "lambda x, y: (y, x * 2)", "lambda");
 	is_str(P(tlc_select(m, lt, tlc_cast(m, TLC_DT_FLOAT16, V(x)), tlc_float(m, TLC_DT_FLOAT16, 0))),
-	       "T.if_then_else(x < y, T.cast(x, \"float16\"), T.float16(0.0))", "select and cast");
+	       "T.if_then_else(x < y, T.cast(x, \"float16\"), 0.0)",
+	       "select and cast (the constant beside a float16 branch prints as a literal, read back as float16)");
+	is_str(P(tlc_select(m, lt, tlc_float(m, TLC_DT_FLOAT16, 1), tlc_float(m, TLC_DT_FLOAT16, 0))),
+	       "T.if_then_else(x < y, T.float16(1.0), T.float16(0.0))", "two constants keep their types");
 	is_str(P(mul(bin(TLC_EXPR_MAX, V(x), I(0)), I(2))), "T.max(x, 0) * 2", "max");
 	is_str(P(tlc_call(m, TLC_OP_EXP2, TLC_DT_FLOAT32, 1, (const tlc_expr *[]){F(2.0)}, 0, NULL, NULL)),
 	       "T.exp2(2.0)", "math call");
@@ -638,10 +651,99 @@ static void test_verify(void)
 	       "tlc: error: IR verification failed: if condition must be bool, not int32\n"
 	       "tlc: error: IR verification failed: loop extent must be an integer, not float32\n",
 	       "one message per mistake, use after the alloc is fine");
+
+	/* the typing invariants: a store converts nothing */
+	tlc_buf_free(&sink);
+	f->body = tlc_seq_new(m, noloc);
+	tlc_seq_append(m, f->body, tlc_store_new(m, noloc, C, 2, (const tlc_expr *[]){I(0), I(0)}, F(1.5)));
+	ok(!tlc_verify_module(ctx, m, "test-pass"), "a float32 value stored into an int32 buffer fails verification");
+	is_str(tlc_buf_str(&sink),
+	       "tlc: error: IR verification failed after pass 'test-pass': a float32 value stored into int32 buffer "
+	       "'C' (an explicit T.cast is missing)\n",
+	       "the store's message names both types");
 	m = saved;
 	tlc_module_free(vm);
 	tlc_diag_capture(ctx, NULL);
 	tlc_buf_free(&sink);
+}
+
+/* ---- the language's arithmetic (doc/language.md, "Arithmetic") ----
+ * Constant folding computes what tlc-sim computes (core/arith.c); the
+ * expected values are worked out from the definition by hand. */
+
+static const tlc_expr *C(tlc_dtype t, int64_t v) { return tlc_int(m, t, v); }
+static const tlc_expr *CF(tlc_dtype t, double v) { return tlc_float(m, t, v); }
+
+static void test_arith(void)
+{
+	/* the type of two typed operands: TVM's PromoteBinaryOpType */
+	ok(tlc_operand_type(TLC_EXPR_ADD, TLC_DT_BFLOAT16, TLC_DT_FLOAT16) == TLC_DT_FLOAT16 &&
+	   tlc_operand_type(TLC_EXPR_ADD, TLC_DT_FLOAT16, TLC_DT_BFLOAT16) == TLC_DT_FLOAT16,
+	   "bfloat16 + float16 is float16, in either order");
+	ok(tlc_operand_type(TLC_EXPR_MUL, TLC_DT_FLOAT8_E4M3, TLC_DT_FLOAT16) == TLC_DT_FLOAT16 &&
+	   tlc_operand_type(TLC_EXPR_MUL, TLC_DT_BFLOAT16, TLC_DT_FLOAT8_E5M2) == TLC_DT_BFLOAT16 &&
+	   tlc_operand_type(TLC_EXPR_MUL, TLC_DT_INT32, TLC_DT_FLOAT8_E5M2) == TLC_DT_FLOAT8_E5M2,
+	   "IEEE floats beat bfloat16, which beats float8, which beats integers");
+	ok(tlc_operand_type(TLC_EXPR_ADD, TLC_DT_FLOAT8_E4M3, TLC_DT_FLOAT8_E5M2) == TLC_DT_VOID,
+	   "two float8 formats have no common type");
+	ok(tlc_operand_type(TLC_EXPR_ADD, TLC_DT_FLOAT32, TLC_DT_FLOAT64) == TLC_DT_FLOAT64 &&
+	   tlc_operand_type(TLC_EXPR_ADD, TLC_DT_INT64, TLC_DT_FLOAT16) == TLC_DT_FLOAT16,
+	   "the wider IEEE float; an int with a float gives the float");
+	ok(tlc_operand_type(TLC_EXPR_ADD, TLC_DT_INT32, TLC_DT_UINT32) == TLC_DT_UINT32 &&
+	   tlc_operand_type(TLC_EXPR_ADD, TLC_DT_UINT8, TLC_DT_INT16) == TLC_DT_INT16 &&
+	   tlc_operand_type(TLC_EXPR_ADD, TLC_DT_INT8, TLC_DT_INT64) == TLC_DT_INT64,
+	   "integers: the wider, unsigned when as wide");
+	ok(tlc_operand_type(TLC_EXPR_ADD, TLC_DT_BOOL, TLC_DT_BOOL) == TLC_DT_INT32 &&
+	   tlc_operand_type(TLC_EXPR_BITAND, TLC_DT_BOOL, TLC_DT_BOOL) == TLC_DT_BOOL &&
+	   tlc_operand_type(TLC_EXPR_LT, TLC_DT_BOOL, TLC_DT_INT8) == TLC_DT_INT8,
+	   "bools count as int32 in arithmetic, stay bool in bitwise ops; bool with an int gives the int");
+
+	/* integers wrap in 8 and 16 bits and in unsigned types */
+	ok(S(add(C(TLC_DT_INT8, 100), C(TLC_DT_INT8, 100))) == C(TLC_DT_INT8, -56), "int8 100 + 100 == -56");
+	ok(S(sub(C(TLC_DT_UINT8, 1), C(TLC_DT_UINT8, 2))) == C(TLC_DT_UINT8, 255), "uint8 1 - 2 == 255");
+	ok(S(add(tlc_bool(m, true), tlc_bool(m, true))) == I(2), "True + True == 2 (int32)");
+	ok(S(bin(TLC_EXPR_FLOORDIV, C(TLC_DT_INT8, -128), C(TLC_DT_INT8, -1))) == C(TLC_DT_INT8, -128),
+	   "int8 -128 // -1 wraps to -128");
+	ok(S(bin(TLC_EXPR_LT, C(TLC_DT_UINT64, -1), C(TLC_DT_UINT64, 1))) == tlc_bool(m, false) &&
+	   S(bin(TLC_EXPR_MAX, C(TLC_DT_UINT64, -1), C(TLC_DT_UINT64, 1))) == C(TLC_DT_UINT64, -1),
+	   "uint64 2^64 - 1 compares as unsigned");
+	ok(S(bin(TLC_EXPR_SHL, C(TLC_DT_INT32, -1), C(TLC_DT_INT32, 31))) == C(TLC_DT_INT32, INT32_MIN),
+	   "<< of a negative int32 is two's complement");
+	ok(S(bin(TLC_EXPR_SHR, C(TLC_DT_INT8, -128), C(TLC_DT_INT8, 3))) == C(TLC_DT_INT8, -16),
+	   ">> of a signed value is arithmetic");
+	const tlc_expr *shift = bin(TLC_EXPR_SHL, C(TLC_DT_INT32, 1), C(TLC_DT_INT32, 32));
+	ok(S(shift)->kind == TLC_EXPR_SHL, "a shift count out of range is not folded (an error at run time)");
+	const tlc_expr *ovf = add(C(TLC_DT_INT64, INT64_MAX), C(TLC_DT_INT64, 1));
+	ok(S(ovf)->kind == TLC_EXPR_ADD, "int64 overflow is not folded (an error at run time)");
+
+	/* floats: rounded to their type after every step */
+	ok(S(bin(TLC_EXPR_FLOORDIV, F(1.0), F(0.1))) == F(10.0), "float32 1.0 // 0.1 == 10 (1.0f / 0.1f rounds to 10)");
+	ok(S(bin(TLC_EXPR_FLOORMOD, F(1.0), F(0.1))) == F((double)(1.0f - 10.0f * 0.1f)),
+	   "float32 1.0 %% 0.1 == 1 - 10 * 0.1f, each step in float32");
+	ok(S(add(CF(TLC_DT_FLOAT16, 2048), CF(TLC_DT_FLOAT16, 1))) == CF(TLC_DT_FLOAT16, 2048),
+	   "float16 2048 + 1 rounds to 2048 (ties to even)");
+	ok(S(mul(CF(TLC_DT_FLOAT8_E4M3, 256), CF(TLC_DT_FLOAT8_E4M3, 2))) == CF(TLC_DT_FLOAT8_E4M3, 448),
+	   "float8_e4m3fn overflow saturates to 448");
+	ok(S(mul(CF(TLC_DT_FLOAT16, 256), CF(TLC_DT_FLOAT16, 256)))->u.fval == INFINITY, "float16 overflow is inf");
+	ok(S(bin(TLC_EXPR_MIN, F(NAN), F(1.0))) == F(1.0) && S(bin(TLC_EXPR_MAX, F(1.0), F(NAN))) == F(1.0),
+	   "min/max of a NaN give the other operand");
+	ok(signbit(S(bin(TLC_EXPR_MIN, F(0.0), F(-0.0)))->u.fval) && !signbit(S(bin(TLC_EXPR_MAX, F(-0.0), F(0.0)))->u.fval),
+	   "min/max order -0 below +0");
+
+	/* conversions */
+	ok(tlc_cast(m, TLC_DT_INT8, CF(TLC_DT_FLOAT16, 200)) == C(TLC_DT_INT8, 127), "float16 200 -> int8 saturates to 127");
+	ok(tlc_cast(m, TLC_DT_INT32, F(NAN)) == I(0) && tlc_cast(m, TLC_DT_UINT8, F(-3.5)) == C(TLC_DT_UINT8, 0),
+	   "NaN -> 0, a negative float -> 0 for an unsigned type");
+	ok(tlc_cast(m, TLC_DT_INT32, F(-2.75)) == I(-2), "float -> int truncates toward zero");
+	ok(tlc_cast(m, TLC_DT_BOOL, F(NAN)) == tlc_bool(m, true), "NaN -> bool is True (x != 0)");
+	ok(tlc_cast(m, TLC_DT_INT8, I(300)) == C(TLC_DT_INT8, 44), "int32 300 -> int8 wraps to 44");
+	/* 2^24 + 2^16 + 1 rounds to 2^24 + 2^16 in float32 (a tie, to even),
+	 * then to 2^24 in bfloat16 (a tie again): through float32, as defined */
+	ok(tlc_cast(m, TLC_DT_BFLOAT16, I((1 << 24) + (1 << 16) + 1)) == CF(TLC_DT_BFLOAT16, 16777216.0),
+	   "int -> bfloat16 rounds through float32");
+	ok(tlc_cast(m, TLC_DT_FLOAT8_E5M2, F(INFINITY)) == CF(TLC_DT_FLOAT8_E5M2, 57344),
+	   "inf -> float8_e5m2 saturates to 57344");
+	ok(tlc_cast(m, TLC_DT_UINT64, F(1e30)) == C(TLC_DT_UINT64, -1), "1e30 -> uint64 saturates to 2^64 - 1");
 }
 
 /* ---- diagnostics ---- */
@@ -757,10 +859,12 @@ static void test_wide_index_arith(void)
 	ok(add(V(i), t32)->dtype == TLC_DT_INT64, "int32 var + 2**32 is an int64 sum");
 	ok(mul(V(i), t40)->dtype == TLC_DT_INT64, "int32 var * 2**40 is an int64 product");
 	ok(add(V(i), tlc_int(m, TLC_DT_INT64, 5))->dtype == TLC_DT_INT32, "a small int64 constant adopts int32");
-	is_str(P(S(add(mul(V(i), t40), I(5)))), "i * T.int64(1099511627776) + T.int64(5)", "i * 2**40 + 5 keeps 2**40");
-	is_str(P(S(add(V(i), t32))), "i + T.int64(4294967296)", "i + 2**32 keeps 2**32");
+	is_str(P(S(add(mul(V(i), t40), I(5)))), "T.cast(i, \"int64\") * 1099511627776 + 5",
+	       "i * 2**40 + 5 keeps 2**40 (an int64 product of the converted i)");
+	is_str(P(S(add(V(i), t32))), "T.cast(i, \"int64\") + 4294967296", "i + 2**32 keeps 2**32");
 	/* int32 products whose folded coefficient passes 2^31 widen */
-	is_str(P(S(mul(mul(V(i), I(65536)), I(65536)))), "i * T.int64(4294967296)", "(i * 65536) * 65536 widens");
+	is_str(P(S(mul(mul(V(i), I(65536)), I(65536)))), "T.cast(i, \"int64\") * 4294967296",
+	       "(i * 65536) * 65536 widens");
 	ok(S(mul(I(65536), I(65536))) == tlc_int(m, TLC_DT_INT64, INT64_C(1) << 32), "65536 * 65536 folds to int64");
 	ok(S(sub(I(INT32_MIN), I(1)))->dtype == TLC_DT_INT64, "INT32_MIN - 1 folds to int64");
 	ok(S(tlc_unary(m, TLC_EXPR_NEG, I(INT32_MIN))) == tlc_int(m, TLC_DT_INT64, -(int64_t)INT32_MIN),
@@ -808,6 +912,7 @@ int main(void)
 	test_print_forms();
 	test_dict();
 	test_verify();
+	test_arith();
 	test_diag();
 	test_arena();
 	tlc_module_free(m);

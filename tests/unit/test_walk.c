@@ -261,7 +261,7 @@ static void test_visit_order(void)
 	tlc_visitor v = trace_visitor(&t);
 	ok(tlc_walk_stmt(&v, st.root), "a full walk returns true");
 	is_str(tlc_buf_str(&t.out),
-	       "SEQ{ FOR{ 0 n SEQ{ LET{ MUL( i 2 ) } STORE{ x ADD( LOAD( i ) 1 ) } } } "
+	       "SEQ{ FOR{ 0 n SEQ{ LET{ MUL( i 2 ) } STORE{ x ADD( LOAD( i ) FLOAT ) } } } "
 	       "IF{ GT( n 0 ) EVAL{ CALL } } } ",
 	       "pre/post order: statement, its expressions, its nested statements");
 	tlc_buf_free(&t.out);
@@ -536,8 +536,8 @@ static void test_stmt_hooks(void)
 	is_str(PS(r),
 	       "for i in T.serial(16):\n"
 	       "    x = i * 2\n"
-	       "    with T.attr(\"stored\", B[i] + 1):\n"
-	       "        A[x] = B[i] + 1\n"
+	       "    with T.attr(\"stored\", B[i] + 1.0):\n"
+	       "        A[x] = B[i] + 1.0\n"
 	       "if 16 > 0:\n"
 	       "    T.sync_warp()\n",
 	       "stmt_pre replaces the barrier, stmt_post wraps the rewritten store");
@@ -563,7 +563,7 @@ static void test_clone(void)
 		"x = i * 2\n"
 		"S = T.alloc_shared((4,), \"float32\")\n"
 		"S[x] = B[i]\n"
-		"A[x] = B[i] + 1\n";
+		"A[x] = B[i] + 1.0\n";
 	is_str(PS(body), orig_text, "the loop body before cloning");
 
 	/* unroll by hand: two copies with i -> 0 and i -> 1 */
@@ -579,11 +579,11 @@ static void test_clone(void)
 	       "x = 0 * 2\n"
 	       "S = T.alloc_shared((4,), \"float32\")\n"
 	       "S[x] = B[0]\n"
-	       "A[x] = B[0] + 1\n"
+	       "A[x] = B[0] + 1.0\n"
 	       "x_1 = 1 * 2\n"
 	       "S_1 = T.alloc_shared((4,), \"float32\")\n"
 	       "S_1[x_1] = B[1]\n"
-	       "A[x_1] = B[1] + 1\n",
+	       "A[x_1] = B[1] + 1.0\n",
 	       "two clones with fresh binders declare different objects (the printer tells them apart)");
 	is_str(PS(body), orig_text, "the original is untouched");
 	tlc_stmt *c0 = unrolled->u.seq.items[0], *c1 = unrolled->u.seq.items[1];

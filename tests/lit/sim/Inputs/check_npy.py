@@ -29,6 +29,12 @@ wrote beside them.
                                       some element is not within that tolerance
     check_npy.py same DIR1 DIR2 NAME  NAME.npy is byte-identical in both
     check_npy.py differ DIR1 DIR2 NAME NAME.npy differs
+    check_npy.py write FILE DTYPE V...  write the 1-D .npy of the values V (given in the test,
+                                      each exactly a value of the tlc dtype DTYPE: bfloat16 and
+                                      float8_e4m3fn as their raw bits, as the simulator reads them)
+    check_npy.py values DIR NAME DTYPE V...
+                                      NAME.npy holds exactly the values V (bit for bit; NaN
+                                      matches NaN), read as the tlc dtype DTYPE
 
 Exit 0 when the check holds; 1 with the first mismatch on stderr.
 """
@@ -174,8 +180,75 @@ def check_attention(d, atol, rtol, causal):
     print(f"attention: B{B} S{S} H{H} D{D}{' causal' if causal else ''}, largest error {worst:.3g}")
 
 
+DESCR = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int32": "<i4", "int64": "<i8", "float16": "<f2",
+         "float32": "<f4", "float64": "<f8", "bfloat16": "<u2", "float8_e4m3fn": "|u1"}
+
+
+def e4m3_bits(x):
+    """The bits of x, a float8_e4m3fn value (exactly one)."""
+    for b in range(256):
+        v = e4m3(b)
+        if (math.isnan(x) and math.isnan(v)) or (v == x and math.copysign(1, v) == math.copysign(1, x)):
+            return b
+    sys.exit(f"{x} is not a float8_e4m3fn value")
+
+
+def encode(dtype, x):
+    """x in the storage of the tlc dtype (what read_npy decodes back)."""
+    if dtype == "bfloat16":
+        bits = struct.unpack("<I", struct.pack("<f", x))[0]
+        if bits & 0xFFFF:
+            sys.exit(f"{x} is not a bfloat16 value")
+        return bits >> 16
+    if dtype == "float8_e4m3fn":
+        return e4m3_bits(x)
+    if dtype == "bool":
+        return bool(x)
+    if dtype.startswith("float"):
+        if struct.unpack("<" + FORMATS[DESCR[dtype]][-1], struct.pack("<" + FORMATS[DESCR[dtype]][-1], x))[0] != x \
+                and not math.isnan(x):
+            sys.exit(f"{x} is not a {dtype} value")
+        return x
+    return int(x)
+
+
+def number(text):
+    return float(text) if any(c in text for c in ".ein") else int(text)
+
+
+def write_npy(path, dtype, values):
+    descr = DESCR[dtype]
+    header = repr({"descr": descr, "fortran_order": False, "shape": (len(values),)})
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    body = struct.pack(f"<{len(values)}{FORMATS[descr]}", *[encode(dtype, v) for v in values])
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") + body)
+
+
+def check_values(d, name, dtype, want):
+    global FP8
+    FP8 = dtype == "float8_e4m3fn"
+    descr, shape, got = read_npy(f"{d}/{name}.npy")
+    if descr != DESCR[dtype]:
+        fail(f"{name}.npy holds {descr}, not {dtype}")
+    if len(got) != len(want):
+        fail(f"{name}.npy has {len(got)} elements, the test gives {len(want)}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        same = (math.isnan(g) and math.isnan(w)) if isinstance(w, float) and math.isnan(w) else \
+            (g == w and (not isinstance(w, float) or math.copysign(1, g) == math.copysign(1, w)))
+        if not same:
+            fail(f"{name}[{i}]: tlc-sim wrote {g}, the definition gives {w}")
+    print(f"{name}: {len(want)} values as defined")
+
+
 def main():
     cmd = sys.argv[1]
+    if cmd == "write":
+        write_npy(sys.argv[2], sys.argv[3], [number(v) for v in sys.argv[4:]])
+        return
+    if cmd == "values":
+        check_values(sys.argv[2], sys.argv[3], sys.argv[4], [number(v) for v in sys.argv[5:]])
+        return
     if cmd == "add":
         check_add(sys.argv[2], [int(x) for x in sys.argv[3:7]])
     elif cmd == "gemm":
