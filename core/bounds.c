@@ -13,6 +13,7 @@
 
 #include <tlc/bounds.h>
 #include <tlc/pass.h>
+#include <tlc/walk.h>
 
 #define BOUND_LIMIT ((int64_t)1 << 40) /* keep products far from overflow */
 
@@ -286,3 +287,36 @@ const tlc_expr *tlc_access_guard(tlc_module *m, const tlc_ranges *r, const tlc_b
 	return pred;
 }
 
+/* ---- safe values ---- */
+
+typedef struct safe_scan {
+	const tlc_buffer *b;
+	const tlc_expr *value;
+} safe_scan;
+
+static tlc_walk_action find_safe_value(void *p, const tlc_stmt *s)
+{
+	safe_scan *c = p;
+	if (!tlc_stmt_is_call(s, TLC_OP_ANNOTATE_SAFE_VALUE))
+		return TLC_WALK_CONTINUE;
+	const tlc_expr *d = s->u.eval.call->u.call.args[0];
+	for (int i = 0; d->kind == TLC_EXPR_TUPLE && d->u.tuple.is_dict && i < d->u.tuple.n; i++) {
+		const tlc_expr *pair = d->u.tuple.items[i];
+		if (pair->u.tuple.items[0]->kind == TLC_EXPR_BUF && pair->u.tuple.items[0]->u.buf == c->b) {
+			c->value = pair->u.tuple.items[1];
+			return TLC_WALK_STOP;
+		}
+	}
+	return TLC_WALK_SKIP;
+}
+
+const tlc_expr *tlc_safe_value(tlc_module *m, const tlc_func *f, const tlc_buffer *b)
+{
+	safe_scan c = {b, NULL};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = find_safe_value}, f->body);
+	if (c.value)
+		return c.value;
+	if (b->dtype == TLC_DT_BOOL)
+		return tlc_bool(m, false);
+	return tlc_dtype_is_float(b->dtype) ? tlc_float(m, b->dtype, 0.0) : tlc_int(m, b->dtype, 0);
+}

@@ -442,6 +442,7 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	case TLC_OP_CUMSUM: cumsum(s, c, st->loc); return;
 	case TLC_OP_ATOMIC_ADD: atomic_add(s, c, st->loc); return;
 	case TLC_OP_ANNOTATE_LAYOUT:
+	case TLC_OP_ANNOTATE_SAFE_VALUE: /* read once before the run (sim_run.c) */
 	case TLC_OP_USE_SWIZZLE:
 	case TLC_OP_PRINT:
 	case TLC_OP_SYNC_THREADS:

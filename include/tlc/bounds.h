@@ -42,6 +42,9 @@ TLC_API void tlc_ranges_push_frame(tlc_ranges *r, const tlc_func *f);
  * there) prove; NULL when the access is provably inside b. */
 TLC_API const tlc_expr *tlc_access_guard(tlc_module *m, const tlc_ranges *r, const tlc_buffer *b, int n,
                                          const tlc_expr *const *idx, int nfacts, const tlc_expr *const *facts);
+/* What a masked load of global tensor b reads in kernel f: the constant its
+ * T.annotate_safe_value gives, else 0 of b's dtype. */
+TLC_API const tlc_expr *tlc_safe_value(tlc_module *m, const tlc_func *f, const tlc_buffer *b);
 
 #ifdef __cplusplus
 }
