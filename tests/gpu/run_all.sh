@@ -32,6 +32,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 run elementwise python3 tests/gpu/run_elementwise.py --tlc "$tlc" --out "$out"
 run gemm timeout 900 python3 tests/gpu/run_gemm.py --tlc "$tlc" --out "$out"
 run attention python3 tests/gpu/run_attention.py --tlc "$tlc" --out "$out"
+run bounds python3 tests/gpu/run_bounds.py --tlc "$tlc" --out "$out"
 run gemm_helper bash -c "nvcc -std=c++17 -O2 -arch=sm_90a tests/gpu/gemm_helper_test.cu -o /tmp/tlc_gemm_helper_test && /tmp/tlc_gemm_helper_test"
 run wgmma_helper bash -c "nvcc -std=c++17 -gencode=arch=compute_90a,code=sm_90a tests/gpu/wgmma_helper_test.cu -o /tmp/tlc_wgmma_helper_test && /tmp/tlc_wgmma_helper_test"
 run tma_helper bash -c "nvcc -std=c++17 -gencode=arch=compute_90a,code=sm_90a tests/gpu/tma_helper_test.cu -o /tmp/tlc_tma_helper_test -lcudart && timeout 300 /tmp/tlc_tma_helper_test"
