@@ -19,10 +19,12 @@
  * safe is 0 of the dtype or the tensor's T.annotate_safe_value.
  *
  * Conditions already tested hold where the access is: an enclosing `if`
- * (its then-branch), a T.if_then_else (its then-value), and a store's own
- * guard for the loads of its value.  They are facts: a conjunct they
- * prove is not repeated (also a variable they bound, `if j < 32:`,
- * narrows its range).  A guard that would sit alone inside an `if` with no
+ * (its then-branch, for the conjuncts that read no memory the branch
+ * writes), a T.if_then_else (its then-value), and a store's own guard for
+ * the loads of its value.  They are facts: a conjunct they prove is not
+ * repeated (also a variable they bound, `if j < 32:`, narrows its range).
+ * Conjuncts of `and` do not prove each other: the simplifier may reorder
+ * them.  A guard that would sit alone inside an `if` with no
  * else, or as the then-value of a T.if_then_else whose else is the safe
  * value, joins that condition instead (`if c and guard: store`), so that a
  * T.Parallel nest's body keeps the shapes lower-tile-ops vectorizes:
@@ -42,6 +44,7 @@
 
 #include <string.h>
 
+#include <tlc/access.h>
 #include <tlc/bounds.h>
 #include <tlc/pass.h>
 #include <tlc/plugin.h>
@@ -85,7 +88,7 @@ static const tlc_expr *safe_of(lb_state *st, const tlc_buffer *b)
 	for (int i = 0; i < st->nsafe; i++)
 		if (st->safe_buf[i] == b)
 			return st->safe_val[i];
-	int cap = st->cap_safe;
+	int cap = st->cap_safe; /* the two tables grow together */
 	st->safe_buf = tlc_mem_grow(st->safe_buf, st->nsafe, &st->cap_safe, sizeof(*st->safe_buf));
 	st->safe_val = tlc_mem_grow(st->safe_val, st->nsafe, &cap, sizeof(*st->safe_val));
 	st->safe_buf[st->nsafe] = b;
@@ -137,6 +140,28 @@ static void push_fact(lb_state *st, const tlc_expr *c)
 	st->facts = tlc_mem_grow(st->facts, st->nfacts, &st->cap_facts, sizeof(*st->facts));
 	st->facts[st->nfacts++] = c;
 	narrow_var(st, c);
+}
+
+/* Does x read memory that s writes?  (Its value inside s may then not be
+ * the one tested before s.) */
+static tlc_walk_action load_written(void *p, const tlc_expr *e)
+{
+	const tlc_stmt *s = p;
+	return e->kind == TLC_EXPR_LOAD && (tlc_stmt_use_of(s, e->u.load.buf) & TLC_ACCESS_WRITE) ? TLC_WALK_STOP
+	                                                                                          : TLC_WALK_CONTINUE;
+}
+
+/* An `if`'s condition holds in its then-branch s: each conjunct that reads
+ * nothing s writes (`if p[0] < n: p[0] = m; A[p[0]]` proves nothing). */
+static void push_branch_facts(lb_state *st, const tlc_expr *c, const tlc_stmt *s)
+{
+	if (c->kind == TLC_EXPR_AND) {
+		push_branch_facts(st, c->u.op.a, s);
+		push_branch_facts(st, c->u.op.b, s);
+		return;
+	}
+	if (tlc_walk_expr(&(tlc_visitor){.ctx = (void *)s, .expr_pre = load_written}, c))
+		push_fact(st, c);
 }
 
 typedef struct fact_mark {
@@ -325,7 +350,7 @@ static tlc_stmt *rewrite_if(tlc_rewriter *rw, tlc_stmt *s)
 	lb_state *st = rw->ctx;
 	s->u.if_.cond = tlc_expr_rewrite(rw, s->u.if_.cond);
 	fact_mark k = mark_facts(st);
-	push_fact(st, s->u.if_.cond);
+	push_branch_facts(st, s->u.if_.cond, s->u.if_.then_s);
 	s->u.if_.then_s = tlc_stmt_rewrite(rw, s->u.if_.then_s);
 	pop_facts(st, k);
 	if (s->u.if_.else_s)
