@@ -174,6 +174,8 @@ typedef struct fe_kernel {
 	int first_dyn;        /* dynamic vars created from this index on belong to it */
 	int scratch[16];      /* the parameters T.alloc_global made (indices) */
 	int nscratch;
+	int nsafe, cap_safe;  /* the tensors T.annotate_safe_value gave a value */
+	const tlc_buffer **safe;
 } fe_kernel;
 
 typedef struct fe {
