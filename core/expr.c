@@ -346,9 +346,9 @@ static bool is_float8(tlc_dtype t)
 	       t == TLC_DT_FLOAT8_E5M2FNUZ;
 }
 
-/* Operators that compute a number: a bool operand is the int32 0 or 1
+/* Operators that compute a number: two bool operands are the int32 0 or 1
  * (Python: True + True == 2), while comparisons, min/max and the bitwise
- * operators keep bools. */
+ * operators keep bools (a bool beside any other type takes that type). */
 static bool promotes_bool(tlc_expr_kind k)
 {
 	switch (k) {
@@ -374,10 +374,8 @@ tlc_dtype tlc_operand_type(tlc_expr_kind k, tlc_dtype a, tlc_dtype b)
 {
 	if (is_logic(k))
 		return TLC_DT_BOOL;
-	if (promotes_bool(k)) {
-		a = a == TLC_DT_BOOL ? TLC_DT_INT32 : a;
-		b = b == TLC_DT_BOOL ? TLC_DT_INT32 : b;
-	}
+	if (promotes_bool(k) && a == TLC_DT_BOOL && b == TLC_DT_BOOL)
+		return TLC_DT_INT32;
 	if (a == b || b == TLC_DT_VOID)
 		return a;
 	if (a == TLC_DT_VOID)
@@ -419,11 +417,9 @@ static const tlc_expr *adopt_int_const(tlc_module *m, const tlc_expr *c, tlc_dty
 /* Convert a and b to the type operator k computes in (see ir.h). */
 static void match_operands(tlc_module *m, tlc_expr_kind k, const tlc_expr **a, const tlc_expr **b)
 {
-	if (promotes_bool(k)) {
-		if ((*a)->dtype == TLC_DT_BOOL)
-			*a = tlc_cast(m, TLC_DT_INT32, *a);
-		if ((*b)->dtype == TLC_DT_BOOL)
-			*b = tlc_cast(m, TLC_DT_INT32, *b);
+	if (promotes_bool(k) && (*a)->dtype == TLC_DT_BOOL && (*b)->dtype == TLC_DT_BOOL) {
+		*a = tlc_cast(m, TLC_DT_INT32, *a);
+		*b = tlc_cast(m, TLC_DT_INT32, *b);
 	}
 	if ((*a)->dtype == (*b)->dtype)
 		return;

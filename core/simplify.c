@@ -88,23 +88,6 @@ static bool fits(int64_t v, tlc_dtype t)
 	return !tlc_dtype_int_range(t, &lo, &hi) || (v >= lo && v <= hi);
 }
 
-/* int32 is the index type: it stands for the source's unbounded Python
- * integers, narrowed for speed, so a result that does not fit it is int64,
- * never wrapped (a wrapped index loads from the wrong address, and int32
- * overflow is undefined in C anyway).  int8/int16 data arithmetic wraps like
- * the stores it feeds; unsigned arithmetic is modular by definition; int64
- * results that overflow are not folded at all (see fold_int). */
-static tlc_dtype exact_type(tlc_dtype t, int64_t v)
-{
-	return t == TLC_DT_INT32 && !fits(v, t) ? TLC_DT_INT64 : t;
-}
-
-/* The constant v of the arithmetic type t (widened, see exact_type). */
-static const tlc_expr *mk_exact(tlc_module *m, tlc_dtype t, int64_t v)
-{
-	return mk_int(m, exact_type(t, v), v);
-}
-
 static bool as_int(const tlc_expr *e, int64_t *v)
 {
 	return tlc_expr_as_int(e, v);
@@ -177,11 +160,9 @@ static bool cmp_result(tlc_expr_kind k, int c) /* c: <0, 0, >0 */
 }
 
 /* Two integer constants of type t (the language's arithmetic, arith.c).
- * int32 is also the index type: it stands for the source's unbounded
- * Python integers, narrowed for speed, so a result that leaves int32 is
- * the int64 constant, never wrapped (the language calls int32 overflow an
- * error: a wrapped index would load from the wrong address); an int64 one
- * that overflows stays unfolded. */
+ * A result the language calls an error (an int32 or int64 overflow, a zero
+ * divisor) stays unfolded: never a wrapped index, and never a wider type
+ * (no pass changes a type), so tlc-sim reports it where it runs. */
 static const tlc_expr *fold_int(tlc_module *m, tlc_expr_kind k, tlc_dtype t, int64_t a, int64_t b)
 {
 	tlc_scalar x = {0, a}, y = {0, b}, r;
@@ -189,13 +170,7 @@ static const tlc_expr *fold_int(tlc_module *m, tlc_expr_kind k, tlc_dtype t, int
 		return tlc_bool(m, tlc_arith_compare(k, t, x, y));
 	if (k == TLC_EXPR_AND || k == TLC_EXPR_OR)
 		return tlc_bool(m, k == TLC_EXPR_AND ? (a && b) : (a || b));
-	if (!tlc_arith_binary(k, t, x, y, &r))
-		return tlc_int(m, t, r.i);
-	bool overflows = k == TLC_EXPR_ADD || k == TLC_EXPR_SUB || k == TLC_EXPR_MUL || k == TLC_EXPR_DIV ||
-	                 k == TLC_EXPR_FLOORDIV;
-	if (t == TLC_DT_INT32 && overflows && !tlc_arith_binary(k, TLC_DT_INT64, x, y, &r))
-		return tlc_int(m, TLC_DT_INT64, r.i);
-	return NULL;
+	return tlc_arith_binary(k, t, x, y, &r) ? NULL : tlc_int(m, t, r.i);
 }
 
 /* Two float constants of type t (the language's arithmetic, arith.c:
@@ -303,8 +278,7 @@ static int term_cmp(const void *x, const void *y)
 	return tlc_expr_compare(((const term *)x)->atom, ((const term *)y)->atom);
 }
 
-/* Drop zero terms and sort the rest into the canonical order; widen the
- * type when a coefficient or the constant does not fit it (exact_type). */
+/* Drop zero terms and sort the rest into the canonical order. */
 static void lin_normalize(linear *l)
 {
 	int k = 0;
@@ -314,22 +288,21 @@ static void lin_normalize(linear *l)
 	l->n = k;
 	if (k > 1)
 		qsort(l->t, (size_t)k, sizeof(*l->t), term_cmp);
-	l->dt = exact_type(l->dt, l->c);
-	for (int i = 0; i < l->n; i++) {
-		int64_t c = l->t[i].coef;
-		l->dt = exact_type(l->dt, c == INT64_MIN ? c : (c < 0 ? -c : c));
-	}
 }
 
-/* A signed linear form whose arithmetic left int64 (or that needs to negate
- * INT64_MIN) cannot be rebuilt. */
+/* A signed linear form whose coefficients or constant leave its type (or
+ * would negate the smallest value) cannot be rebuilt in that type: the
+ * expression keeps its own form and type, and an overflow it holds is the
+ * program's, reported by tlc-sim where it runs. */
 static bool lin_exact(const linear *l)
 {
 	if (l->dt != TLC_DT_INT32 && l->dt != TLC_DT_INT64)
 		return true;
-	bool bad = l->overflow || l->c == INT64_MIN;
+	int64_t lo, hi;
+	tlc_dtype_int_range(l->dt, &lo, &hi);
+	bool bad = l->overflow || l->c == INT64_MIN || l->c < lo || l->c > hi;
 	for (int i = 0; i < l->n; i++)
-		bad |= l->t[i].coef == INT64_MIN;
+		bad |= l->t[i].coef == INT64_MIN || l->t[i].coef < -hi || l->t[i].coef > hi;
 	return !bad;
 }
 
@@ -411,7 +384,6 @@ static const tlc_expr *div_mod_const(tlc_module *m, tlc_expr_kind k, const tlc_e
 		free(l.t);
 		return tlc_binary(m, k, a, mk_int(m, dt, c));
 	}
-	rest.dt = l.dt; /* lin_normalize may have widened it */
 	linear quot = {.dt = l.dt};
 	for (int i = 0; i < l.n; i++) {
 		if (l.t[i].coef % c == 0)
@@ -584,9 +556,9 @@ static const tlc_expr *simplify_unary(tlc_module *m, const tlc_expr *e, const tl
 		return tlc_unary(m, TLC_EXPR_NOT, a);
 	}
 	if (a->kind == TLC_EXPR_INT) {
-		if (a->u.ival == INT64_MIN && a->dtype == TLC_DT_INT64)
-			return tlc_unary(m, TLC_EXPR_NEG, a);
-		return mk_exact(m, a->dtype, wmul(a->u.ival, -1));
+		tlc_scalar x = {0, a->u.ival}, r;
+		/* -INT32_MIN overflows: an error of the program, left to run */
+		return tlc_arith_neg(a->dtype, x, &r) ? tlc_unary(m, TLC_EXPR_NEG, a) : tlc_int(m, a->dtype, r.i);
 	}
 	if (a->kind == TLC_EXPR_FLOAT)
 		return tlc_float(m, a->dtype, -a->u.fval);

@@ -49,6 +49,7 @@ typedef struct options {
 	str_list input_names, input_values; /* --input NAME=VALUE (names copied) */
 	bool run;                           /* --run: simulate instead of emitting */
 	bool compare;                       /* --compare: the lowered run against the tile level */
+	bool strict_bounds;                 /* --strict-bounds: what the masking hides is an error */
 	double atol, rtol;
 	unsigned long long seed;
 	long long blocks; /* --blocks: a sample of the grid (0: all) */
@@ -146,6 +147,10 @@ static const char help_text[] =
 	"  --blocks=N              run only N blocks of the grid, spread evenly from the\n"
 	"                          first to the last (the others' outputs keep their\n"
 	"                          initial values)\n"
+	"  --strict-bounds         at the tile level, a global load or store outside its\n"
+	"                          tensor, which the bounds semantics masks (loads read 0\n"
+	"                          or the safe value, stores are dropped), is an error\n"
+	"                          naming the statement, the index and the shape\n"
 	"\n"
 	"Device compiler (--emit=ptx|cubin|hsaco|so):\n"
 	"  --nvcc=PATH             the nvcc to run for CUDA targets (default: $NVCC, the nvcc\n"
@@ -211,7 +216,7 @@ enum {
 	OPT_PRINT_BEFORE, OPT_PRINT_AFTER, OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL,
 	OPT_VERIFY_EACH, OPT_TIME_PASSES, OPT_VERSION, OPT_HELP, OPT_NO_CARET,
 	OPT_NVCC, OPT_HIPCC, OPT_KEEP_TEMPS, OPT_PRINT_TARGET_INFO, OPT_RUN, OPT_INPUT, OPT_SEED, OPT_BLOCKS, OPT_COMPARE,
-	OPT_LIMIT, OPT_CONFIG_INDEX, OPT_LIST_CONFIGS, OPT_REMARKS,
+	OPT_LIMIT, OPT_CONFIG_INDEX, OPT_LIST_CONFIGS, OPT_REMARKS, OPT_STRICT_BOUNDS,
 };
 
 static const struct option long_options[] = {
@@ -242,6 +247,7 @@ static const struct option long_options[] = {
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"blocks", required_argument, NULL, OPT_BLOCKS},
 	{"compare", optional_argument, NULL, OPT_COMPARE},
+	{"strict-bounds", no_argument, NULL, OPT_STRICT_BOUNDS},
 	{"limit", required_argument, NULL, OPT_LIMIT},
 	{"config-index", required_argument, NULL, OPT_CONFIG_INDEX},
 	{"list-configs", no_argument, NULL, OPT_LIST_CONFIGS},
@@ -474,6 +480,7 @@ static int parse_options(options *o, int argc, char **argv)
 			if (parse_compare(o, optarg))
 				return TLC_EXIT_USAGE;
 			break;
+		case OPT_STRICT_BOUNDS: o->strict_bounds = true; break;
 		case OPT_LIMIT:
 			if (parse_limit(o, optarg))
 				return TLC_EXIT_USAGE;
@@ -500,6 +507,10 @@ static int parse_options(options *o, int argc, char **argv)
 		return usage_error("--run simulates the kernel instead of emitting code: drop --emit=%s", o->emit);
 	if ((o->input_names.n || o->seed || o->blocks || o->compare) && !o->run)
 		return usage_error("%s", "--input, --seed, --blocks and --compare are options of --run");
+	/* the compiled code masks nothing it could report: its guards are in the IR */
+	if (o->strict_bounds && !o->run)
+		return usage_error("%s", "--strict-bounds is an option of --run: it checks the tile level of tlc-sim "
+		                         "(with --passes= or --compare), where accesses outside a tensor are masked");
 	if (!o->emit)
 		o->emit = o->run ? "ir" : "cu"; /* the target's source, whichever its language */
 	else
@@ -951,6 +962,7 @@ static int simulate(session *s, tlc_module *m, tlc_module *tile)
 		.out_dir = to_stdout(o->output) ? NULL : o->output,
 		.blocks = o->blocks,
 		.after_pass = s->passes.n ? s->passes.items[s->passes.n - 1] : NULL,
+		.strict_bounds = o->strict_bounds,
 	};
 	if (o->output && strcmp(o->output, "-") == 0) {
 		fprintf(stderr, "tlc: error: --run writes .npy files: give -o DIR, not -o -\n");

@@ -120,7 +120,7 @@ static void close_ftoi(gpu_emitter *e, tlc_dtype t, bool dbl)
 	}
 	put(e, ", ");
 	if (dbl) {
-		tlc_buf_printf(e->out, "%.17g, %.17g, ", below, above);
+		tlc_buf_printf(e->out, "%.1f, %.1f, ", below, above); /* integers, as double literals */
 	} else {
 		gpu_emit_f32_literal(e, (double)(float)below);
 		put(e, ", ");

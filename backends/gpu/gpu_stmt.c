@@ -239,6 +239,9 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_COPY_VEC:
 		gpu_emit_copy_vec(e, s, ind);
 		return;
+	case TLC_OP_ANNOTATE_SAFE_VALUE:
+		/* no code: legalize-bounds put the safe values into the guards */
+		return;
 	case TLC_OP_USE_SWIZZLE: {
 		/* a permutation of the blocks for L2 locality; the block variables are
 		 * defined from it at kernel entry (gpu_module.c) */

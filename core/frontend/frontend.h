@@ -174,6 +174,8 @@ typedef struct fe_kernel {
 	int first_dyn;        /* dynamic vars created from this index on belong to it */
 	int scratch[16];      /* the parameters T.alloc_global made (indices) */
 	int nscratch;
+	int nsafe, cap_safe;  /* the tensors T.annotate_safe_value gave a value */
+	const tlc_buffer **safe;
 } fe_kernel;
 
 typedef struct fe {
@@ -295,6 +297,10 @@ fe_val *fe_builtin(fe *F, const char *name);
 fe_val *fe_dtype(fe *F, tlc_dtype t);
 /* Wrap an IR expression; constants that print bare (int32, bool, float32)
  * become Python values so that printed IR re-parses to the same thing. */
+/* A typed constant (T.float32(0.5), T.cast(3, "int64")) as a kernel value,
+ * never a Python number: TileLang types it, where a literal takes its
+ * operand's type (doc/language.md, "Arithmetic"). */
+fe_val *fe_typed_const(fe *F, const tlc_expr *e);
 fe_val *fe_expr(fe *F, const tlc_expr *e);
 fe_val *fe_buf(fe *F, tlc_buffer *b);
 /* Python ==.  Values nested deeper than FE_MAX_VALUE_DEPTH (or holding
@@ -318,11 +324,15 @@ const tlc_expr *fe_to_scalar(fe *F, fe_val *v, tlc_loc loc);
  * constant of t made from its exact value, anything else is converted
  * (tlc_cast) -- what a store into a t buffer or T.cast(v, t) needs. */
 const tlc_expr *fe_scalar_as(fe *F, fe_val *v, tlc_dtype t, tlc_loc loc);
-/* The two operands of a binary operation as scalars: a Python number
- * beside a kernel value takes that value's type where it can (a literal
- * has no type of its own: x_f16 * 0.5 is a float16 product); two float8
- * formats with no common type are an error at loc.  False after an error. */
-bool fe_scalar_pair(fe *F, fe_val *a, fe_val *b, tlc_loc loc, const tlc_expr **x, const tlc_expr **y);
+/* The two operands of binary operator k (SELECT: the two branches) as
+ * scalars: a Python number beside a kernel value takes that value's type
+ * where it can (a literal has no type of its own: x_f16 * 0.5 is a float16
+ * product), and two typed values (typed constants included: x_f16 +
+ * T.float32(0.5) is a float32 sum) are converted to tlc_operand_type; two
+ * float8 formats with no common type are an error at loc.  False after an
+ * error. */
+bool fe_scalar_pair(fe *F, tlc_expr_kind k, fe_val *a, fe_val *b, tlc_loc loc, const tlc_expr **x,
+                    const tlc_expr **y);
 /* A compile-time integer (Python int/bool or an integer constant). */
 bool fe_as_int(fe_val *v, int64_t *out);
 /* A dtype from a dtype object or a string; reports errors. */

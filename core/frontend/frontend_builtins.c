@@ -438,7 +438,7 @@ static fe_val *minmax(fe *F, bool is_max, int nargs, fe_val **args, tlc_loc loc)
 		fe_val *b = args[i];
 		if (fe_is_symbolic(r) || fe_is_symbolic(b)) {
 			const tlc_expr *x, *y;
-			if (!fe_scalar_pair(F, r, b, loc, &x, &y))
+			if (!fe_scalar_pair(F, is_max ? TLC_EXPR_MAX : TLC_EXPR_MIN, r, b, loc, &x, &y))
 				return NULL;
 			r = fe_expr(F, tlc_binary(F->m, is_max ? TLC_EXPR_MAX : TLC_EXPR_MIN, x, y));
 			continue;
@@ -849,12 +849,13 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		if (a->kind == FV_FLOAT && !tlc_dtype_is_float(t)) {
 			/* T.int32(2.7): Python's int() first, then the integer type */
 			fe_val *i = fe_int_of_float(F, trunc(a->u.f), tlc_dtype_name(t), loc);
-			return i ? fe_expr(F, fe_scalar_as(F, i, t, loc)) : NULL;
+			const tlc_expr *e = i ? fe_scalar_as(F, i, t, loc) : NULL;
+			return e ? fe_typed_const(F, e) : NULL;
 		}
 		/* a typed constant: the language's conversion of the value
 		 * (T.int8(300) wraps to 44, T.float16(0.1) rounds) */
 		const tlc_expr *e = fe_scalar_as(F, a, t, loc);
-		return e ? fe_expr(F, e) : NULL;
+		return e ? fe_typed_const(F, e) : NULL;
 	}
 	case FV_HOST: {
 		/* host code: opaque, but for the SM count of tilelang's helpers */

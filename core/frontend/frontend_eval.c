@@ -487,7 +487,7 @@ static fe_val *eval_inner(fe *F, fe_env *env, py_node *n)
 		if (fe_is_symbolic(c)) {
 			fe_val *t = fe_eval(F, env, n->b), *f = t ? fe_eval(F, env, n->c) : NULL;
 			const tlc_expr *ce = f ? fe_to_scalar(F, c, n->a->loc) : NULL, *te, *ee;
-			if (!ce || !fe_scalar_pair(F, t, f, n->loc, &te, &ee))
+			if (!ce || !fe_scalar_pair(F, TLC_EXPR_SELECT, t, f, n->loc, &te, &ee))
 				return NULL;
 			return fe_expr(F, tlc_select(F->m, ce, te, ee));
 		}

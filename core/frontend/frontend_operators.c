@@ -87,6 +87,29 @@ static fe_val *int_shift(fe *F, py_op op, int64_t x, int64_t y, tlc_loc loc)
 }
 
 /* Python arithmetic on two compile-time numbers. */
+/* CPython's float % and //: the remainder comes exactly from fmod (so
+ * 1.0 // 0.1 is 9.0, where floor(1.0 / 0.1) would round up to 10), takes
+ * the divisor's sign, and the quotient is (x - mod) / y rounded to the
+ * nearest integer. */
+static double py_float_mod(double x, double y)
+{
+	double mod = fmod(x, y);
+	if (mod != 0.0)
+		return (y < 0) != (mod < 0) ? mod + y : mod;
+	return copysign(0.0, y);
+}
+
+static double py_float_floordiv(double x, double y)
+{
+	double mod = fmod(x, y), div = (x - mod) / y;
+	if (mod != 0.0 && (y < 0) != (mod < 0))
+		div -= 1.0;
+	if (div == 0.0)
+		return copysign(0.0, x / y);
+	double q = floor(div);
+	return div - q > 0.5 ? q + 1.0 : q;
+}
+
 static fe_val *num_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 {
 	bool fl = a->kind == FV_FLOAT || b->kind == FV_FLOAT;
@@ -149,7 +172,7 @@ static fe_val *num_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 			tlc_error(F->ctx, loc, "division by zero");
 			return NULL;
 		}
-		return fe_float(F, op == PY_OP_FLOORDIV ? floor(x / y) : x - floor(x / y) * y);
+		return fe_float(F, op == PY_OP_FLOORDIV ? py_float_floordiv(x, y) : py_float_mod(x, y));
 	case PY_OP_POW: return fe_float(F, pow(x, y));
 	default: break;
 	}
@@ -258,18 +281,18 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 		return is_compare(op) ? fe_compare(F, op, a, b, loc) : num_binop(F, op, a, b, loc);
 	if (fe_is_symbolic(a) || fe_is_symbolic(b)) {
 		const tlc_expr *x, *y;
-		if (!fe_scalar_pair(F, a, b, loc, &x, &y))
+		tlc_expr_kind k = op == PY_OP_POW ? TLC_EXPR_MUL : ir_binop_kind(op);
+		if (k == TLC_EXPR_COUNT) {
+			tlc_error(F->ctx, loc, "operator '%s' is not supported on kernel values",
+			          op_text(op));
+			return NULL;
+		}
+		if (!fe_scalar_pair(F, k, a, b, loc, &x, &y))
 			return NULL;
 		if (op == PY_OP_POW) {
 			tlc_dtype t = tlc_operand_type(TLC_EXPR_MUL, x->dtype, y->dtype);
 			const tlc_expr *args[2] = {tlc_cast(F->m, t, x), tlc_cast(F->m, t, y)};
 			return fe_expr(F, tlc_call(F->m, TLC_OP_POW, t, 2, args, 0, NULL, NULL));
-		}
-		tlc_expr_kind k = ir_binop_kind(op);
-		if (k == TLC_EXPR_COUNT) {
-			tlc_error(F->ctx, loc, "operator '%s' is not supported on kernel values",
-			          op_text(op));
-			return NULL;
 		}
 		bool bitwise = k == TLC_EXPR_SHL || k == TLC_EXPR_SHR || k == TLC_EXPR_BITAND || k == TLC_EXPR_BITOR ||
 		               k == TLC_EXPR_BITXOR;

@@ -38,6 +38,7 @@ static const op_sig sigs[] = {
 	{"cumsum", {"src", "dst", "dim"}, {"reverse"}},
 	{"atomic_add", {"dst", "value"}, {"memory_order", "return_prev", "use_tma"}},
 	{"annotate_layout", {"layout_map"}, {0}},
+	{"annotate_safe_value", {"safe_value_map"}, {0}},
 	{"use_swizzle", {"panel_size", "order"}, {"enable"}},
 	{"sync_threads", {0}, {0}},
 	{"sync_warp", {0}, {0}},
@@ -161,6 +162,82 @@ static bool check_gemm(fe *F, const tlc_expr *call, tlc_loc loc)
 	return false;
 }
 
+/* A safe value: a constant of b's dtype (an integer tensor's is an
+ * integer that its dtype holds); NULL after reporting. */
+static const tlc_expr *safe_value_of(fe *F, const tlc_buffer *b, fe_val *v, tlc_loc loc)
+{
+	const tlc_expr *x = v->kind == FV_BOOL || v->kind == FV_INT || v->kind == FV_FLOAT || v->kind == FV_EXPR
+	                        ? fe_to_expr(F, v, loc)
+	                        : NULL;
+	if (x)
+		x = tlc_simplify_expr(F->m, x);
+	if (!x || (x->kind != TLC_EXPR_INT && x->kind != TLC_EXPR_FLOAT)) {
+		tlc_error(F->ctx, loc, "T.annotate_safe_value: the safe value of '%s' must be a compile-time constant, not '%s'",
+		          b->name, fe_show(F, v));
+		return NULL;
+	}
+	int64_t lo, hi;
+	if (!tlc_dtype_is_float(b->dtype)) {
+		if (x->kind != TLC_EXPR_INT || !tlc_dtype_int_range(b->dtype, &lo, &hi) || x->u.ival < lo || x->u.ival > hi) {
+			tlc_error(F->ctx, loc, "T.annotate_safe_value: '%s' holds %s, which cannot hold the safe value %s", b->name,
+			          tlc_dtype_name(b->dtype), fe_show(F, v));
+			return NULL;
+		}
+		return tlc_int(F->m, b->dtype, x->u.ival);
+	}
+	return tlc_simplify_expr(F->m, tlc_cast(F->m, b->dtype, x));
+}
+
+/* The argument of T.annotate_safe_value: {global tensor: constant}.  The
+ * value belongs to the tensor for the whole kernel, so a second one for
+ * the same tensor is an error rather than a rule about which wins. */
+static const tlc_expr *safe_value_map(fe *F, fe_val *v, tlc_loc loc)
+{
+	if (v->kind != FV_DICT) {
+		tlc_error(F->ctx, loc, "T.annotate_safe_value expects a dict {tensor: value}, got %s", fe_kind_name(v));
+		return NULL;
+	}
+	int n = v->u.dict.n;
+	const tlc_expr **keys = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
+	const tlc_expr **vals = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
+	fe_kernel *K = F->kernel;
+	for (int i = 0; i < n; i++) {
+		fe_val *k = v->u.dict.keys[i];
+		if (k->kind != FV_BUF) {
+			tlc_error(F->ctx, loc, "T.annotate_safe_value keys must be global tensors, got %s", fe_kind_name(k));
+			return NULL;
+		}
+		tlc_buffer *b = k->u.buf;
+		if (b->scope != TLC_SCOPE_GLOBAL) {
+			tlc_error(F->ctx, loc,
+			          "T.annotate_safe_value: '%s' is a %s buffer; safe values are for global tensors, whose "
+			          "out-of-range loads are masked",
+			          b->name, tlc_scope_name(b->scope));
+			return NULL;
+		}
+		for (int j = 0; K && j < K->nsafe; j++)
+			if (K->safe[j] == b) {
+				tlc_error(F->ctx, loc, "T.annotate_safe_value: '%s' already has a safe value in this kernel", b->name);
+				return NULL;
+			}
+		if (!(vals[i] = safe_value_of(F, b, v->u.dict.vals[i], loc)))
+			return NULL;
+		keys[i] = tlc_buf_ref(F->m, b);
+	}
+	for (int i = 0; K && i < n; i++) {
+		if (K->nsafe == K->cap_safe) {
+			int cap = K->cap_safe ? 2 * K->cap_safe : 8;
+			const tlc_buffer **safe = fe_alloc(F, sizeof(*safe) * (size_t)cap);
+			for (int j = 0; j < K->nsafe; j++)
+				safe[j] = K->safe[j];
+			K->safe = safe;
+			K->cap_safe = cap;
+		}
+		K->safe[K->nsafe++] = keys[i]->u.buf;
+	}
+	return tlc_dict(F->m, n, keys, vals);
+}
+
 fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **args, int nkw,
                    const char **kw_names, fe_val **kw_vals, tlc_loc loc)
 {
@@ -230,6 +307,8 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 	for (int i = 0; i < n; i++) {
 		if (op == TLC_OP_ANNOTATE_LAYOUT)
 			ax[i] = fe_layout_map(F, slot[i], loc);
+		else if (op == TLC_OP_ANNOTATE_SAFE_VALUE)
+			ax[i] = safe_value_map(F, slot[i], loc);
 		else if (op == TLC_OP_WS) {
 			int64_t x;
 			if (!fe_as_int(slot[i], &x) || x < 0 || x > 7) {

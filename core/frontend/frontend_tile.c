@@ -587,7 +587,7 @@ static fe_val *if_then_else(fe *F, int nargs, fe_val **args, tlc_loc loc)
 		return fe_truthy(F, args[0], loc, &t) ? args[t ? 1 : 2] : NULL;
 	}
 	const tlc_expr *c = fe_to_scalar(F, args[0], loc), *x, *y;
-	if (!c || !fe_scalar_pair(F, args[1], args[2], loc, &x, &y))
+	if (!c || !fe_scalar_pair(F, TLC_EXPR_SELECT, args[1], args[2], loc, &x, &y))
 		return NULL;
 	return fe_expr(F, tlc_select(F->m, c, x, y));
 }
@@ -598,7 +598,7 @@ static fe_val *cast(fe *F, fe_val *x, fe_val *dt, tlc_loc loc)
 	if (!fe_to_dtype(F, dt, loc, &t))
 		return NULL;
 	const tlc_expr *e = fe_scalar_as(F, x, t, loc);
-	return e ? fe_expr(F, e) : NULL;
+	return e ? fe_typed_const(F, e) : NULL;
 }
 
 static fe_val *thread_binding_var(fe *F, int nargs, fe_val **args, tlc_loc loc)

@@ -160,6 +160,15 @@ fe_val *fe_expr(fe *F, const tlc_expr *e)
 	return *slot = v;
 }
 
+fe_val *fe_typed_const(fe *F, const tlc_expr *e)
+{
+	if (e->kind != TLC_EXPR_INT && e->kind != TLC_EXPR_FLOAT)
+		return fe_expr(F, e);
+	fe_val *v = fe_new(F, FV_EXPR);
+	v->u.e = e;
+	return v;
+}
+
 fe_val *fe_buf(fe *F, tlc_buffer *b)
 {
 	fe_val *v = fe_new(F, FV_BUF);
@@ -638,8 +647,10 @@ const tlc_expr *fe_scalar_as(fe *F, fe_val *v, tlc_dtype t, tlc_loc loc)
 	return e && t != TLC_DT_VOID ? tlc_cast(F->m, t, e) : e;
 }
 
-bool fe_scalar_pair(fe *F, fe_val *a, fe_val *b, tlc_loc loc, const tlc_expr **x, const tlc_expr **y)
+bool fe_scalar_pair(fe *F, tlc_expr_kind k, fe_val *a, fe_val *b, tlc_loc loc, const tlc_expr **x,
+                    const tlc_expr **y)
 {
+	bool literal = is_python_number(a) != is_python_number(b);
 	*x = *y = NULL;
 	if (is_python_number(a) && !is_python_number(b)) {
 		if (!(*y = fe_to_scalar(F, b, loc)))
@@ -655,11 +666,18 @@ bool fe_scalar_pair(fe *F, fe_val *a, fe_val *b, tlc_loc loc, const tlc_expr **x
 	}
 	if (!*x || !*y)
 		return false;
-	tlc_dtype ta = (*x)->dtype, tb = (*y)->dtype;
-	if (ta != tb && tlc_operand_type(TLC_EXPR_ADD, ta, tb) == TLC_DT_VOID) {
+	tlc_dtype ta = (*x)->dtype, tb = (*y)->dtype, t = tlc_operand_type(k, ta, tb);
+	if (ta != tb && t == TLC_DT_VOID) {
 		tlc_error(F->ctx, loc, "%s and %s have no common type: the operation needs an explicit T.cast of one "
 		          "operand, e.g. T.cast(x, \"%s\")", tlc_dtype_name(ta), tlc_dtype_name(tb), tlc_dtype_name(tb));
 		return false;
+	}
+	if (!literal && ta != tb) {
+		/* converted here, so that the constructor's adoption of integer
+		 * constants (for passes: i + 1 with i an int64) leaves a typed
+		 * constant its type: x_i8 + T.int64(5) is an int64 sum */
+		*x = tlc_cast(F->m, t, *x);
+		*y = tlc_cast(F->m, t, *y);
 	}
 	return true;
 }

@@ -226,6 +226,13 @@ int tlc_run_passes(tlc_module *m, const tlc_pipeline_opts *o)
 			rc = -1;
 		}
 	}
+	/* once at the end at least: a pass that changed a type or left a
+	 * variable unbound is an internal error, not code printed from it */
+	if (rc == 0 && !o->verify_each && o->npasses > 0 && !tlc_verify_module(ctx, m, o->passes[o->npasses - 1])) {
+		tlc_internal_error(ctx, o->passes[o->npasses - 1],
+		                   "the IR does not verify after the pipeline (--verify-each names the pass that broke it)");
+		rc = -1;
+	}
 	guard_remove(&guard);
 	if (o->time_passes)
 		report_times(o, secs, nrun);

@@ -109,23 +109,59 @@ sim_val sim_add(tlc_dtype t, sim_val a, sim_val b)
 	return r;
 }
 
+/* "1, 96" and "72, 96": the indices and the shape, for messages. */
+static void index_texts(const sim_array *a, const int64_t *idx, char *at, char *shape, size_t n)
+{
+	at[0] = shape[0] = '\0';
+	for (int k = 0; k < a->ndim; k++) {
+		snprintf(at + strlen(at), n - strlen(at), "%s%lld", k ? ", " : "", (long long)idx[k]);
+		snprintf(shape + strlen(shape), n - strlen(shape), "%s%lld", k ? ", " : "", (long long)a->shape[k]);
+	}
+}
+
+static bool outside(const sim_array *a, const int64_t *idx)
+{
+	for (int d = 0; d < a->ndim; d++)
+		if (idx[d] < 0 || idx[d] >= a->shape[d])
+			return true;
+	return false;
+}
+
+bool sim_bounds_masked(sim *s, const sim_array *a, const tlc_buffer *b, const int64_t *idx, const char *what,
+                       tlc_loc loc)
+{
+	if (!s->masked || b->scope != TLC_SCOPE_GLOBAL || !outside(a, idx))
+		return false;
+	if (s->strict_bounds) {
+		char at[160], shape[160];
+		index_texts(a, idx, at, shape, sizeof at);
+		sim_fail(s, loc, "--strict-bounds: %s %s[%s] outside its shape (%s), which the bounds semantics would mask",
+		         what, b->name, at, shape);
+	}
+	return true;
+}
+
+sim_val sim_safe_value(const sim *s, const tlc_buffer *b)
+{
+	sim_val zero = {0, 0};
+	return b->id < s->nsafe ? s->safe[b->id] : zero;
+}
+
 int64_t sim_element(sim *s, const sim_array *a, const tlc_buffer *b, const int64_t *idx, tlc_loc loc)
 {
 	int64_t e = 0;
-	for (int d = 0; d < a->ndim; d++) {
-		if (idx[d] < 0 || idx[d] >= a->shape[d]) {
-			char at[160] = "", shape[160] = "";
-			for (int k = 0; k < a->ndim; k++) {
-				snprintf(at + strlen(at), sizeof at - strlen(at), "%s%lld", k ? ", " : "", (long long)idx[k]);
-				snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", k ? ", " : "",
-				         (long long)a->shape[k]);
-			}
-			sim_fail(s, loc, "out-of-bounds access %s[%s] (shape (%s), %s)", b->name, at, shape,
-			         tlc_scope_name(b->scope));
-			return -1;
-		}
-		e = e * a->shape[d] + idx[d];
+	if (outside(a, idx)) {
+		char at[160], shape[160];
+		index_texts(a, idx, at, shape, sizeof at);
+		/* a global tensor's: nothing masks it where this runs (lowered
+		 * code, or legalize-bounds guarded every access it could not
+		 * prove inside): on the GPU it would corrupt memory */
+		sim_fail(s, loc, "out-of-bounds access %s[%s] (shape (%s), %s)%s", b->name, at, shape,
+		         tlc_scope_name(b->scope), b->scope == TLC_SCOPE_GLOBAL ? ", which no guard masks" : "");
+		return -1;
 	}
+	for (int d = 0; d < a->ndim; d++)
+		e = e * a->shape[d] + idx[d];
 	if (b->id < s->nlayouts && s->layouts[b->id]) {
 		/* a laid-out global tensor: where its layout puts the element */
 		int64_t flat;
@@ -170,6 +206,8 @@ static sim_val load(sim *s, const tlc_expr *e, tlc_loc loc)
 		idx[d] = sim_eval_int(s, e->u.load.idx[d], loc);
 	if (s->stop)
 		return zero;
+	if (sim_bounds_masked(s, a, b, idx, "load", loc))
+		return s->stop ? zero : sim_safe_value(s, b);
 	int64_t el = sim_element(s, a, b, idx, loc);
 	if (el >= 0 && a->shadow)
 		sim_touch(s, a, b, el, 1, false, loc);

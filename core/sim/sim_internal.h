@@ -148,6 +148,13 @@ typedef struct sim {
 	/* the tile level: global tensors' T.annotate_layout (by buffer id) */
 	const tlc_layout **layouts;
 	uint32_t nlayouts;
+	/* the bounds semantics: at the tile level of a kernel legalize-bounds
+	 * has not guarded, a global access outside its tensor is masked (a
+	 * load reads the tensor's safe value, by buffer id; a store is
+	 * dropped), or with strict_bounds reported; elsewhere it is an error */
+	bool masked, strict_bounds;
+	sim_val *safe;
+	uint32_t nsafe;
 	struct sim_gemm *gemms; /* matrix instruction call sites seen (their maps) */
 	struct sim_sched *sched;
 	sim_array *arena; /* the block's shared-memory arena (storage-plan's offsets) */
@@ -184,6 +191,13 @@ sim_val sim_convert(sim_val x, tlc_dtype from, tlc_dtype to);
 /* The flat element of buffer b at indices idx (each checked against its
  * extent); -1 after reporting an out-of-bounds access. */
 int64_t sim_element(sim *s, const sim_array *a, const tlc_buffer *b, const int64_t *idx, tlc_loc loc);
+/* Is the access (`what`: "load", "store") of b at idx outside the global
+ * tensor b and masked there by the bounds semantics (s->masked)?  With
+ * s->strict_bounds it is reported instead (and true: the caller stops). */
+bool sim_bounds_masked(sim *s, const sim_array *a, const tlc_buffer *b, const int64_t *idx, const char *what,
+                       tlc_loc loc);
+/* What a masked load of global tensor b reads. */
+sim_val sim_safe_value(const sim *s, const tlc_buffer *b);
 
 /* ---- ordering and races (sim_order.c) ---- */
 

@@ -19,6 +19,8 @@
  * global tensors and the scalar parameters with the first. */
 #include "sim_internal.h"
 
+#include <tlc/bounds.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -202,6 +204,7 @@ static void free_sim(sim *s)
 	free(s->vc);
 	free(s->fv);
 	free(s->layouts);
+	free(s->safe);
 	free(s->copies);
 	free(s->commits);
 	free(s->remote);
@@ -315,6 +318,34 @@ static tlc_walk_action note_layout(void *p, const tlc_stmt *st)
 	return TLC_WALK_CONTINUE;
 }
 
+/* Has legalize-bounds made f's guards explicit? */
+static bool bounds_legalized(const tlc_func *f)
+{
+	for (int i = 0; i < f->nattrs; i++)
+		if (!strcmp(f->attr_keys[i], "tlc.bounds_legalized"))
+			return true;
+	return false;
+}
+
+/* The bounds semantics at the tile level: what each global tensor's
+ * masked loads read (its T.annotate_safe_value, or 0). */
+static void read_safe_values(sim *s)
+{
+	for (int i = 0; i < s->f->nparams && !s->stop; i++) {
+		const tlc_param *p = &s->f->params[i];
+		if (p->kind != TLC_PARAM_TENSOR)
+			continue;
+		const tlc_buffer *b = p->buf;
+		if (b->id >= s->nsafe) {
+			s->safe = tlc_xrealloc(s->safe, (b->id + 1) * sizeof(*s->safe));
+			memset(s->safe + s->nsafe, 0, (b->id + 1 - s->nsafe) * sizeof(*s->safe));
+			s->nsafe = b->id + 1;
+		}
+		const tlc_expr *v = tlc_safe_value(s->m, s->f, b);
+		s->safe[b->id] = sim_convert(sim_eval(s, v, b->loc), v->dtype, b->dtype);
+	}
+}
+
 /* The clusters of s's kernel: the grid must be a multiple of them, and at
  * the thread level the cluster's states (the blocks besides s) are made.
  * False after reporting. */
@@ -365,6 +396,10 @@ static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_func *cl
 	}
 	if ((s->threaded && !count_threads(s)) || !bind_params(s, o, used))
 		return 1;
+	s->masked = !s->threaded && !bounds_legalized(f);
+	s->strict_bounds = o->strict_bounds;
+	if (s->masked)
+		read_safe_values(s);
 	if (!s->threaded) {
 		layout_scan c = {s};
 		tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = note_layout}, f->body);
@@ -432,6 +467,12 @@ int tlc_sim_run(tlc_module *m, const tlc_sim_options *o)
 	for (int i = 0; i < n && !rc; i++) {
 		sim s;
 		rc = run_func(&s, m, tlc_module_func(m, i), tlc_module_func(m, i), o, used);
+		if (o->strict_bounds && !s.masked)
+			tlc_warning(ctx, s.f->loc,
+			            "tlc-sim: --strict-bounds checks the tile level, but '%s' ran after legalize-bounds or "
+			            "lowering, where its guards are in the IR and nothing is masked: run it with --passes= or "
+			            "--compare",
+			            s.f->name);
 		if (!rc && !write_outputs(&s, o, n > 1))
 			rc = 1;
 		free_sim(&s);

@@ -303,6 +303,7 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	case TLC_OP_STMATRIX: stmatrix(s, st, m); return;
 	case TLC_OP_USE_SWIZZLE: /* the order blocks run in: all of them run, so no value changes */
 	case TLC_OP_ANNOTATE_LAYOUT:
+	case TLC_OP_ANNOTATE_SAFE_VALUE: /* legalize-bounds made its guards: nothing is masked here */
 	case TLC_OP_PRINT: /* a debug print: no value changes */
 	case TLC_OP_SET_MAX_NREG: /* registers traded between warpgroups: no value changes */
 		return;

@@ -456,6 +456,8 @@ static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
 	int64_t idx[TLC_SIM_MAX_DIMS];
 	for (int d = 0; d < a->ndim; d++)
 		idx[d] = sim_eval_int(s, dst->u.load.idx[d], loc);
+	if (!s->stop && sim_bounds_masked(s, a, dst->u.load.buf, idx, "atomic_add", loc))
+		return; /* dropped, as a store */
 	sim_val v = sim_convert(sim_eval(s, val, loc), val->dtype, a->dtype);
 	int64_t e = s->stop ? -1 : sim_element(s, a, dst->u.load.buf, idx, loc);
 	if (e < 0)
@@ -484,6 +486,7 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	case TLC_OP_CUMSUM: cumsum(s, c, st->loc); return;
 	case TLC_OP_ATOMIC_ADD: atomic_add(s, c, st->loc); return;
 	case TLC_OP_ANNOTATE_LAYOUT:
+	case TLC_OP_ANNOTATE_SAFE_VALUE: /* read once before the run (sim_run.c) */
 	case TLC_OP_USE_SWIZZLE:
 	case TLC_OP_PRINT:
 	case TLC_OP_SYNC_THREADS:
@@ -556,6 +559,8 @@ void sim_store(sim *s, const tlc_stmt *st)
 	int64_t idx[TLC_SIM_MAX_DIMS];
 	for (int d = 0; d < a->ndim; d++)
 		idx[d] = sim_eval_int(s, st->u.store.idx[d], st->loc);
+	if (!s->stop && sim_bounds_masked(s, a, b, idx, "store", st->loc))
+		return; /* dropped, its value never computed (as under a guard) */
 	sim_val v = sim_convert(sim_eval(s, st->u.store.value, st->loc), st->u.store.value->dtype, b->dtype);
 	int64_t e = s->stop ? -1 : sim_element(s, a, b, idx, st->loc);
 	if (e >= 0 && a->shadow)

@@ -233,8 +233,9 @@ TLC_API const tlc_expr *tlc_buf_ref(tlc_module *m, tlc_buffer *b);
  * rule, doc/language.md "Arithmetic".  An IEEE float (float16/32/64) beats
  * any other type, the wider of two; else bfloat16; else a float8 (two
  * different float8 formats: TLC_DT_VOID, an error); else the wider integer,
- * unsigned when as wide; bool with an int gives the int.  Arithmetic
- * (+ - * / // % << >>) takes bool operands as int32; `and`/`or` give bool. */
+ * unsigned when as wide; bool with any other type gives that type.
+ * Arithmetic (+ - * / // % << >>) on two bools is int32; `and`/`or` give
+ * bool. */
 TLC_API tlc_dtype tlc_operand_type(tlc_expr_kind k, tlc_dtype a, tlc_dtype b);
 /* Unary and binary operators, SELECT, MIN/MAX.  The operands are converted
  * to tlc_operand_type (explicit T.cast nodes; a constant becomes a constant

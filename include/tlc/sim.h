@@ -4,7 +4,10 @@
  * frontend leaves it, `tlc --run --passes=`) each block is one logical
  * thread of control and tile ops have their mathematical meaning: T.copy
  * moves a tile element by element (a load outside a global tensor reads
- * zero, a store outside it is skipped), T.gemm sums its products in float64
+ * zero, a store outside it is skipped), an element load outside a global
+ * tensor reads its safe value and such a store is dropped (the bounds
+ * semantics, until legalize-bounds has made every guard explicit), T.gemm
+ * sums its products in float64
  * and adds them to the accumulator once, T.Parallel and T.Pipelined are
  * plain loops.  Every value is rounded to its dtype exactly as the CUDA
  * target computes it (float16, bfloat16 and float8 included), so two runs
@@ -44,6 +47,10 @@ typedef struct tlc_sim_options {
 	int64_t blocks;
 	/* the last pass that ran, named by the race and barrier checks (NULL: none) */
 	const char *after_pass;
+	/* report a global access outside its tensor that the bounds semantics
+	 * would mask (the tile level before legalize-bounds) as an error,
+	 * instead of masking it (--strict-bounds) */
+	bool strict_bounds;
 } tlc_sim_options;
 
 /* Run every kernel of m on the CPU with o's inputs; problems are reported

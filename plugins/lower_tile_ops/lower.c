@@ -30,13 +30,6 @@ tlc_var *lw_fresh(lw_state *st, const char *base)
 	return tlc_var_new(st->m, name, TLC_DT_INT32);
 }
 
-void lw_push_loop_range(lw_state *st, const tlc_var *v, const tlc_expr *min, const tlc_expr *extent)
-{
-	int64_t lo, hi, elo, ehi;
-	if (tlc_expr_bounds(&st->ranges, min, &lo, &hi) && tlc_expr_bounds(&st->ranges, extent, &elo, &ehi) && ehi >= 1)
-		tlc_ranges_push(&st->ranges, v, lo, hi + ehi - 1);
-}
-
 static tlc_walk_action find_fragment_load(void *p, const tlc_expr *e)
 {
 	const tlc_buffer **b = p;
@@ -208,7 +201,7 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 		 * from the target) */
 		if (s->u.loop.kind == TLC_FOR_PIPELINED)
 			s->u.loop.kind = TLC_FOR_SERIAL;
-		lw_push_loop_range(st, s->u.loop.var, s->u.loop.min, s->u.loop.extent);
+		tlc_ranges_push_loop(&st->ranges, s->u.loop.var, s->u.loop.min, s->u.loop.extent);
 		break;
 	case TLC_STMT_IF: check_outside(st, s, s->u.if_.cond); break;
 	case TLC_STMT_LET: {
@@ -328,12 +321,7 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 		st.threads *= t;
 	}
 	st.tid = flat_tid(m, f);
-	for (int d = 0; d < f->grid_ndim && d < 3; d++)
-		if (f->block_vars[d])
-			lw_push_loop_range(&st, f->block_vars[d], tlc_i32(m, 0), f->grid[d]);
-	for (int d = 0; d < f->thread_ndim && d < 3; d++)
-		if (f->thread_vars[d])
-			lw_push_loop_range(&st, f->thread_vars[d], tlc_i32(m, 0), f->threads[d]);
+	tlc_ranges_push_frame(&st.ranges, f);
 	lower_walk walk = {.st = &st};
 	tlc_rewriter rw;
 	tlc_rewriter_init(&rw, m);

@@ -70,8 +70,6 @@ typedef struct lw_state {
 int lw_error(lw_state *st, tlc_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A fresh int32 variable named base_N. */
 tlc_var *lw_fresh(lw_state *st, const char *base);
-/* Push the range of a loop variable. */
-void lw_push_loop_range(lw_state *st, const tlc_var *v, const tlc_expr *min, const tlc_expr *extent);
 
 /* lower_copy.c: the nest of an element-wise tile op, or NULL after an error. */
 tlc_stmt *lw_expand_copy(lw_state *st, const tlc_stmt *s);

@@ -75,23 +75,20 @@ static void side_indices(lw_state *st, const tlc_tile_operand *s, const int *dim
 	}
 }
 
-/* Conjunction of `index < extent` for the iterated dims of a global side
- * that cuda_bounds.c cannot prove in range; NULL when none is needed. */
-static const tlc_expr *bounds_predicate(lw_state *st, const tlc_tile_operand *s, const int *dims, int k,
+/* The guard of a side's element accesses in the nest over vars (tile[j]
+ * elements along each): libtlc's one rule for a global access
+ * (tlc_access_guard), with the loop variables in range; NULL when the
+ * bounds prove the tile inside the tensor, or the side is not global. */
+static const tlc_expr *bounds_predicate(lw_state *st, const tlc_tile_operand *s, int k, tlc_var *const *vars,
                                         const int64_t *tile, const tlc_expr *const *idx)
 {
-	const tlc_expr *pred = NULL;
 	if (s->buf->scope != TLC_SCOPE_GLOBAL)
 		return NULL;
-	for (int j = 0; j < k; j++) {
-		int d = dims[j];
-		int64_t lo, hi, n;
-		if (tlc_expr_bounds(&st->ranges, s->begin[d], &lo, &hi) && tlc_expr_as_int(s->buf->shape[d], &n) &&
-		    lo >= 0 && hi + tile[j] <= n)
-			continue;
-		const tlc_expr *c = tlc_binary(st->m, TLC_EXPR_LT, idx[d], s->buf->shape[d]);
-		pred = pred ? tlc_binary(st->m, TLC_EXPR_AND, pred, c) : c;
-	}
+	int saved = st->ranges.n;
+	for (int j = 0; j < k; j++)
+		tlc_ranges_push(&st->ranges, vars[j], 0, tile[j] - 1);
+	const tlc_expr *pred = tlc_access_guard(st->m, &st->ranges, s->buf, s->ndim, idx, 0, NULL);
+	st->ranges.n = saved;
 	return pred;
 }
 
@@ -188,8 +185,8 @@ static tlc_stmt *expand_pair(lw_state *st, const tlc_stmt *s, const tlc_expr *sr
 	const tlc_expr *si[LW_MAX_DIMS], *di[LW_MAX_DIMS];
 	side_indices(st, &src, sd, ks, vars, si);
 	side_indices(st, &dst, dd, kd, vars, di);
-	const tlc_expr *sp = bounds_predicate(st, &src, sd, ks, tile, si);
-	const tlc_expr *dp = bounds_predicate(st, &dst, dd, kd, tile, di);
+	const tlc_expr *sp = bounds_predicate(st, &src, ks, vars, tile, si);
+	const tlc_expr *dp = bounds_predicate(st, &dst, kd, vars, tile, di);
 	const tlc_expr *value = cast_to(st->m, dst.buf->dtype, tlc_load(st->m, src.buf, src.ndim, si));
 	tlc_stmt *body;
 	if (atomic) {
@@ -248,7 +245,7 @@ tlc_stmt *lw_expand_fill(lw_state *st, const tlc_stmt *s, bool clear)
 	side_indices(st, &dst, dd, kd, vars, di);
 	const tlc_expr *value = clear ? zero_of(st->m, dst.buf->dtype) : cast_to(st->m, dst.buf->dtype, call->u.call.args[1]);
 	tlc_stmt *body = tlc_store_new(st->m, s->loc, dst.buf, dst.ndim, di, value);
-	const tlc_expr *p = bounds_predicate(st, &dst, dd, kd, tile, di);
+	const tlc_expr *p = bounds_predicate(st, &dst, kd, vars, tile, di);
 	if (p)
 		body = tlc_if_new(st->m, s->loc, p, body, NULL);
 	tlc_stmt *nest = with_layout(call, parallel_nest(st, s->loc, kd, vars, tile, body));

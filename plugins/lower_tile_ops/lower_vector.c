@@ -3,9 +3,11 @@
  * When the loop layout gives each thread `v` consecutive elements along the
  * last dimension in consecutive registers (its lowest register digit), a body
  * that only moves one element (dst[..] = src[..] or dst[..] = T.cast(src[..]),
- * possibly under a boundary predicate) can move the v elements with one access
- * of v * size bytes on each side (T.copy_vec; with a cast it converts lane by
- * lane, as an fp32 accumulator stored to float16 does), provided that on BOTH sides the v elements are contiguous and
+ * possibly under a boundary predicate: a store's `if p:`, a load's
+ * T.if_then_else(p, src, 0) that zero-fills outside, or both) can move the v
+ * elements with one access of v * size bytes on each side (T.copy_vec; with
+ * a cast it converts lane by lane, as an fp32 accumulator stored to float16
+ * does), provided that on BOTH sides the v elements are contiguous and
  * aligned to v in *physical* memory:
  *   - a fragment: its register indices for the v elements are consecutive and
  *     start at a multiple of v (checked for every register group);
@@ -17,7 +19,8 @@
  *   - a row-major buffer: the row length and the offset along the last
  *     dimension are provably multiples of v (dynamic sizes are not).
  * A predicate may only test the last index against a bound that is a
- * multiple of v, so that the v elements are all in or all out.
+ * multiple of v (`<`, or `>=` as a guard's lower end), so that the v
+ * elements are all in or all out.
  * Anything else stays one element at a time: never a wide access across
  * non-contiguous addresses. */
 #include <string.h>
@@ -224,18 +227,26 @@ static bool side_ok(const vec_ctx *c, const tlc_buffer *b, int n, const tlc_expr
 	return b->ndim == n && known_multiple(b->shape[n - 1]) % c->v == 0;
 }
 
-/* Every comparison that looks at j is `j + c < bound` with c and bound
- * multiples of v. */
+/* x is `j + c` and bound is free of j, c and bound multiples of v: then
+ * the v elements of an aligned run are all below the bound or none is. */
+static bool aligned_against(const vec_ctx *c, const tlc_expr *x, const tlc_expr *bound)
+{
+	int64_t mult;
+	return is_var_plus(x, c->j, &mult) && mult % c->v == 0 && !lw_expr_uses_var(bound, c->j) &&
+	       known_multiple(bound) % c->v == 0;
+}
+
+/* Every comparison that looks at j is `j + c < bound` or `j + c >= bound`
+ * (a guard's lower end) with c and bound multiples of v. */
 static bool predicate_ok(const vec_ctx *c, const tlc_expr *p)
 {
 	if (!lw_expr_uses_var(p, c->j))
 		return true;
-	int64_t mult;
 	switch (p->kind) {
 	case TLC_EXPR_AND: return predicate_ok(c, p->u.op.a) && predicate_ok(c, p->u.op.b);
 	case TLC_EXPR_LT:
-		return is_var_plus(p->u.op.a, c->j, &mult) && mult % c->v == 0 && !lw_expr_uses_var(p->u.op.b, c->j) &&
-		       known_multiple(p->u.op.b) % c->v == 0;
+	case TLC_EXPR_GE: return aligned_against(c, p->u.op.a, p->u.op.b);
+	case TLC_EXPR_LE: return aligned_against(c, p->u.op.b, p->u.op.a);
 	default: return false;
 	}
 }
@@ -327,7 +338,7 @@ tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j
 	if (body->kind != TLC_STMT_STORE)
 		return NULL;
 	const tlc_expr *val = body->u.store.value;
-	if (val->kind == TLC_EXPR_SELECT && is_zero(val->u.op.c) && !pred) {
+	if (val->kind == TLC_EXPR_SELECT && is_zero(val->u.op.c)) {
 		zero_pred = val->u.op.a;
 		val = val->u.op.b;
 	}
@@ -379,9 +390,7 @@ tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j
 	} else {
 		copy = tlc_eval_new(m, loc, tlc_call(m, TLC_OP_COPY_VEC, TLC_DT_VOID, 3, args, 0, NULL, NULL));
 	}
-	if (pred) {
-		copy = tlc_if_new(m, loc, tlc_simplify_expr(m, subst(st, pred, r, r0)), copy, NULL);
-	} else if (zero_pred) {
+	if (zero_pred) {
 		/* out of bounds: the v elements read as zero, one by one */
 		tlc_var *u = lw_fresh(st, "u");
 		const tlc_expr *ru = tlc_binary(m, TLC_EXPR_ADD, r0, tlc_var_ref(m, u));
@@ -392,6 +401,9 @@ tlc_stmt *lw_vectorize(lw_state *st, const tlc_layout *L, tlc_var *r, tlc_var *j
 		tlc_stmt *zeros = tlc_for_new(m, loc, u, tlc_i32(m, 0), tlc_i32(m, v), TLC_FOR_UNROLLED, z);
 		copy = tlc_if_new(m, loc, tlc_simplify_expr(m, subst(st, zero_pred, r, r0)), copy, zeros);
 	}
+	/* a store's guard around it all (a load's guard inside: legalize-bounds) */
+	if (pred)
+		copy = tlc_if_new(m, loc, tlc_simplify_expr(m, subst(st, pred, r, r0)), copy, NULL);
 	tlc_seq_append(m, out, copy);
 	return tlc_for_new(m, loc, q, tlc_i32(m, 0), tlc_i32(m, nregs / v), TLC_FOR_UNROLLED, out);
 }

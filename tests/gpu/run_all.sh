@@ -50,6 +50,7 @@ run gemm timeout 900 python3 tests/gpu/run_gemm.py --tlc "$tlc" --out "$out"
 run attention python3 tests/gpu/run_attention.py --tlc "$tlc" --out "$out"
 run topk python3 tests/gpu/run_topk.py --tlc "$tlc" --out "$out"
 run dtype_matrix python3 tests/gpu/run_dtype_matrix.py --tlc "$tlc" --out "$out"
+run bounds python3 tests/gpu/run_bounds.py --tlc "$tlc" --out "$out"
 run gemm_helper bash -c "nvcc -std=c++17 -O2 -arch=sm_90a tests/gpu/gemm_helper_test.cu -o /tmp/tlc_gemm_helper_test && /tmp/tlc_gemm_helper_test"
 run wgmma_helper bash -c "nvcc -std=c++17 -gencode=arch=compute_90a,code=sm_90a tests/gpu/wgmma_helper_test.cu -o /tmp/tlc_wgmma_helper_test && /tmp/tlc_wgmma_helper_test"
 run tma_helper bash -c "nvcc -std=c++17 -gencode=arch=compute_90a,code=sm_90a tests/gpu/tma_helper_test.cu -o /tmp/tlc_tma_helper_test -lcudart && timeout 300 /tmp/tlc_tma_helper_test"
@@ -121,7 +122,7 @@ nvcc -std=c++17 -gencode=arch=compute_90a,code=sm_90a tests/gpu/sanitizer_probe.
 	{ echo "cannot build tests/gpu/sanitizer_probe.cu" | tee -a "$report"; exit 1; }
 for tool in memcheck racecheck initcheck; do
 	EXPECT=errors sanitize probe "$tool" "$filter" /tmp/tlc_sanitizer_probe "$tool"
-	for t in elementwise gemm attention topk dtype_matrix; do
+	for t in elementwise gemm attention topk dtype_matrix bounds; do
 		TLC_GPU_CHECK_ONLY=1 sanitize "$t" "$tool" "$filter" python3 "tests/gpu/run_$t.py" --tlc "$tlc" --out "$sdir/$tool"
 	done
 	sanitize gemm_helper "$tool" "" /tmp/tlc_gemm_helper_test
