@@ -44,10 +44,16 @@ CASES = [
     ("warp-specialized gemm 256^3 (examples/ws_gemm.tl)", f"{E}/ws_gemm.tl", "matmul_warp_specialize(256, 256, 256)",
      1e-2, 1e-2),
     ("flash attention fwd 1x2x256x64 causal", f"{E}/flash_attn_fwd.tl", "flashattn(1, 2, 256, 64, True)", 2e-3, 1e-2),
+    # issue 24's patterns: an argmax through an integer reduction, guarded partial tiles
+    ("top-k fp32 200x64, k=4", f"{K}/topk.tl", "topk_gating(200, 64, 4)", 0, 0),
+    ("top-k fp16 130x32, k=3, blk_m 32", f"{K}/topk.tl", 'topk_gating(130, 32, 3, blk_m=32, dtype="float16")', 0, 0),
+    ("grouped gemm N=96 (guarded stores), groups 40/24/8", f"{K}/bounds.tl", "grouped_gemm()", 1e-2, 1e-2,
+     {"starts": [0, 40, 64], "counts": [40, 24, 8]}),
+    ("shifted load reading the safe value", f"{K}/bounds.tl", "shifted()", 0, 0),
 ]
 
 
-def run_case(torch, np, args, label, path, entry, atol, rtol, tmp):
+def run_case(torch, np, args, label, path, entry, atol, rtol, tmp, ints=None):
     kern = tlc_gpu.compile(path, entry=entry, target=args.target, tlc=args.tlc, verbose=False)
     gen = np.random.default_rng(0)
     npdt = {"float16": np.float16, "float32": np.float32, "int32": np.int32}
@@ -61,7 +67,9 @@ def run_case(torch, np, args, label, path, entry, atol, rtol, tmp):
         if not p.tensor:
             raise RuntimeError(f"{label}: scalar parameter {p.name} not supported here")
         shape = np.load(os.path.join(first, f"{p.name}.npy")).shape
-        if p.dtype == "int32":
+        if ints and p.name in ints:
+            a = np.array(ints[p.name], dtype=npdt[p.dtype]).reshape(shape)
+        elif p.dtype == "int32":
             a = gen.integers(0, 2, size=shape).astype(np.int32)  # masks: 0 or 1
         else:
             a = gen.standard_normal(size=shape).astype(npdt[p.dtype])
@@ -98,6 +106,7 @@ def main():
     ap.add_argument("--tlc", default=tlc_gpu.default_tlc())
     ap.add_argument("--target", default="cuda-sm90")
     ap.add_argument("--report")
+    ap.add_argument("--out", help="a folder: the report goes to OUT/sim-vs-gpu-<date>.md")
     args = ap.parse_args()
     import numpy as np
     torch = tlc_gpu.gpu_torch()
@@ -112,10 +121,10 @@ def main():
            "| kernel | output | elements | bit-identical | max abs diff | max rel diff | atol, rtol | result |",
            "|---|---|---|---|---|---|---|---|"]
     all_ok = True
-    for label, path, entry, atol, rtol in CASES:
+    for label, path, entry, atol, rtol, *ints in CASES:
         with tempfile.TemporaryDirectory() as tmp:
             try:
-                ok, rows = run_case(torch, np, args, label, path, entry, atol, rtol, tmp)
+                ok, rows = run_case(torch, np, args, label, path, entry, atol, rtol, tmp, ints[0] if ints else None)
             except Exception as e:  # a failed case is reported, the others still run
                 ok, rows = False, [("-", 0, 0, float("nan"), float("nan"), False)]
                 print(f"{label}: {e}", file=sys.stderr)
@@ -126,6 +135,9 @@ def main():
             out.append(line)
             print(line, flush=True)
     text = "\n".join(out) + "\n"
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        args.report = args.report or os.path.join(args.out, f"sim-vs-gpu-{datetime.date.today()}.md")
     if args.report:
         open(args.report, "w").write(text)
     print(text)
