@@ -217,6 +217,26 @@ static void check_types(verifier *v, const tlc_expr *e)
 		error(v, "an operation on %s typed %s", tlc_dtype_name(a->dtype), tlc_dtype_name(e->dtype));
 }
 
+/* Conversions a call implies are explicit too: an element atomic adds a
+ * value of its destination's type; a math call's arguments have its type. */
+static void check_call_types(verifier *v, const tlc_expr *e)
+{
+	const tlc_op_info *op = tlc_op_get(v->ctx, e->u.call.op);
+	const tlc_expr *const *a = e->u.call.args;
+	int n = e->u.call.nargs;
+	if (!op || !a)
+		return;
+	if (e->u.call.op == TLC_OP_ATOMIC_ADD && n == 2 && a[0] && a[1] && a[0]->kind == TLC_EXPR_LOAD &&
+	    a[1]->dtype != TLC_DT_VOID && a[1]->dtype != a[0]->dtype)
+		error(v, "T.atomic_add of a %s value into a %s element (an explicit T.cast is missing)",
+		      tlc_dtype_name(a[1]->dtype), tlc_dtype_name(a[0]->dtype));
+	if ((op->flags & TLC_OPF_PURE) && !(op->flags & TLC_OPF_LOWERED) && e->u.call.op != TLC_OP_PRINT)
+		for (int i = 0; i < n; i++)
+			if (a[i] && a[i]->dtype != e->dtype && a[i]->dtype != TLC_DT_VOID)
+				error(v, "T.%s of %s has a %s argument (an explicit T.cast is missing)", op->name,
+				      tlc_dtype_name(e->dtype), tlc_dtype_name(a[i]->dtype));
+}
+
 /* The checks of one node; its operands are walked after it. */
 static tlc_walk_action expr_pre(void *p, const tlc_expr *e)
 {
@@ -239,6 +259,7 @@ static tlc_walk_action expr_pre(void *p, const tlc_expr *e)
 		check_arity(v, e);
 		missing_list(v, e->u.call.args, e->u.call.nargs);
 		missing_list(v, e->u.call.kw_values, e->u.call.nkw);
+		check_call_types(v, e);
 		break;
 	case TLC_EXPR_LAMBDA:
 		/* the parameters are bound in the body only: expr_post pops them */

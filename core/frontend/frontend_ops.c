@@ -322,6 +322,27 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		if (!ax[i])
 			return NULL;
 	}
+	/* conversions the op implies are explicit in the IR: an element atomic
+	 * adds a value of its destination's type; the two arguments of T.pow
+	 * meet in their common type, as two operands of * do (TVM's pow) */
+	if (op == TLC_OP_ATOMIC_ADD && n == 2 && ax[0]->kind == TLC_EXPR_LOAD && ax[1]->dtype != TLC_DT_VOID &&
+	    !(ax[1] = fe_scalar_as(F, slot[1], ax[0]->dtype, loc)))
+		return NULL;
+	if (is_math(info) && n == 2 && !fe_scalar_pair(F, TLC_EXPR_MUL, slot[0], slot[1], loc, &ax[0], &ax[1]))
+		return NULL;
+	if (is_math(info) && n == 2 && ax[0]->dtype != ax[1]->dtype) {
+		tlc_dtype u = tlc_operand_type(TLC_EXPR_MUL, ax[0]->dtype, ax[1]->dtype);
+		ax[0] = tlc_cast(F->m, u, ax[0]);
+		ax[1] = tlc_cast(F->m, u, ax[1]);
+	}
+	/* the math functions are of floats (T.abs also of integers); TVM leaves
+	 * T.exp(int) to C++'s overloads */
+	if (is_math(info) && op != TLC_OP_ABS && op < TLC_OP_BUILTIN_COUNT && n > 0 &&
+	    !tlc_dtype_is_float(ax[0]->dtype) && ax[0]->dtype != TLC_DT_VOID) {
+		tlc_error(F->ctx, loc, "T.%s needs a float argument, not %s: convert it with T.cast(x, \"float32\")",
+		          name, tlc_dtype_name(ax[0]->dtype));
+		return NULL;
+	}
 	const char **kwn = fe_alloc(F, sizeof(char *) * (size_t)(nk + 1));
 	const tlc_expr **kwx = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(nk + 1));
 	for (int k = 0; k < nk; k++) {
