@@ -85,13 +85,8 @@ def main():
     ap.add_argument("--label-b", default="b")
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results"))
     args = ap.parse_args()
-    try:
-        import torch
-    except ImportError:
-        print("no torch: skipped")
-        return 77
-    if not torch.cuda.is_available():
-        print("no GPU: skipped")
+    torch = tlc_gpu.gpu_torch()
+    if torch is None:
         return 77
     all_cases = cases(torch)
     # each build with its own pipeline (its installed tlc.ini: the passes it has)

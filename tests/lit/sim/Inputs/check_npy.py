@@ -216,9 +216,9 @@ def number(text):
     return float(text) if any(c in text for c in ".ein") else int(text)
 
 
-def write_npy(path, dtype, values):
+def write_npy(path, dtype, values, shape=None):
     descr = DESCR[dtype]
-    header = repr({"descr": descr, "fortran_order": False, "shape": (len(values),)})
+    header = repr({"descr": descr, "fortran_order": False, "shape": tuple(shape or (len(values),))})
     header += " " * (63 - (10 + len(header)) % 64) + "\n"
     body = struct.pack(f"<{len(values)}{FORMATS[descr]}", *[encode(dtype, v) for v in values])
     with open(path, "wb") as f:

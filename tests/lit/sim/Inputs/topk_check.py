@@ -6,42 +6,17 @@
     topk_check.py random PATH DTYPE ROWS COLS SEED  a .npy whose rows hold distinct values (no
                                                     ties): multiples of 1/16 in [-8, 8), exact
                                                     in float16
-    topk_check.py expect DIR NAME V...              NAME.npy holds exactly these values
     topk_check.py check DIR K                       gates / indices hold, per row of logits, the K
                                                     largest values and their columns in decreasing
                                                     order: Python's sorted() of the row
 Exit 0 when the check holds; 1 with the first mismatch on stderr.
 """
-import ast
-import math
+import os
 import random
-import struct
 import sys
 
-CODES = {"float32": ("<f4", "f"), "float16": ("<f2", "e"), "int32": ("<i4", "i")}
-FORMATS = {"<f4": "f", "<f2": "e", "<i4": "i"}
-
-
-def write_npy(path, dtype, rows, cols, values):
-    descr, code = CODES[dtype]
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d), }" % (descr, rows, cols)
-    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
-        f.write(struct.pack(f"<{len(values)}{code}", *values))
-
-
-def read_npy(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:6] != b"\x93NUMPY":
-        sys.exit(f"{path}: not a .npy file")
-    hlen = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10:10 + hlen].decode("latin1"))
-    shape = header["shape"]
-    n = math.prod(shape)
-    code = FORMATS[header["descr"]]
-    return shape, list(struct.unpack(f"<{n}{code}", data[10 + hlen:10 + hlen + n * struct.calcsize(code)]))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_npy import read_npy, write_npy  # noqa: E402  (the .npy reader and writer of the sim tests)
 
 
 def fail(msg):
@@ -50,9 +25,9 @@ def fail(msg):
 
 
 def check(d, k):
-    (m, n), logits = read_npy(f"{d}/logits.npy")
-    gshape, gates = read_npy(f"{d}/gates.npy")
-    ishape, indices = read_npy(f"{d}/indices.npy")
+    _, (m, n), logits = read_npy(f"{d}/logits.npy")
+    _, gshape, gates = read_npy(f"{d}/gates.npy")
+    _, ishape, indices = read_npy(f"{d}/indices.npy")
     if gshape != (m, k) or ishape != (m, k):
         fail(f"gates {gshape} and indices {ishape}, expected ({m}, {k}) each")
     for i in range(m):
@@ -73,20 +48,14 @@ def main():
         values = [float(v) for v in sys.argv[6:]]
         if len(values) != rows * cols:
             fail(f"{len(values)} values for {rows}x{cols}")
-        write_npy(path, dtype, rows, cols, values)
+        write_npy(path, dtype, values, (rows, cols))
     elif cmd == "random":
         path, dtype, rows, cols, seed = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
         rng = random.Random(seed)
         values = []
         for _ in range(rows):
             values += [(v - 128) / 16 for v in rng.sample(range(256), cols)]
-        write_npy(path, dtype, rows, cols, values)
-    elif cmd == "expect":
-        _, got = read_npy(f"{sys.argv[2]}/{sys.argv[3]}.npy")
-        want = [float(v) for v in sys.argv[4:]]
-        if got != want:
-            fail(f"{sys.argv[3]}: {got}, expected {want}")
-        print(f"{sys.argv[3]}: {len(got)} values as expected")
+        write_npy(path, dtype, values, (rows, cols))
     elif cmd == "check":
         check(sys.argv[2], int(sys.argv[3]))
     else:
