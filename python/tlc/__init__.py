@@ -197,7 +197,7 @@ class Kernel:
 
     def get_profiler(self, tensor_supply_type=None):
         from .profiler import Profiler
-        return Profiler(self)
+        return Profiler(self, tensor_supply_type)
 
     def _launcher(self):
         if self._launch is None:

@@ -197,6 +197,23 @@ r = subprocess.run([sys.executable, "-m", "tlc"], capture_output=True, text=True
                    env=dict(os.environ, PYTHONPATH=os.path.join(SRC, "python")))
 check("python -m tlc without a command prints its usage", r.returncode == 2 and "usage:" in r.stderr)
 
+# 9. the helpers programs call from tilelang's modules, as TileLang defines them
+import tilelang.math  # noqa: E402
+import tilelang.testing  # noqa: E402
+from tilelang.utils.tensor import TensorSupplyType  # noqa: E402
+
+check("tilelang.cdiv rounds up", [tilelang.cdiv(a, 4) for a in (0, 1, 4, 5, 8, 9)] == [0, 1, 1, 2, 2, 3])
+check("next_power_of_2 is 1 << (x - 1).bit_length()",
+      [tilelang.math.next_power_of_2(x) for x in (1, 2, 3, 5, 8, 9, 1000)] == [1, 2, 4, 8, 8, 16, 1024])
+check("TensorSupplyType has TileLang's members", tilelang.TensorSupplyType is TensorSupplyType and
+      [m.name for m in TensorSupplyType] == ["Integer", "Uniform", "Normal", "Randn", "Zero", "One", "Auto"])
+fake_torch.cuda.get_device_capability = staticmethod(lambda *a: (9, 0))
+fake_torch.cuda.is_available = staticmethod(lambda: True)
+ran = []
+for mode, major, expect in (("ge", 9, True), ("ge", 10, False), ("eq", 9, True), ("lt", 9, False)):
+    f = tilelang.testing.requires_cuda_compute_version(major, 0, mode)(lambda: ran.append(1) or "ran")
+    check(f"requires_cuda_compute_version({major}, 0, {mode!r}) on a 9.0 device", (f() == "ran") == expect)
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

@@ -6,6 +6,9 @@ from tlc.jit import autotune, compile, jit  # noqa: F401
 
 from . import language  # noqa: F401
 from . import autotuner  # noqa: F401
+from . import carver, contrib, math, profiler, testing, utils  # noqa: F401
+from .math import cdiv, next_power_of_2  # noqa: F401
+from .utils import TensorSupplyType  # noqa: F401
 
 __version__ = "0.0.0+tlc"
 

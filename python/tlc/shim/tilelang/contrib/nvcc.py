@@ -1,0 +1,17 @@
+"""tilelang.contrib.nvcc: the GPU's compute capability, from torch."""
+
+
+def get_target_compute_version(target=None):
+    import torch
+    major, minor = torch.cuda.get_device_capability()
+    return f"{major}.{minor}"
+
+
+def parse_compute_version(version):
+    major, minor = str(version).split(".")[:2]
+    return int(major), int(minor)
+
+
+def have_tensorcore(compute_version=None, target=None):
+    major, _ = parse_compute_version(compute_version or get_target_compute_version())
+    return major >= 7
