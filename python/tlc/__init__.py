@@ -182,15 +182,20 @@ class Kernel:
     def __init__(self, so_path, header_text, source, out_idx=None):
         self.library_path, self.header, self.source = so_path, header_text, source
         self.name, self.params = parse_header(header_text)
-        tensors = [p for p in self.params if p.tensor]
-        if out_idx is not None:
-            idx = [out_idx] if isinstance(out_idx, int) else list(out_idx)
-            for i in idx:
-                if not -len(tensors) <= i < len(tensors):
-                    raise TlcError(f"out_idx {i} is not a tensor parameter of {self.name} ({len(tensors)} tensors)")
-                tensors[i].out = True
+        self.mark_outputs(out_idx)
         self._lib = None
         self._launch = None  # the ctypes launcher (tests may put a Python function here)
+
+    def mark_outputs(self, out_idx):
+        """Mark the tensor parameters out_idx (an index or a list; negative
+        from the end) as outputs, which a call allocates and returns."""
+        if out_idx is None:
+            return
+        tensors = [p for p in self.params if p.tensor]
+        for i in [out_idx] if isinstance(out_idx, int) else list(out_idx):
+            if not -len(tensors) <= i < len(tensors):
+                raise TlcError(f"out_idx {i} is not a tensor parameter of {self.name} ({len(tensors)} tensors)")
+            tensors[i].out = True
 
     def get_kernel_source(self):
         return self.source

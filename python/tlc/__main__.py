@@ -1,8 +1,10 @@
 """python -m tlc run PROGRAM.py [ARGS...]: run an unchanged TileLang program
 with tlc as its compiler (`import tilelang` there is tlc's shim)."""
+import ast
+import inspect
 import os
-import runpy
 import sys
+import types
 
 USAGE = "usage: python -m tlc run PROGRAM.py [ARGS...]"
 
@@ -21,8 +23,42 @@ def main(argv):
     sys.path.insert(0, shim)
     sys.path.insert(1, os.path.dirname(os.path.abspath(program)))
     sys.argv = [program] + argv[2:]
-    runpy.run_path(program, run_name="__main__")
+    run_program(os.path.abspath(program))
     return 0
+
+
+def run_program(path):
+    """Run the program as __main__, with each of its top-level functions
+    wrapped by tlc.jit.record_calls right after its `def`: a kernel that
+    nested factories make (`flashattn(8, 32)(block_M=64)`) is then built
+    from the calls that made it."""
+    from .jit import record_calls
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    body = []
+    for node in tree.body:
+        body.append(node)
+        if isinstance(node, ast.FunctionDef):
+            wrap = ast.parse(f"{node.name} = __tlc_record_calls__({node.name})").body[0]
+            body.append(ast.fix_missing_locations(ast.copy_location(wrap, node)))
+    tree.body = body
+    code = compile(tree, path, "exec")
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    main.__builtins__ = __builtins__
+
+    def record(fn):
+        if inspect.isfunction(fn) and fn.__code__.co_filename == path:
+            return record_calls(fn, path)
+        return fn
+    main.__tlc_record_calls__ = record
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 if __name__ == "__main__":

@@ -66,16 +66,73 @@ def _source_file(func):
 
 class PrimFunc:
     """What @T.prim_func makes in Python: the function, and the call of the
-    factory that made it (name and arguments, from its frame)."""
+    factory that made it: a top-level factory and its arguments (from its
+    frame), or the whole chain of calls that `python -m tlc run` recorded
+    (`flashattn(8, 32)(block_M=64)`: see record_calls)."""
 
-    def __init__(self, func, factory=None, factory_args=None):
+    def __init__(self, func, factory=None, factory_args=None, entry=None, path=None):
         self.func, self.factory, self.factory_args = func, factory, factory_args
+        self.entry, self.path = entry, path
         self.__name__ = func.__name__
 
     def _entry_and_file(self):
+        if self.entry is not None:
+            return self.entry, self.path
         if self.factory is None:  # a prim_func at the top level of its file
             return self.func.__name__, _source_file(self.func)
         return _entry(self.factory, (), self.factory_args), _source_file(self.factory)
+
+
+# The calls of the program's top-level functions that are under way, innermost
+# last: (entry, path).  A prim_func made inside one of them, however deep in
+# nested helpers, is that call's kernel.
+_active_calls = []
+
+
+def record_calls(func, path, prefix=None):
+    """Wrap a function of the program run by `python -m tlc run` (file
+    `path`) so that its calls are known as tlc entries: `f(args)` for a
+    top-level function, `prefix(args)` for a function that such a call
+    returned (a closure: `flashattn(8, 32)` returns `kernel`, and calling it
+    is `flashattn(8, 32)(block_M=64)`).  Arguments without a literal form
+    (tensors) make the call unknown; it still runs."""
+    import functools
+
+    @functools.wraps(func)
+    def call(*args, **kwargs):
+        try:
+            head = prefix if prefix is not None else func.__name__
+            parts = [literal(a) for a in args] + [f"{k}={literal(v)}" for k, v in kwargs.items()]
+            entry = f"{head}({', '.join(parts)})"
+        except TypeError:
+            entry = None
+        _active_calls.append((entry, path, func.__code__))
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            _active_calls.pop()
+        if entry is not None and inspect.isfunction(result) and result.__qualname__ != result.__name__:
+            return record_calls(result, path, entry)
+        if entry is not None and isinstance(result, JitFactory) and result.entry_prefix is None:
+            result.entry_prefix, result.path = entry, path  # a nested @tilelang.jit factory
+        return result
+    return call
+
+
+def _recorded_entry(frame):
+    """(entry, path) of the innermost recorded call under way, when it alone
+    decides the prim_func made in `frame`: no function between the two is
+    one that the recorded call defined (such a function's own arguments,
+    e.g. an autotuner's config, would be missing from the entry)."""
+    if not _active_calls or _active_calls[-1][0] is None:
+        return None
+    entry, path, code = _active_calls[-1]
+    inside = code.co_qualname + ".<locals>."
+    while frame is not None and frame.f_code is not code:
+        if frame.f_code.co_qualname.startswith(inside):
+            return None
+        frame = frame.f_back
+    return (entry, path) if frame is not None else None
 
 
 def prim_func(func=None, **_):
@@ -86,6 +143,9 @@ def prim_func(func=None, **_):
     factory = frame.f_globals.get(code.co_name) if code.co_name != "<module>" else None
     factory = getattr(factory, "__wrapped__", factory)
     if factory is None or getattr(factory, "__code__", None) is not code:
+        entry = _recorded_entry(frame)
+        if entry is not None:
+            return PrimFunc(func, entry=entry[0], path=entry[1])
         return PrimFunc(func)
     nargs = code.co_argcount + code.co_kwonlyargcount
     args = {n: frame.f_locals[n] for n in code.co_varnames[:nargs] if n in frame.f_locals}
@@ -126,11 +186,22 @@ class JitFactory:
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
         self._eager = {}  # (options, shapes) -> kernel
+        # a factory nested in a function: the recorded call that returned it
+        # (record_calls), so that calling it is the entry `prefix(args...)`
+        self.entry_prefix, self.path = None, None
 
     def __call__(self, *args, **kwargs):
         bound = inspect.signature(self.func).bind_partial(*args, **kwargs)
         tensors = {n: v for n, v in bound.arguments.items() if _is_tensor(v)}
         if not tensors:
+            if self.entry_prefix is not None:
+                parts = [literal(a) for a in args] + [f"{k}={literal(v)}" for k, v in kwargs.items()]
+                return build(self.path, f"{self.entry_prefix}({', '.join(parts)})", target=_target(self.target),
+                             out_idx=self.out_idx)
+            recorded = _recorded_entry(inspect.currentframe().f_back)
+            if recorded is not None and self.func.__qualname__ != self.func.__name__:
+                # a nested factory called by a recorded call, which returns its kernel
+                return build(recorded[1], recorded[0], target=_target(self.target), out_idx=self.out_idx)
             return build(_source_file(self.func), _entry(self.func, args, kwargs), target=_target(self.target),
                          out_idx=self.out_idx)
         rest = {n: v for n, v in bound.arguments.items() if n not in tensors}
@@ -177,3 +248,11 @@ def autotune(func=None, *, configs=None, warmup=None, rep=None, timeout=None, **
     return wrap(func) if func is not None else wrap
 
 
+
+
+def lower(func, target=None, **_):
+    """tilelang.lower(prim_func) of TileLang 0.1: (module, params).  tlc's
+    module is the built kernel, no outputs marked; tilelang.Profiler(module,
+    params, out_idx, supply_type) marks them."""
+    kernel = compile(func, target=target)
+    return kernel, kernel.params

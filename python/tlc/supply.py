@@ -54,6 +54,12 @@ def supply(shape, dtype, kind=TensorSupplyType.Auto, device="cuda"):
     return t.to(dtype)
 
 
+def get_tensor_supply(kind=TensorSupplyType.Integer):
+    """A function of a kernel parameter (anything with .shape and a torch
+    .dtype) that makes its input tensor as `kind` says."""
+    return lambda param: supply(tuple(int(d) for d in param.shape), param.dtype, kind)
+
+
 def torch_assert_close(a, b, rtol=1e-2, atol=1e-3, max_mismatched_ratio=0.001, verbose=False, equal_nan=True,
                        check_device=True, check_dtype=False, base_name="LHS", ref_name="RHS", **_):
     """Raise AssertionError when more than max_mismatched_ratio of the

@@ -214,6 +214,77 @@ for mode, major, expect in (("ge", 9, True), ("ge", 10, False), ("eq", 9, True),
     f = tilelang.testing.requires_cuda_compute_version(major, 0, mode)(lambda: ran.append(1) or "ran")
     check(f"requires_cuda_compute_version({major}, 0, {mode!r}) on a 9.0 device", (f() == "ran") == expect)
 
+# 10. python -m tlc run on nested factories: the calls that made a kernel are
+# its entry (f(64)(block=32)), whichever way the program builds it
+NESTED = textwrap.dedent('''
+    import tilelang
+    import tilelang.language as T
+    from tilelang import Profiler
+
+
+    def copy(n, dtype="float32"):
+
+        def body(block):
+
+            @T.prim_func
+            def main(A: T.Tensor((n,), dtype), B: T.Tensor((n,), dtype)):
+                with T.Kernel(T.ceildiv(n, block), threads=block) as bx:
+                    for i in T.Parallel(block):
+                        B[bx * block + i] = A[bx * block + i]
+
+            return main
+
+        def kernel(block=None):
+            return body(block)
+
+        return kernel
+
+
+    def jitted(n):
+
+        @tilelang.jit(out_idx=[1])
+        def inner(block):
+
+            @T.prim_func
+            def main(A: T.Tensor((n,), "float32"), B: T.Tensor((n, 2), "float32")):
+                with T.Kernel(T.ceildiv(n, block), threads=block) as bx:
+                    for i in T.Parallel(block):
+                        B[bx * block + i, 0] = A[bx * block + i]
+
+            return main
+
+        def kernel(block):
+            return inner(block)
+
+        return kernel
+
+
+    def main():
+        k = tilelang.compile(copy(512, "float16")(block=64), out_idx=[1])
+        print("compiled", [(p.name, p.dtype, p.shape) for p in k.params])
+        mod, params = tilelang.lower(copy(256)(block=128))
+        prof = Profiler(mod, params, [1], tilelang.TensorSupplyType.Integer)
+        print("lowered", [(p.name, p.shape, p.out) for p in prof.func.params])
+        k = jitted(96)(32)
+        print("jitted", [(p.name, p.shape, p.out) for p in k.params])
+
+
+    if __name__ == "__main__":
+        main()
+''')
+nested = os.path.join(work, "nested.py")
+with open(nested, "w") as f:
+    f.write(NESTED)
+r = subprocess.run([sys.executable, "-m", "tlc", "run", nested], capture_output=True, text=True,
+                   env=dict(os.environ, PYTHONPATH=os.path.join(SRC, "python")))
+out = r.stdout + r.stderr
+check("a factory's returned closure is built as copy(512, 'float16')(block=64)",
+      "compiled [('A', 'float16', ['512']), ('B', 'float16', ['512'])]" in out, out)
+check("tilelang.lower and TileLang 0.1's Profiler(mod, params, out_idx, supply) mark the output",
+      "lowered [('A', ['256'], False), ('B', ['256'], True)]" in out, out)
+check("a nested @tilelang.jit factory called by a returned closure is built from that call",
+      "jitted [('A', ['96'], False), ('B', ['96', '2'], True)]" in out, out)
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

@@ -2,15 +2,27 @@
 with tlc as the compiler (doc/python.md).  Not TileLang: only what a
 program that builds and calls kernels needs."""
 from tlc import TlcError, LaunchError  # noqa: F401
-from tlc.jit import autotune, compile, jit  # noqa: F401
+from tlc.jit import autotune, compile, jit, lower  # noqa: F401
 
+from . import _inert
 from . import language  # noqa: F401
 from . import autotuner  # noqa: F401
 from . import carver, contrib, math, profiler, testing, utils  # noqa: F401
 from .math import cdiv, next_power_of_2  # noqa: F401
 from .utils import TensorSupplyType  # noqa: F401
+from .profiler import Profiler  # noqa: F401
 
 __version__ = "0.0.0+tlc"
+
+_inert.install()
+
+
+def __getattr__(name):
+    """tilelang.X that the shim does not provide: tilelang.tvm, tilelang.tools, ..."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    import importlib
+    return importlib.import_module(f"{__name__}.{name}")
 
 
 class PassConfigKey:

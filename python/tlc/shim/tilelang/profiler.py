@@ -1,5 +1,18 @@
 """tilelang.profiler: do_bench and the Profiler class name."""
-from tlc.profiler import Profiler, median_ms  # noqa: F401
+from tlc.profiler import Profiler as _Profiler, median_ms
+
+
+class Profiler(_Profiler):
+    """tilelang.Profiler(module, params, out_idx, supply_type), TileLang
+    0.1's profiler of what tilelang.lower returned (a kernel built by tlc)."""
+
+    def __init__(self, mod, params=None, result_idx=None, supply_type=None):
+        mod.mark_outputs(result_idx)
+        super().__init__(mod, supply_type)
+
+    @property
+    def func(self):
+        return self.kernel
 
 
 def do_bench(fn, warmup=25, rep=100, _n_warmup=0, _n_repeat=0, quantiles=None, return_mode="mean", **_):
