@@ -71,8 +71,10 @@ void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn fn, void 
 	case TLC_EXPR_REGION: fn(ctx, x->u.region.buf, mode); break;
 	case TLC_EXPR_LAMBDA: return; /* a layout function: index arithmetic, no memory */
 	case TLC_EXPR_CALL:
-		/* names tensors to say what their masked loads read: no memory */
-		if (x->u.call.op == TLC_OP_ANNOTATE_SAFE_VALUE)
+		/* names tensors to say what their masked loads read, or buffers
+		 * to give their layouts: no memory (a T.annotate_layout before a
+		 * pipelined loop is not a use of its buffers outside the loop) */
+		if (x->u.call.op == TLC_OP_ANNOTATE_SAFE_VALUE || x->u.call.op == TLC_OP_ANNOTATE_LAYOUT)
 			return;
 		break;
 	default: break;

@@ -60,13 +60,43 @@ static tlc_walk_action outside_stmt(void *p, const tlc_stmt *s)
 	return TLC_WALK_CONTINUE;
 }
 
+/* A T.annotate_layout entry of a versioned buffer names its versions, with
+ * the layout they were given (the user's, lifted over the new dimension). */
+static const tlc_expr *annotation_of_versions(pl_versions *v, const tlc_expr *dict)
+{
+	int n = dict->u.tuple.n;
+	const tlc_expr **keys = tlc_alloc(v->m, sizeof(tlc_expr *) * (size_t)(n + 1));
+	const tlc_expr **vals = tlc_alloc(v->m, sizeof(tlc_expr *) * (size_t)(n + 1));
+	bool changed = false;
+	for (int i = 0; i < n; i++) {
+		const tlc_expr *pair = dict->u.tuple.items[i];
+		keys[i] = pair->u.tuple.items[0];
+		vals[i] = pair->u.tuple.items[1];
+		pl_versioned *x = keys[i]->kind == TLC_EXPR_BUF ? pl_version_of(v, keys[i]->u.buf) : NULL;
+		if (x && x->to && x->to->layout) {
+			keys[i] = tlc_buf_ref(v->m, x->to);
+			vals[i] = tlc_layout_to_expr(v->m, x->to->layout);
+			changed = true;
+		}
+	}
+	return changed ? tlc_dict(v->m, n, keys, vals) : NULL;
+}
+
 static tlc_walk_action swap_alloc(void *p, const tlc_stmt *cs)
 {
 	pl_versions *v = p;
+	tlc_stmt *s = (tlc_stmt *)cs; /* the pass owns the function */
 	if (cs->kind == TLC_STMT_ALLOC) {
 		pl_versioned *x = pl_version_of(v, cs->u.alloc.buf);
 		if (x && x->to)
-			((tlc_stmt *)cs)->u.alloc.buf = x->to; /* the pass owns the function */
+			s->u.alloc.buf = x->to;
+	} else if (tlc_stmt_is_call(cs, TLC_OP_ANNOTATE_LAYOUT) && cs->u.eval.call->u.call.nargs == 1 &&
+	           cs->u.eval.call->u.call.args[0]->kind == TLC_EXPR_TUPLE &&
+	           cs->u.eval.call->u.call.args[0]->u.tuple.is_dict) {
+		const tlc_expr *dict = annotation_of_versions(v, cs->u.eval.call->u.call.args[0]);
+		if (dict)
+			s->u.eval.call = tlc_call(v->m, TLC_OP_ANNOTATE_LAYOUT, TLC_DT_VOID, 1,
+			                          (const tlc_expr *[]){dict}, 0, NULL, NULL);
 	}
 	return TLC_WALK_CONTINUE;
 }
