@@ -49,8 +49,9 @@ typedef struct si_state {
 	 * where a barrier already orders the threads */
 	si_set unfenced;
 	const tlc_stmt *reported; /* the last region an error was reported for */
-	int nthread_vars, cap_thread_vars;
-	const tlc_var **thread_vars; /* let-bound variables whose value depends on the thread */
+	/* which values are the same in every thread (the conditions a barrier
+	 * may go under) */
+	struct tlc_uniformity *uniform;
 	int errors;
 } si_state;
 
