@@ -262,8 +262,9 @@ static tlc_walk_action find_op_stmt(void *p, const tlc_stmt *s)
 {
 	bool *found = p;
 	if (s->kind == TLC_STMT_EVAL || s->kind == TLC_STMT_SCOPE || s->kind == TLC_STMT_ATTR ||
-	    s->kind == TLC_STMT_ALLOC)
-		*found = true;
+	    s->kind == TLC_STMT_ALLOC || (s->kind == TLC_STMT_FOR && s->u.loop.kind != TLC_FOR_SERIAL &&
+	                                  s->u.loop.kind != TLC_FOR_UNROLLED))
+		*found = true; /* tile ops, and loops that bind threads (T.Parallel) */
 	return *found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
 }
 
