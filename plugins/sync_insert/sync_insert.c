@@ -178,6 +178,9 @@ static void report(si_state *si, si_where where, const tlc_stmt *region, const t
 typedef struct si_region {
 	si_where where;
 	const tlc_stmt *stmt; /* the nest, T.ws or if that sets `where` */
+	/* in a nest: the shared buffers each thread reads back only where it
+	 * wrote (lower-tile-ops lists them: `T.attr("parallel_nest", [X])`) */
+	si_set priv;
 } si_region;
 
 static void visit_body(si_state *si, tlc_stmt **slot, si_region rg);
@@ -188,13 +191,13 @@ static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 	if (s->u.loop.kind == TLC_FOR_PARALLEL || s->u.loop.kind == TLC_FOR_THREAD) {
 		/* not lowered: every iteration is another thread */
 		if (rg.where == SI_ANYWHERE)
-			inner = (si_region){SI_NEST, s};
+			inner = (si_region){SI_NEST, s, {{0}}};
 		visit_body(si, &s->u.loop.body, inner);
 		return;
 	}
 	if (rg.where == SI_ANYWHERE &&
 	    (!uniform_guard(si, s->u.loop.min, s->u.loop.body) || !uniform_guard(si, s->u.loop.extent, s->u.loop.body)))
-		inner = (si_region){SI_THREAD_IF, s}; /* threads run different trip counts */
+		inner = (si_region){SI_THREAD_IF, s, {{0}}}; /* threads run different trip counts */
 	visit_body(si, &s->u.loop.body, inner);
 	if (inner.where == SI_NEST)
 		return; /* one thread's iterations of a nest: nothing carried between threads */
@@ -230,7 +233,7 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		si_region inner = rg;
 		if (rg.where == SI_ANYWHERE && (!uniform_guard(si, s->u.if_.cond, s->u.if_.then_s) ||
 		                                !uniform_guard(si, s->u.if_.cond, s->u.if_.else_s)))
-			inner = (si_region){SI_THREAD_IF, s};
+			inner = (si_region){SI_THREAD_IF, s, {{0}}};
 		si_access before = si->pending;
 		visit_body(si, &s->u.if_.then_s, inner);
 		if (!s->u.if_.else_s)
@@ -255,8 +258,13 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		 * ordering; its accesses count as one statement's */
 		if (s->u.attr.key && strcmp(s->u.attr.key, "thread_private") == 0)
 			return;
-		if (rg.where == SI_ANYWHERE && s->u.attr.key && strcmp(s->u.attr.key, "parallel_nest") == 0)
-			inner = (si_region){SI_NEST, s};
+		if (rg.where == SI_ANYWHERE && s->u.attr.key && strcmp(s->u.attr.key, "parallel_nest") == 0) {
+			inner = (si_region){SI_NEST, s, {{0}}};
+			const tlc_expr *v = s->u.attr.value;
+			for (int i = 0; v && v->kind == TLC_EXPR_TUPLE && i < v->u.tuple.n; i++)
+				if (v->u.tuple.items[i]->kind == TLC_EXPR_BUF)
+					si_set_add(si, &inner.priv, v->u.tuple.items[i]->u.buf);
+		}
 		visit_body(si, &s->u.attr.body, inner);
 		return;
 	}
@@ -390,6 +398,11 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 		}
 		si_access acc = {0};
 		si_stmt_access(si, item, &acc);
+		for (int w = 0; rg.where == SI_NEST && w < SI_WORDS; w++) {
+			/* each thread's own elements: nothing to order between threads */
+			acc.r.w[w] &= ~rg.priv.w[w];
+			acc.w.w[w] &= ~rg.priv.w[w];
+		}
 		const tlc_buffer *busy = si_common(si, &acc.w, &si->wgmma_reads);
 		if (busy) {
 			/* a barrier cannot help: the tensor cores read it asynchronously */
@@ -445,7 +458,7 @@ static int run_sync_insert(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	si->m = m;
 	si->f = f;
 	si->uniform = tlc_uniformity_new(m, f);
-	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL});
+	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL, {{0}}});
 	int errors = si->errors + si->too_many;
 	tlc_uniformity_free(si->uniform);
 	tlc_mem_free(si);

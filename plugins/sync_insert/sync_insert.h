@@ -62,6 +62,8 @@ void si_body_head(si_state *si, const tlc_stmt *body, si_access *acc);
 /* A buffer of `next` that must wait for `pending` (RAW, WAR, WAW), or NULL. */
 const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const si_access *next);
 void si_set_union(si_set *s, const si_set *t);
+/* Add shared buffer b to *s (other scopes are ignored). */
+void si_set_add(si_state *si, si_set *s, const tlc_buffer *b);
 /* Add the buffers s writes with T.cp_async to *set. */
 void si_async_writes(si_state *si, const tlc_stmt *s, si_set *set);
 /* Add the shared operands that s's T.wgmma_issue calls read to *set. */
