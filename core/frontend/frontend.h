@@ -453,6 +453,11 @@ fe_val *fe_pipelined(fe *F, int nargs, fe_val **args, int nkw, const char **kwn,
 /* T.Persistent(domain, wave_size, index, group_size=8) (frontend_loops.c) */
 fe_val *fe_persistent_loop(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                            tlc_loc loc);
+/* `tx = T.thread_binding(0, n, thread="threadIdx.x")` (a loop frame
+ * assigned, which TVMScript enters for the rest of the block): the thread
+ * index along that dimension when the range is the kernel's threads there;
+ * any other loop range is an error naming what to write instead. */
+fe_val *fe_thread_binding_value(fe *F, fe_val *loop, tlc_loc loc);
 fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, fe_val **args,
                        int nkw, const char **kwn, fe_val **kwv, tlc_loc loc);
 fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,

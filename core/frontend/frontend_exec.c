@@ -288,6 +288,8 @@ static bool store(fe *F, fe_env *env, py_node *sub, fe_val *v, py_op aug, tlc_lo
 
 static bool assign_name(fe *F, fe_env *env, const char *name, fe_val *v, tlc_loc loc)
 {
+	if (in_block(F) && v->kind == FV_LOOP && !(v = fe_thread_binding_value(F, v, loc)))
+		return false;
 	if (in_block(F) && v->kind != FV_BUF) {
 		fe_val *cur = fe_env_get(env, name);
 		if (cur && cur->kind == FV_BUF && cur->u.buf->scope == TLC_SCOPE_VAR) {

@@ -215,9 +215,32 @@ fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, f
 			tlc_error(F->ctx, loc, "T.thread_binding needs thread=\"threadIdx.x|y|z\"");
 			return NULL;
 		}
-		v->u.loop->thread_dim = t[9] - 'x';
+		v->u.loop->thread_dim = t[10] - 'x'; /* "threadIdx." is 10 characters */
 	}
 	return v;
+}
+
+fe_val *fe_thread_binding_value(fe *F, fe_val *v, tlc_loc loc)
+{
+	const fe_loop *L = v->u.loop;
+	if (L->kind != TLC_FOR_THREAD || L->n != 1 || !F->kernel) {
+		tlc_error(F->ctx, loc, "a loop range can only be iterated (for ... in ...), not assigned");
+		return NULL;
+	}
+	tlc_func *f = F->kernel->func;
+	int d = L->thread_dim;
+	int64_t lo, n, threads = 1;
+	if (d < f->thread_ndim && !tlc_expr_as_int(f->threads[d], &threads))
+		threads = -1;
+	if (!tlc_expr_as_int(L->min[0], &lo) || !tlc_expr_as_int(L->extent[0], &n) || lo != 0 || n != threads) {
+		tlc_error(F->ctx, loc, "T.thread_binding assigned to a name must span the kernel's %lld threads along "
+		          "threadIdx.%c from 0; use T.get_thread_binding(%d) and an if for part of them",
+		          (long long)threads, 'x' + d, d);
+		return NULL;
+	}
+	if (!f->thread_vars[d])
+		f->thread_vars[d] = tlc_var_new(F->m, fe_hint(F, "tx"), TLC_DT_INT32);
+	return fe_expr(F, tlc_var_ref(F->m, f->thread_vars[d]));
 }
 
 /* T.Parallel(coalesced_width=, loop_layout=): checked here, stored on the

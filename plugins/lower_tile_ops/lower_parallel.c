@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tlc/access.h>
 #include <tlc/walk.h>
 
 #include "lower.h"
@@ -484,6 +485,115 @@ static void stage_foreign_fragments(lw_state *st, nest *n, tlc_stmt *out, tlc_lo
 	}
 }
 
+/* ---- shared buffers each thread reads back only where it wrote ----
+ *
+ * `X[i, j] = X[i, j] * c; Y[i, j] = X[i, j] + ...` in one T.Parallel nest
+ * (TileLang accepts it): every access of X is at the same index, which names
+ * one element per iteration (each index a distinct loop variable plus a
+ * constant, every variable with more than one value among them), and every
+ * iteration runs on one thread (a loop layout without replication), so no
+ * thread reads or overwrites an element another thread touches in the nest.
+ * Such buffers are listed in the nest's attribute (`T.attr("parallel_nest",
+ * [X])`) so that sync-insert does not ask for a barrier between their
+ * accesses inside it. */
+
+typedef struct private_scan {
+	const nest *n;
+	const tlc_buffer *b;
+	const tlc_expr *const *idx; /* the index every access must use */
+	bool ok, read, write;
+} private_scan;
+
+static bool same_index(private_scan *c, int k, const tlc_expr *const *idx)
+{
+	if (!c->idx) {
+		/* the first access: is its index one element per iteration? */
+		bool used[LW_MAX_DIMS] = {false};
+		if (k != c->b->ndim)
+			return false;
+		for (int d = 0; d < k; d++) {
+			const tlc_expr *x = idx[d];
+			if (x->kind == TLC_EXPR_ADD && x->u.op.b->kind == TLC_EXPR_INT)
+				x = x->u.op.a;
+			int v = -1;
+			for (int q = 0; x->kind == TLC_EXPR_VAR && q < c->n->ndim; q++)
+				if (c->n->vars[q] == x->u.var)
+					v = q;
+			if (v < 0 || used[v])
+				return false;
+			used[v] = true;
+		}
+		for (int q = 0; q < c->n->ndim; q++)
+			if (!used[q] && c->n->shape[q] > 1)
+				return false;
+		c->idx = idx;
+		return true;
+	}
+	for (int d = 0; d < k; d++)
+		if (idx[d] != c->idx[d])
+			return false;
+	return true;
+}
+
+static tlc_walk_action private_expr(void *p, const tlc_expr *x)
+{
+	private_scan *c = p;
+	const tlc_buffer *b = x->kind == TLC_EXPR_LOAD     ? x->u.load.buf
+	                      : x->kind == TLC_EXPR_BUF    ? x->u.buf
+	                      : x->kind == TLC_EXPR_REGION ? x->u.region.buf
+	                                                   : NULL;
+	if (!b || !tlc_buffers_share_memory(b, c->b))
+		return TLC_WALK_CONTINUE;
+	c->read = true;
+	c->ok = c->ok && b == c->b && x->kind == TLC_EXPR_LOAD && same_index(c, x->u.load.n, x->u.load.idx);
+	return c->ok ? TLC_WALK_CONTINUE : TLC_WALK_STOP;
+}
+
+static tlc_walk_action private_stmt(void *p, const tlc_stmt *s)
+{
+	private_scan *c = p;
+	if (s->kind == TLC_STMT_STORE && tlc_buffers_share_memory(s->u.store.buf, c->b)) {
+		c->write = true;
+		c->ok = c->ok && s->u.store.buf == c->b && same_index(c, s->u.store.n, s->u.store.idx);
+	} else if (s->kind == TLC_STMT_EVAL && (tlc_stmt_use_of(s, c->b) & TLC_ACCESS_WRITE)) {
+		c->ok = false; /* written by an op: not element by element */
+	}
+	return c->ok ? TLC_WALK_CONTINUE : TLC_WALK_STOP;
+}
+
+/* The attribute value of the lowered nest: 1, or the list of its shared
+ * buffers read back element by element (see above). */
+static const tlc_expr *nest_private_buffers(lw_state *st, const nest *n)
+{
+	for (int k = 0; k < n->loop->ndigits; k++)
+		if (n->loop->digits[k].dim < 0)
+			return ci(st, 1); /* replicated: several threads run one iteration */
+	/* candidates: the shared buffers the body's own statements store into */
+	const tlc_stmt *body = n->body;
+	int nitems = body && body->kind == TLC_STMT_SEQ ? body->u.seq.n : body ? 1 : 0;
+	const tlc_buffer *cand[16];
+	int ncand = 0;
+	for (int i = 0; i < nitems; i++) {
+		const tlc_stmt *x = body->kind == TLC_STMT_SEQ ? body->u.seq.items[i] : body;
+		if (x->kind != TLC_STMT_STORE || !tlc_buffer_in_shared(x->u.store.buf) || ncand == 16)
+			continue;
+		bool seen = false;
+		for (int q = 0; q < ncand; q++)
+			seen |= cand[q] == x->u.store.buf;
+		if (!seen)
+			cand[ncand++] = x->u.store.buf;
+	}
+	const tlc_expr *items[16];
+	int count = 0;
+	for (int q = 0; q < ncand; q++) {
+		private_scan c = {n, cand[q], NULL, true, false, false};
+		tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = private_stmt, .expr_pre = private_expr}, body);
+		if (c.ok && c.read && c.write)
+			items[count++] = tlc_buf_ref(st->m, (tlc_buffer *)cand[q]);
+	}
+	return count ? tlc_tuple(st->m, count, items, true) : ci(st, 1);
+}
+
 tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 {
 	nest n = {0};
@@ -515,6 +625,7 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 		return s;
 	}
 	tlc_loc loc = s->loc;
+	const tlc_expr *private_bufs = nest_private_buffers(st, &n); /* before the body is rewritten */
 	tlc_stmt *staged = tlc_seq_new(st->m, loc);
 	stage_foreign_fragments(st, &n, staged, loc);
 	int64_t nregs = L->out_shape[0];
@@ -586,7 +697,7 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 		out = tlc_if_new(st->m, loc, c, out, NULL);
 	}
 	/* tells the target that threads diverge inside: no barrier may go there */
-	out = tlc_attr_new(st->m, loc, tlc_intern(st->m, "parallel_nest"), ci(st, 1), out);
+	out = tlc_attr_new(st->m, loc, tlc_intern(st->m, "parallel_nest"), private_bufs, out);
 	if (!staged->u.seq.n)
 		return out;
 	tlc_seq_append(st->m, staged, out);

@@ -111,20 +111,129 @@ static void plan_loop(tlc_module *m, tlc_stmt *loop)
 	pi->stage = stage;
 }
 
+/* ---- the user's plan: groups and -1 entries ----
+ *
+ * TileLang's order=/stage= have one entry per statement of the loop body as
+ * it is built (a T.macro call contributes the statements of its body), or,
+ * with group=, one entry per group: group[g] lists the statements (indices
+ * into the body) that run together with order[g] and stage[g].  An entry of
+ * -1 in both marks a statement that TileLang gives to the producer of a
+ * warp-specialized loop (a copy into shared memory), outside the consumers'
+ * schedule.  Here such a statement runs at stage 0, before every scheduled
+ * statement, which is when a producer fills the buffer for the consumers'
+ * stage 0.  The result is the per-statement plan inject-pipeline reads. */
+
+typedef struct plan_ctx {
+	tlc_module *m;
+	int errors;
+} plan_ctx;
+
+static bool user_plan_error(plan_ctx *c, const tlc_stmt *loop, const char *msg, int a, int b)
+{
+	tlc_error(tlc_module_context(c->m), loop->loc, msg, a, b);
+	c->errors++;
+	return false;
+}
+
+static bool expand_user_plan(plan_ctx *c, tlc_stmt *loop)
+{
+	tlc_module *m = c->m;
+	tlc_pipeline_info *pi = &loop->u.loop.pipe;
+	tlc_stmt *body = pl_body_seq(m, loop);
+	int n = body->u.seq.n;
+	int ng = pi->n_group > 0 ? pi->n_group : n; /* without groups: one a statement */
+	if (pi->n_order != ng || pi->n_stage != ng) {
+		if (pi->n_group > 0)
+			return user_plan_error(c, loop,
+			                       "T.Pipelined: group= has %d groups but order=/stage= have %d entries: give "
+			                       "one entry per group",
+			                       ng, pi->n_order != ng ? pi->n_order : pi->n_stage);
+		return true; /* inject-pipeline says what is wrong */
+	}
+	int *group_of = tlc_alloc(m, sizeof(int) * (size_t)(n + 1));
+	for (int j = 0; j < n; j++)
+		group_of[j] = pi->n_group > 0 ? -1 : j;
+	for (int g = 0; g < pi->n_group; g++)
+		for (int k = 0; k < pi->group_len[g]; k++) {
+			int j = pi->group[g][k];
+			if (j < 0 || j >= n || group_of[j] >= 0)
+				return user_plan_error(c, loop,
+				                       "T.Pipelined: group= must list each of the loop body's %d statements "
+				                       "once (statement %d is out of range or listed twice)",
+				                       n, j);
+			group_of[j] = g;
+		}
+	for (int j = 0; j < n; j++)
+		if (group_of[j] < 0)
+			return user_plan_error(c, loop, "T.Pipelined: group= must list each of the loop body's %d statements "
+			                       "once (statement %d is missing)", n, j);
+	/* groups by order: the -1 ones first, in body order, then 0, 1, ... */
+	int *group_at = tlc_alloc(m, sizeof(int) * (size_t)(ng + 1));
+	int nfirst = 0;
+	for (int g = 0; g < ng; g++) {
+		if ((pi->order[g] < 0) != (pi->stage[g] < 0) || pi->order[g] < -1 || pi->stage[g] < -1)
+			return user_plan_error(c, loop, "T.Pipelined: entry %d has order %d: only -1 in both order= and "
+			                       "stage= leaves a statement to the producer", g, pi->order[g]);
+		if (pi->order[g] < 0)
+			group_at[nfirst++] = g;
+	}
+	int nsched = ng - nfirst;
+	bool *taken = tlc_alloc(m, sizeof(bool) * (size_t)(ng + 1));
+	for (int g = 0; g < ng; g++) {
+		if (pi->order[g] < 0)
+			continue;
+		if (pi->order[g] >= nsched || taken[pi->order[g]])
+			return user_plan_error(c, loop, "T.Pipelined: order must be a permutation of 0..%d (the -1 "
+			                       "entries aside), got %d", nsched - 1, pi->order[g]);
+		taken[pi->order[g]] = true;
+		group_at[nfirst + pi->order[g]] = g;
+	}
+	int *order = tlc_alloc(m, sizeof(int) * (size_t)(n + 1));
+	int *stage = tlc_alloc(m, sizeof(int) * (size_t)(n + 1));
+	int next = 0;
+	for (int p = 0; p < ng; p++) {
+		int g = group_at[p];
+		/* a group keeps the body order of its statements */
+		for (int j = 0; j < n; j++)
+			if (group_of[j] == g) {
+				order[j] = next++;
+				stage[j] = pi->stage[g] < 0 ? 0 : pi->stage[g];
+			}
+	}
+	pi->order = order;
+	pi->stage = stage;
+	pi->n_order = pi->n_stage = n;
+	pi->n_group = 0;
+	return true;
+}
+
+static bool has_negative(const int *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] < 0)
+			return true;
+	return false;
+}
+
 static tlc_walk_action plan_pre(void *ctx, const tlc_stmt *cs)
 {
-	tlc_module *m = ctx;
+	plan_ctx *c = ctx;
 	tlc_stmt *s = (tlc_stmt *)cs; /* the pass owns the function it plans */
-	if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PIPELINED && s->u.loop.pipe.n_stage == 0 &&
-	    s->u.loop.pipe.n_order == 0)
-		plan_loop(m, s);
+	if (s->kind != TLC_STMT_FOR || s->u.loop.kind != TLC_FOR_PIPELINED)
+		return TLC_WALK_CONTINUE;
+	const tlc_pipeline_info *pi = &s->u.loop.pipe;
+	if (pi->n_stage == 0 && pi->n_order == 0)
+		plan_loop(c->m, s);
+	else if (pi->n_group > 0 || has_negative(pi->order, pi->n_order) || has_negative(pi->stage, pi->n_stage))
+		expand_user_plan(c, s);
 	return TLC_WALK_CONTINUE;
 }
 
 int pl_run_planning(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 {
 	(void)opts;
+	plan_ctx c = {m, 0};
 	if (f->body)
-		tlc_walk_stmt(&(tlc_visitor){.ctx = m, .stmt_pre = plan_pre}, f->body);
-	return 0;
+		tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = plan_pre}, f->body);
+	return c.errors ? 1 : 0;
 }

@@ -209,17 +209,105 @@ static tlc_walk_action find_var(void *p, const tlc_expr *e)
 	return TLC_WALK_CONTINUE;
 }
 
+
+/* Per-thread buffers (T.alloc_local / T.alloc_var) that statements before
+ * the loop compute from read-only tensors (loop bounds the producer needs,
+ * as a block-sparse kernel's range of blocks): those statements run before
+ * the roles split, in every thread. */
+#define WS_MAX_LOCALS 16
+typedef struct hoisted_locals {
+	tlc_module *m;
+	const tlc_buffer *b[WS_MAX_LOCALS];
+	int n;
+} hoisted_locals;
+
+static bool is_per_thread(const tlc_buffer *b)
+{
+	return b->scope == TLC_SCOPE_LOCAL || b->scope == TLC_SCOPE_VAR;
+}
+
+static bool in_hoisted(const hoisted_locals *h, const tlc_buffer *b)
+{
+	for (int i = 0; h && i < h->n; i++)
+		if (h->b[i] == b)
+			return true;
+	return false;
+}
+
 typedef struct read_only_scan {
 	const tlc_stmt *body;
 	bool ok;
+	const hoisted_locals *locals; /* also readable */
+	const tlc_stmt *self;         /* a statement whose own per-thread writes it may read */
+	hoisted_locals *writes;       /* where its per-thread writes go */
 } read_only_scan;
 
 static void note_read_only(void *p, const tlc_buffer *b, unsigned mode)
 {
-	(void)mode;
 	read_only_scan *c = p;
-	if (b->scope != TLC_SCOPE_GLOBAL || (tlc_stmt_use_of(c->body, b) & TLC_ACCESS_WRITE))
+	if (c->writes && (mode & TLC_ACCESS_WRITE)) {
+		if (!is_per_thread(b) || c->writes->n == WS_MAX_LOCALS)
+			c->ok = false;
+		else if (!in_hoisted(c->writes, b))
+			c->writes->b[c->writes->n++] = b;
+	}
+	if (!(mode & TLC_ACCESS_READ))
+		return;
+	if (is_per_thread(b) ? !in_hoisted(c->locals, b) && !(c->self && (tlc_stmt_use_of(c->self, b) & TLC_ACCESS_WRITE))
+	                     : b->scope != TLC_SCOPE_GLOBAL || (tlc_stmt_use_of(c->body, b) & TLC_ACCESS_WRITE))
 		c->ok = false;
+}
+
+static tlc_walk_action find_op_stmt(void *p, const tlc_stmt *s)
+{
+	bool *found = p;
+	if (s->kind == TLC_STMT_EVAL || s->kind == TLC_STMT_SCOPE || s->kind == TLC_STMT_ATTR ||
+	    s->kind == TLC_STMT_ALLOC || (s->kind == TLC_STMT_FOR && s->u.loop.kind != TLC_FOR_SERIAL &&
+	                                  s->u.loop.kind != TLC_FOR_UNROLLED))
+		*found = true; /* tile ops, and loops that bind threads (T.Parallel) */
+	return *found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
+/* s (a statement before the loop) only stores into per-thread buffers
+ * values of read-only tensors and per-thread buffers computed so far: it
+ * may run in both roles.  Its buffers join h. */
+static bool local_writer(const tlc_stmt *body, const tlc_stmt *s, const ws_plan *p, hoisted_locals *h)
+{
+	bool op = false;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &op, .stmt_pre = find_op_stmt}, s);
+	var_scan v = {p->consumer_vars, p->nconsumer_vars, NULL};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &v, .expr_pre = find_var}, s);
+	if (op || v.found)
+		return false;
+	hoisted_locals mine = {.m = h->m};
+	read_only_scan c = {body, true, h, s, &mine};
+	tlc_stmt_accesses(s, note_read_only, &c);
+	if (!c.ok || !mine.n || h->n + mine.n > WS_MAX_LOCALS)
+		return false;
+	for (int i = 0; i < mine.n; i++)
+		if (!in_hoisted(h, mine.b[i]))
+			h->b[h->n++] = mine.b[i];
+	return true;
+}
+
+/* Moving the hoisted statements before the split keeps their meaning when
+ * no other statement before the loop touches their buffers and the loop
+ * does not write them. */
+static bool locals_stay_put(const tlc_stmt *body, const ws_plan *p, const hoisted_locals *h)
+{
+	for (int i = 0; i < body->u.seq.n; i++) {
+		const tlc_stmt *s = body->u.seq.items[i];
+		if (p->hoist[i])
+			continue;
+		for (int k = 0; k < h->n; k++) {
+			unsigned use = tlc_stmt_use_of(s, h->b[k]);
+			if (s == p->loop ? (use & TLC_ACCESS_WRITE) != 0 : use != 0)
+				return false;
+		}
+		if (s == p->loop)
+			break;
+	}
+	return true;
 }
 
 static bool uses_var(const tlc_expr *e, tlc_var *const *vars, int n)
@@ -241,20 +329,28 @@ static void plan_kernel_lets(ws_state *w, tlc_stmt *body, ws_plan *p)
 	p->consumer_vars = tlc_alloc(w->m, sizeof(*p->consumer_vars) * (size_t)(n + WS_MAX_ITEMS + 1));
 	p->nconsumer_vars = 0;
 	bool after_loop = false;
+	hoisted_locals hl = {.m = w->m};
 	for (int i = 0; i < n; i++) {
 		tlc_stmt *s = body->u.seq.items[i];
 		p->hoist[i] = false;
 		if (s == p->loop)
 			after_loop = true;
-		if (s->kind != TLC_STMT_LET)
+		if (s->kind != TLC_STMT_LET) {
+			if (!after_loop && s != p->loop && local_writer(body, s, p, &hl))
+				p->hoist[i] = true;
 			continue;
-		read_only_scan c = {body, true};
+		}
+		read_only_scan c = {body, true, &hl, NULL, NULL};
 		tlc_expr_accesses(s->u.let.value, TLC_ACCESS_READ, note_read_only, &c);
 		if (!after_loop && c.ok && !uses_var(s->u.let.value, p->consumer_vars, p->nconsumer_vars))
 			p->hoist[i] = true;
 		else
 			p->consumer_vars[p->nconsumer_vars++] = s->u.let.var;
 	}
+	if (!locals_stay_put(body, p, &hl))
+		for (int i = 0; i < n; i++)
+			if (body->u.seq.items[i]->kind != TLC_STMT_LET)
+				p->hoist[i] = false;
 }
 
 /* Every item: a global -> shared copy that TMA can do, one it cannot (then
@@ -309,7 +405,28 @@ static bool classify_guarded(ws_state *w, ws_plan *p, const char **why)
 /* The producers and the guard may use no variable that only the consumers
  * bind: a LET of the kernel that stays in the consumer branch
  * (plan_kernel_lets) or a LET of the iteration that is the consumers' alone. */
-static bool producer_vars_ok(ws_plan *p, const char **why)
+typedef struct local_scan {
+	const tlc_stmt *body;
+	const ws_plan *p;
+	bool bad;
+} local_scan;
+
+/* A load of a per-thread buffer that no statement hoisted before the split
+ * (plan_kernel_lets) writes: the producer's copy would be uninitialised. */
+static tlc_walk_action find_per_thread_load(void *q, const tlc_expr *e)
+{
+	local_scan *c = q;
+	if (e->kind != TLC_EXPR_LOAD || !is_per_thread(e->u.load.buf))
+		return TLC_WALK_CONTINUE;
+	bool hoisted = false;
+	for (int i = 0; i < c->body->u.seq.n && !hoisted; i++)
+		hoisted = c->p->hoist[i] && c->body->u.seq.items[i]->kind != TLC_STMT_LET &&
+		          (tlc_stmt_use_of(c->body->u.seq.items[i], e->u.load.buf) & TLC_ACCESS_WRITE);
+	c->bad = !hoisted;
+	return c->bad ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
+static bool producer_vars_ok(const tlc_stmt *body, ws_plan *p, const char **why)
 {
 	for (int j = 0; j < p->n; j++)
 		if (p->items[j]->kind == TLC_STMT_LET && p->role[j] == WS_CONSUMER)
@@ -321,9 +438,26 @@ static bool producer_vars_ok(ws_plan *p, const char **why)
 	for (int j = 0; j < p->n && !c.found; j++)
 		if (p->role[j] != WS_CONSUMER)
 			tlc_walk_stmt(&v, p->items[j]);
-	if (c.found)
+	if (c.found) {
 		*why = "a producer copy uses a variable that only the consumers compute";
-	return !c.found;
+		return false;
+	}
+	/* per-thread buffers written by statements that run in the consumer
+	 * branch only would be uninitialised in the producer's threads */
+	local_scan ls = {body, p, false};
+	bool *const local_found = &ls.bad;
+	tlc_visitor lv = {.ctx = &ls, .expr_pre = find_per_thread_load};
+	tlc_walk_expr(&lv, p->loop->u.loop.min);
+	tlc_walk_expr(&lv, p->loop->u.loop.extent);
+	if (p->guard)
+		tlc_walk_expr(&lv, p->guard);
+	for (int j = 0; j < p->n && !*local_found; j++)
+		if (p->role[j] != WS_CONSUMER)
+			tlc_walk_stmt(&lv, p->items[j]);
+	if (*local_found)
+		*why = "the loop's bounds or a producer copy read a per-thread buffer (T.alloc_local / T.alloc_var) "
+		       "that only the consumers write";
+	return !*local_found;
 }
 
 typedef struct smem_sum {
@@ -512,7 +646,7 @@ static bool candidate(ws_state *w, tlc_stmt *body, ws_plan *p, const char **why)
 		return false;
 	}
 	plan_kernel_lets(w, body, p);
-	return producer_vars_ok(p, why) && fits_shared_memory(w, body, p, why) && plan_release(p, why);
+	return producer_vars_ok(body, p, why) && fits_shared_memory(w, body, p, why) && plan_release(p, why);
 }
 
 /* ---- clusters ---- */

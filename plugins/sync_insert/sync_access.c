@@ -37,7 +37,7 @@ static int buf_index(si_state *si, const tlc_buffer *b)
 	return k;
 }
 
-static void set_add(si_state *si, si_set *s, const tlc_buffer *b)
+void si_set_add(si_state *si, si_set *s, const tlc_buffer *b)
 {
 	if (!tlc_buffer_in_shared(b))
 		return;
@@ -88,9 +88,9 @@ static void add_access(void *p, const tlc_buffer *b, unsigned mode)
 	if (mode & TLC_ACCESS_MBARRIER)
 		return; /* a TMA load: its mbarrier orders it, not a block barrier */
 	if (mode & TLC_ACCESS_READ)
-		set_add(c->si, &c->acc->r, b);
+		si_set_add(c->si, &c->acc->r, b);
 	if (mode & TLC_ACCESS_WRITE)
-		set_add(c->si, &c->acc->w, b);
+		si_set_add(c->si, &c->acc->w, b);
 }
 
 void si_stmt_access(si_state *si, const tlc_stmt *s, si_access *acc)
@@ -126,7 +126,7 @@ static void add_async(void *p, const tlc_buffer *b, unsigned mode)
 	async_ctx *a = p;
 	(void)mode;
 	if (tlc_buffer_in_shared(b))
-		set_add(a->si, a->set, b);
+		si_set_add(a->si, a->set, b);
 }
 
 void si_async_writes(si_state *si, const tlc_stmt *s, si_set *set)
@@ -149,7 +149,7 @@ static tlc_walk_action wgmma_operands(void *p, const tlc_expr *x)
 		const tlc_expr *a = x->u.call.args[i];
 		const tlc_buffer *b = a->kind == TLC_EXPR_BUF ? a->u.buf : a->kind == TLC_EXPR_LOAD ? a->u.load.buf : NULL;
 		if (b && tlc_buffer_in_shared(b))
-			set_add(c->si, c->set, b);
+			si_set_add(c->si, c->set, b);
 	}
 	return TLC_WALK_SKIP;
 }

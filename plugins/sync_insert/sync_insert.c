@@ -50,6 +50,7 @@
 
 #include <tlc/access.h>
 #include <tlc/tileops.h>
+#include <tlc/uniform.h>
 #include <tlc/walk.h>
 
 #include "sync_insert.h"
@@ -108,70 +109,43 @@ static tlc_stmt *make_barrier(si_state *si, tlc_loc loc)
 	return tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL));
 }
 
-typedef struct thread_search {
-	const si_state *si;
-	bool found;
-} thread_search;
+/* The shared buffers an expression reads. */
+typedef struct shared_reads {
+	const tlc_buffer *b[8];
+	int n;
+	bool overflow;
+} shared_reads;
 
-static bool is_thread_var(const si_state *si, const tlc_var *v)
+static void add_shared_read(void *p, const tlc_buffer *b, unsigned mode)
 {
-	for (int d = 0; d < 3; d++)
-		if (si->f->thread_vars[d] && v == si->f->thread_vars[d])
-			return true;
-	for (int i = 0; i < si->nthread_vars; i++)
-		if (si->thread_vars[i] == v)
-			return true;
-	return false;
+	shared_reads *r = p;
+	if (!(mode & TLC_ACCESS_READ) || !tlc_buffer_in_shared(b))
+		return;
+	if (r->n < (int)(sizeof r->b / sizeof r->b[0]))
+		r->b[r->n++] = b;
+	else
+		r->overflow = true;
 }
 
-/* Looks only where a scalar value can come from: variables, loads and the
- * positional arguments of calls.  Buffer operands, regions, tuples and
- * lambdas are not values, and keyword arguments are options of the call. */
-static tlc_walk_action find_thread(void *p, const tlc_expr *x)
+/* True when every thread of the block gets the same value of x, which
+ * decides whether the threads that reach `body` (the statements x guards:
+ * an if's branches, a loop's body) are all of them or only some.  Shared
+ * loads count as uniform only on the premise that barriers order them after
+ * every write by other threads (tlc/uniform.h), which the barriers placed
+ * before body do, but not a write inside body itself: a thread that runs it
+ * could overwrite the value before a slower one has read it. */
+static bool uniform_guard(const si_state *si, const tlc_expr *x, const tlc_stmt *body)
 {
-	thread_search *t = p;
-	switch (x->kind) {
-	case TLC_EXPR_VAR: t->found = is_thread_var(t->si, x->u.var); break;
-	case TLC_EXPR_LOAD:
-		/* a value loaded from memory other than global or shared may differ
-		 * between threads; otherwise it depends on the thread only through
-		 * its indices */
-		t->found = x->u.load.buf->scope != TLC_SCOPE_GLOBAL && x->u.load.buf->scope != TLC_SCOPE_SHARED &&
-		           x->u.load.buf->scope != TLC_SCOPE_SHARED_DYN;
-		break;
-	case TLC_EXPR_CALL:
-		if (x->u.call.op == TLC_OP_THREAD_IDX) {
-			t->found = true;
-			break;
-		}
-		for (int i = 0; i < x->u.call.nargs && !t->found; i++) {
-			tlc_visitor v = {.ctx = t, .expr_pre = find_thread};
-			tlc_walk_expr(&v, x->u.call.args[i]);
-		}
-		return t->found ? TLC_WALK_STOP : TLC_WALK_SKIP;
-	case TLC_EXPR_BUF:
-	case TLC_EXPR_REGION:
-	case TLC_EXPR_TUPLE:
-	case TLC_EXPR_LAMBDA: return TLC_WALK_SKIP;
-	default: break;
-	}
-	return t->found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
-}
-
-/* True when x may have different values in different threads. */
-static bool mentions_thread(const si_state *si, const tlc_expr *x)
-{
-	thread_search t = {si, false};
-	tlc_visitor v = {.ctx = &t, .expr_pre = find_thread};
-	tlc_walk_expr(&v, x);
-	return t.found;
-}
-
-static void add_thread_var(si_state *si, const tlc_var *v)
-{
-	si->thread_vars = tlc_mem_grow(si->thread_vars, si->nthread_vars, &si->cap_thread_vars,
-	                               sizeof(*si->thread_vars));
-	si->thread_vars[si->nthread_vars++] = v;
+	if (!tlc_expr_block_uniform(si->uniform, x))
+		return false;
+	shared_reads r = {0};
+	tlc_expr_accesses(x, TLC_ACCESS_READ, add_shared_read, &r);
+	if (r.overflow)
+		return false;
+	for (int i = 0; i < r.n; i++)
+		if (body && (tlc_stmt_use_of(body, r.b[i]) & TLC_ACCESS_WRITE))
+			return false;
+	return true;
 }
 
 /* A hazard at `at` (a statement inside `region`) where no barrier may go. */
@@ -204,6 +178,9 @@ static void report(si_state *si, si_where where, const tlc_stmt *region, const t
 typedef struct si_region {
 	si_where where;
 	const tlc_stmt *stmt; /* the nest, T.ws or if that sets `where` */
+	/* in a nest: the shared buffers each thread reads back only where it
+	 * wrote (lower-tile-ops lists them: `T.attr("parallel_nest", [X])`) */
+	si_set priv;
 } si_region;
 
 static void visit_body(si_state *si, tlc_stmt **slot, si_region rg);
@@ -214,12 +191,13 @@ static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 	if (s->u.loop.kind == TLC_FOR_PARALLEL || s->u.loop.kind == TLC_FOR_THREAD) {
 		/* not lowered: every iteration is another thread */
 		if (rg.where == SI_ANYWHERE)
-			inner = (si_region){SI_NEST, s};
+			inner = (si_region){SI_NEST, s, {{0}}};
 		visit_body(si, &s->u.loop.body, inner);
 		return;
 	}
-	if (rg.where == SI_ANYWHERE && (mentions_thread(si, s->u.loop.min) || mentions_thread(si, s->u.loop.extent)))
-		inner = (si_region){SI_THREAD_IF, s}; /* threads run different trip counts */
+	if (rg.where == SI_ANYWHERE &&
+	    (!uniform_guard(si, s->u.loop.min, s->u.loop.body) || !uniform_guard(si, s->u.loop.extent, s->u.loop.body)))
+		inner = (si_region){SI_THREAD_IF, s, {{0}}}; /* threads run different trip counts */
 	visit_body(si, &s->u.loop.body, inner);
 	if (inner.where == SI_NEST)
 		return; /* one thread's iterations of a nest: nothing carried between threads */
@@ -253,8 +231,9 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 	case TLC_STMT_FOR: visit_loop(si, s, rg); return;
 	case TLC_STMT_IF: {
 		si_region inner = rg;
-		if (rg.where == SI_ANYWHERE && mentions_thread(si, s->u.if_.cond))
-			inner = (si_region){SI_THREAD_IF, s};
+		if (rg.where == SI_ANYWHERE && (!uniform_guard(si, s->u.if_.cond, s->u.if_.then_s) ||
+		                                !uniform_guard(si, s->u.if_.cond, s->u.if_.else_s)))
+			inner = (si_region){SI_THREAD_IF, s, {{0}}};
 		si_access before = si->pending;
 		visit_body(si, &s->u.if_.then_s, inner);
 		if (!s->u.if_.else_s)
@@ -279,8 +258,13 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		 * ordering; its accesses count as one statement's */
 		if (s->u.attr.key && strcmp(s->u.attr.key, "thread_private") == 0)
 			return;
-		if (rg.where == SI_ANYWHERE && s->u.attr.key && strcmp(s->u.attr.key, "parallel_nest") == 0)
-			inner = (si_region){SI_NEST, s};
+		if (rg.where == SI_ANYWHERE && s->u.attr.key && strcmp(s->u.attr.key, "parallel_nest") == 0) {
+			inner = (si_region){SI_NEST, s, {{0}}};
+			const tlc_expr *v = s->u.attr.value;
+			for (int i = 0; v && v->kind == TLC_EXPR_TUPLE && i < v->u.tuple.n; i++)
+				if (v->u.tuple.items[i]->kind == TLC_EXPR_BUF)
+					si_set_add(si, &inner.priv, v->u.tuple.items[i]->u.buf);
+		}
 		visit_body(si, &s->u.attr.body, inner);
 		return;
 	}
@@ -385,8 +369,6 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			i += group - 1;
 			continue;
 		}
-		if (item->kind == TLC_STMT_LET && mentions_thread(si, item->u.let.value))
-			add_thread_var(si, item->u.let.var);
 		if (si_is_barrier(item)) {
 			si->pending = (si_access){0};
 			tlc_seq_append(si->m, out, item);
@@ -416,6 +398,11 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 		}
 		si_access acc = {0};
 		si_stmt_access(si, item, &acc);
+		for (int w = 0; rg.where == SI_NEST && w < SI_WORDS; w++) {
+			/* each thread's own elements: nothing to order between threads */
+			acc.r.w[w] &= ~rg.priv.w[w];
+			acc.w.w[w] &= ~rg.priv.w[w];
+		}
 		const tlc_buffer *busy = si_common(si, &acc.w, &si->wgmma_reads);
 		if (busy) {
 			/* a barrier cannot help: the tensor cores read it asynchronously */
@@ -470,9 +457,10 @@ static int run_sync_insert(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	si_state *si = tlc_mem_alloc(sizeof(*si));
 	si->m = m;
 	si->f = f;
-	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL});
+	si->uniform = tlc_uniformity_new(m, f);
+	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL, {{0}}});
 	int errors = si->errors + si->too_many;
-	tlc_mem_free(si->thread_vars);
+	tlc_uniformity_free(si->uniform);
 	tlc_mem_free(si);
 	return errors;
 }

@@ -49,8 +49,9 @@ typedef struct si_state {
 	 * where a barrier already orders the threads */
 	si_set unfenced;
 	const tlc_stmt *reported; /* the last region an error was reported for */
-	int nthread_vars, cap_thread_vars;
-	const tlc_var **thread_vars; /* let-bound variables whose value depends on the thread */
+	/* which values are the same in every thread (the conditions a barrier
+	 * may go under) */
+	struct tlc_uniformity *uniform;
 	int errors;
 } si_state;
 
@@ -61,6 +62,8 @@ void si_body_head(si_state *si, const tlc_stmt *body, si_access *acc);
 /* A buffer of `next` that must wait for `pending` (RAW, WAR, WAW), or NULL. */
 const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const si_access *next);
 void si_set_union(si_set *s, const si_set *t);
+/* Add shared buffer b to *s (other scopes are ignored). */
+void si_set_add(si_state *si, si_set *s, const tlc_buffer *b);
 /* Add the buffers s writes with T.cp_async to *set. */
 void si_async_writes(si_state *si, const tlc_stmt *s, si_set *set);
 /* Add the shared operands that s's T.wgmma_issue calls read to *set. */
