@@ -12,6 +12,7 @@
  * frontend_operators.c Python operators on compile-time and symbolic values
  * frontend_limits.c the budgets of time, memory and depth (FE_MAX_*)
  * frontend_index.c  hash indexes of big environments and dicts
+ * frontend_host.c   tilelang.math, tvm.DataType, int/float methods, torch's device queries
  *
  * A value is either a compile-time Python value (int, float, str, tuple, ...)
  * or a kernel-time one (an IR expression, a buffer).  Python code runs at
@@ -50,7 +51,7 @@ typedef enum fe_kind {
 } fe_kind;
 
 /* Module kinds (FV_MODULE). */
-enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS, FM_AUTOTUNER };
+enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS, FM_AUTOTUNER, FM_TLMATH, FM_TVM };
 
 typedef struct fe_val fe_val;
 typedef struct fe_env fe_env;
@@ -393,6 +394,17 @@ fe_val *fe_call_partial(fe *F, fe_val *p, int nargs, fe_val **args, int nkw, con
                         tlc_loc loc);
 /* (frontend_tile.c) a decorator that returns what it decorates */
 fe_val *fe_identity_decorator(fe *F, tlc_loc loc);
+
+/* ---- frontend_host.c ---- */
+/* Attribute `name` of v where host code needs more than the builtins
+ * (tilelang.math, tvm, torch's device queries, int/float/dtype methods):
+ * true when handled, *out the value or NULL after a report. */
+bool fe_host_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out);
+/* A call of such a value: true when handled, *out as above. */
+bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, tlc_loc loc, fe_val **out);
+/* Whether module kind `mod` has `name` where this file adds to it: true
+ * when it knows (*has the answer). */
+bool fe_host_module_has(int mod, const char *name, bool *has);
 
 /* ---- frontend_exec.c ---- */
 fe_flow fe_exec_body(fe *F, fe_env *env, int n, py_node **body);

@@ -118,6 +118,9 @@ fe_val *fe_unique(fe *F, fe_val *list, tlc_loc loc)
 
 bool fe_module_has(fe *F, const fe_val *mod, const char *name)
 {
+	bool has;
+	if (fe_host_module_has(mod->mod, name, &has))
+		return has;
 	switch (mod->mod) {
 	case FM_T: return fe_t_has(F, name);
 	case FM_MATH: return math_has(name);
@@ -133,6 +136,9 @@ bool fe_module_has(fe *F, const fe_val *mod, const char *name)
 
 fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 {
+	fe_val *r;
+	if (fe_host_getattr(F, v, name, loc, &r))
+		return r;
 	switch (v->kind) {
 	case FV_MODULE:
 		if (v->mod == FM_T)
@@ -805,6 +811,9 @@ static fe_val *apply_decorator(fe *F, fe_val *dec, fe_val *fn, tlc_loc loc);
 fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kw_names,
                 fe_val **kw_vals, tlc_loc loc)
 {
+	fe_val *hr;
+	if (fe_host_call(F, fn, nargs, args, nkw, loc, &hr))
+		return hr;
 	switch (fn->kind) {
 	case FV_FUNC: {
 		fe_val *r = fe_call_function(F, fn, nargs, args, nkw, kw_names, kw_vals, loc);

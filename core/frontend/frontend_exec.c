@@ -619,7 +619,7 @@ static fe_val *module_value(fe *F, const char *dotted)
 	} known[] = {
 		{"tilelang.language", FM_T}, {"tilelang", FM_TILELANG},     {"tilelang.layout", FM_LAYOUT},
 		{"math", FM_MATH},           {"itertools", FM_ITERTOOLS},   {"functools", FM_FUNCTOOLS},
-		{"tilelang.autotuner", FM_AUTOTUNER},
+		{"tilelang.autotuner", FM_AUTOTUNER}, {"tilelang.math", FM_TLMATH}, {"tvm", FM_TVM},
 	};
 	fe_val *v = fe_new(F, FV_MODULE);
 	v->u.s = fe_strdup(F, dotted);
