@@ -179,6 +179,12 @@ typedef struct fe_kernel {
 	const tlc_buffer **safe;
 } fe_kernel;
 
+/* A top-level statement skipped because it runs host code (frontend_script.c). */
+typedef struct fe_skip {
+	tlc_loc loc;
+	const char *why; /* its first error */
+} fe_skip;
+
 typedef struct fe {
 	tlc_context *ctx;
 	tlc_module *m;
@@ -221,6 +227,10 @@ typedef struct fe {
 	int ndyn, cap_dyn; /* T.dynamic / open T.const variables, in creation order */
 	tlc_var **dyn;
 	fe_val *none, *vtrue, *vfalse;
+	int64_t host_uses; /* host values and kernels used as host objects so far (frontend_script.c) */
+	bool user_raised;  /* the program's assert or raise failed */
+	fe_skip *skips;    /* the top-level statements skipped */
+	int nskips, cap_skips;
 } fe;
 
 static inline tlc_loc fe_file_loc(uint32_t file)
@@ -405,6 +415,16 @@ bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, tlc_loc 
 /* Whether module kind `mod` has `name` where this file adds to it: true
  * when it knows (*has the answer). */
 bool fe_host_module_has(int mod, const char *name, bool *has);
+
+/* ---- frontend_script.c: the host script around the kernel ---- */
+/* Run top-level statement s, skipping it when it fails because it runs
+ * host code (its names then bind markers). */
+fe_flow fe_exec_toplevel(fe *F, fe_env *env, py_node *s);
+/* v is the marker of a skipped statement's name: report its use at loc
+ * (true), else false. */
+bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc);
+/* Notes naming the skipped statements, after the compilation failed. */
+void fe_skip_notes(fe *F);
 
 /* ---- frontend_exec.c ---- */
 fe_flow fe_exec_body(fe *F, fe_env *env, int n, py_node **body);

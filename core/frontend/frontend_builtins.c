@@ -226,6 +226,8 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 	default:
 		break;
 	}
+	if (v->kind == FV_PRIMFUNC)
+		F->host_uses++; /* kernel.get_profiler(): host code */
 	tlc_error(F->ctx, loc, "%s has no attribute '%s'", fe_kind_name(v), name);
 	return NULL;
 }
@@ -877,6 +879,8 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		fe_err_not_kernel(F, fn, loc);
 		return NULL;
 	default:
+		if (fn->kind == FV_PRIMFUNC)
+			F->host_uses++; /* kernel(a, b): host code runs a built kernel */
 		tlc_error(F->ctx, loc, "a %s is not callable", fe_kind_name(fn));
 		return NULL;
 	}

@@ -386,8 +386,11 @@ static fe_val *call_of(fe *F, fe_env *env, py_node *n, fe_val *fn, const char *h
 static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 {
 	fe_val *v = fe_env_get(env, n->str);
-	if (v)
+	if (v) {
+		if (v->kind == FV_HOST)
+			F->host_uses++; /* a statement that fails after this may be skipped */
 		return v;
+	}
 	static const char *const builtins[] = {
 		"range", "len", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
 		"dict", "print", "enumerate", "zip", "sum", "any", "all", "round", "sorted", "reversed",

@@ -682,6 +682,7 @@ static fe_flow exec_raise(fe *F, py_node *s)
 	else if (s->a && s->a->kind == PY_CALL && s->a->a->kind == PY_NAME)
 		msg = s->a->a->str;
 	tlc_error(F->ctx, s->loc, "raise at compile time: %s", msg);
+	F->user_raised = true;
 	return FL_ERROR;
 }
 
@@ -767,6 +768,7 @@ static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
 		if (!t) {
 			fe_val *m = s->b ? fe_eval(F, env, s->b) : NULL;
 			tlc_error(F->ctx, s->loc, "assertion failed%s%s", m ? ": " : "", m ? fe_show(F, m) : "");
+			F->user_raised = true; /* the program's own check: never skipped */
 			return FL_ERROR;
 		}
 		return FL_NORMAL;

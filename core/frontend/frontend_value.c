@@ -487,6 +487,8 @@ const char *fe_show(fe *F, fe_val *v)
 
 void fe_err_not_kernel(fe *F, fe_val *v, tlc_loc loc)
 {
+	if (fe_skipped_value(F, v, loc))
+		return;
 	switch (v->kind) {
 	case FV_HOST: {
 		/* name the module: "torch" of "torch.float16" */
