@@ -12,6 +12,8 @@
  * frontend_operators.c Python operators on compile-time and symbolic values
  * frontend_limits.c the budgets of time, memory and depth (FE_MAX_*)
  * frontend_index.c  hash indexes of big environments and dicts
+ * frontend_import.c import statements, the program's own modules (sibling files)
+ * frontend_script.c the top-level host statements that are skipped
  * frontend_host.c   tilelang.math, tvm.DataType, int/float methods, torch's device queries
  *
  * A value is either a compile-time Python value (int, float, str, tuple, ...)
@@ -51,7 +53,9 @@ typedef enum fe_kind {
 } fe_kind;
 
 /* Module kinds (FV_MODULE). */
-enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS, FM_AUTOTUNER, FM_TLMATH, FM_TVM };
+enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS, FM_AUTOTUNER, FM_TLMATH, FM_TVM,
+       FM_USER /* and up: module FM_USER + i of the program's own (fe.pymods[i], frontend_import.c) */ };
+typedef struct fe_pymod fe_pymod;
 
 typedef struct fe_val fe_val;
 typedef struct fe_env fe_env;
@@ -198,7 +202,10 @@ typedef struct fe {
 	tlc_frontend_limits lim; /* the budgets, defaults filled in */
 	struct fstr_cache *fstrings; /* f-strings' parsed fields (frontend_format.c) */
 	fe_val *star[16]; /* modules tlc understands imported with `from M import *` */
+	fe_env *star_env[16]; /* ... into the module whose globals these are */
 	int nstar;
+	fe_pymod **pymods; /* the program's own modules imported so far (frontend_import.c) */
+	int npymods, cap_pymods;
 	int errors0;               /* the context's error count when parsing began */
 	bool too_many_errors;      /* FE_MAX_ERRORS reached: stop going on after errors */
 	const char *poisoned[64];  /* names a failed kernel statement would have bound */
@@ -415,6 +422,11 @@ bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, tlc_loc 
 /* Whether module kind `mod` has `name` where this file adds to it: true
  * when it knows (*has the answer). */
 bool fe_host_module_has(int mod, const char *name, bool *has);
+
+/* ---- frontend_import.c ---- */
+fe_flow fe_exec_import(fe *F, fe_env *env, py_node *s);
+/* Attribute `name` of a module of the program (v->mod >= FM_USER). */
+fe_val *fe_pymodule_attr(fe *F, fe_val *v, const char *name, tlc_loc loc);
 
 /* ---- frontend_script.c: the host script around the kernel ---- */
 /* Run top-level statement s, skipping it when it fails because it runs

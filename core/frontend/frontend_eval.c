@@ -402,8 +402,11 @@ static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 			return fe_builtin(F, builtins[i]);
 	/* from M import *: the latest import that has the name (Python's
 	 * builtins are found first here, so that `float` stays Python's) */
+	fe_env *root = env;
+	while (F->nstar && root->parent)
+		root = root->parent;
 	for (int i = F->nstar - 1; i >= 0; i--)
-		if (fe_module_has(F, F->star[i], n->str))
+		if (F->star_env[i] == root && fe_module_has(F, F->star[i], n->str))
 			return fe_getattr(F, F->star[i], n->str, n->loc);
 	for (int i = 0; i < F->npoisoned; i++)
 		if (strcmp(F->poisoned[i], n->str) == 0)

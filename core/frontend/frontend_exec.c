@@ -608,72 +608,6 @@ static fe_flow exec_def(fe *F, fe_env *env, py_node *s)
 	return FL_NORMAL;
 }
 
-/* Bind imported names: tilelang and its language module are understood,
- * math, itertools and functools are evaluated, everything else is an
- * opaque host module. */
-static fe_val *module_value(fe *F, const char *dotted)
-{
-	static const struct {
-		const char *name;
-		int mod;
-	} known[] = {
-		{"tilelang.language", FM_T}, {"tilelang", FM_TILELANG},     {"tilelang.layout", FM_LAYOUT},
-		{"math", FM_MATH},           {"itertools", FM_ITERTOOLS},   {"functools", FM_FUNCTOOLS},
-		{"tilelang.autotuner", FM_AUTOTUNER}, {"tilelang.math", FM_TLMATH}, {"tvm", FM_TVM},
-	};
-	fe_val *v = fe_new(F, FV_MODULE);
-	v->u.s = fe_strdup(F, dotted);
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (strcmp(dotted, known[i].name) == 0) {
-			v->mod = known[i].mod;
-			return v;
-		}
-	v->kind = FV_HOST;
-	return v;
-}
-
-static fe_flow exec_import(fe *F, fe_env *env, py_node *s)
-{
-	for (int i = 0; i < s->nnames; i++) {
-		const char *full = s->names[i];
-		if (s->kind == PY_IMPORT) {
-			if (s->asnames[i]) {
-				fe_env_set(F, env, s->asnames[i], module_value(F, full));
-			} else {
-				/* `import a.b.c` binds `a` */
-				const char *dot = strchr(full, '.');
-				const char *top = dot ? fe_strndup(F, full, (size_t)(dot - full)) : full;
-				fe_env_set(F, env, top, module_value(F, top));
-			}
-			continue;
-		}
-		const char *name = s->asnames[i] ? s->asnames[i] : full;
-		fe_val *mod = module_value(F, s->str ? s->str : "");
-		if (strcmp(full, "*") == 0) {
-			/* the names of a module tlc understands are looked up in it
-			 * when no variable has them (eval_name); a host module's
-			 * names stay unknown: using one is the error, not the import */
-			if (mod->kind == FV_MODULE && F->nstar < (int)TLC_ARRAY_LEN(F->star))
-				F->star[F->nstar++] = mod;
-			continue;
-		}
-		fe_val *v;
-		if (mod->kind == FV_HOST) {
-			v = fe_getattr(F, mod, full, s->loc);
-		} else if (mod->mod == FM_TILELANG && strcmp(full, "language") == 0) {
-			v = module_value(F, "tilelang.language");
-		} else if (mod->mod == FM_TILELANG && strcmp(full, "layout") == 0) {
-			v = module_value(F, "tilelang.layout");
-		} else {
-			v = fe_getattr(F, mod, full, s->loc);
-		}
-		if (!v)
-			return FL_ERROR;
-		fe_env_set(F, env, name, v);
-	}
-	return FL_NORMAL;
-}
-
 static fe_flow exec_raise(fe *F, py_node *s)
 {
 	const char *msg = "exception";
@@ -755,7 +689,7 @@ static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
 	case PY_BREAK: return FL_BREAK;
 	case PY_CONTINUE: return FL_CONTINUE;
 	case PY_IMPORT:
-	case PY_IMPORT_FROM: return exec_import(F, env, s);
+	case PY_IMPORT_FROM: return fe_exec_import(F, env, s);
 	case PY_ASSERT: {
 		fe_val *c = fe_eval(F, env, s->a);
 		if (!c)

@@ -118,7 +118,12 @@ static bool module_attr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val 
 			return true;
 		}
 		return false;
-	default: return false;
+	default:
+		if (v->mod >= FM_USER) {
+			*out = fe_pymodule_attr(F, v, name, loc);
+			return true;
+		}
+		return false;
 	}
 }
 
