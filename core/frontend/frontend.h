@@ -53,8 +53,11 @@ typedef enum fe_kind {
 } fe_kind;
 
 /* Module kinds (FV_MODULE). */
-enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS, FM_AUTOTUNER, FM_TLMATH, FM_TVM,
-       FM_USER /* and up: module FM_USER + i of the program's own (fe.pymods[i], frontend_import.c) */ };
+enum {
+	FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS, FM_AUTOTUNER, FM_TLMATH,
+	FM_TVM,
+	FM_USER /* and up: the program's own module fe.pymods[mod - FM_USER] (frontend_import.c) */
+};
 typedef struct fe_pymod fe_pymod;
 
 typedef struct fe_val fe_val;

@@ -48,18 +48,25 @@ static fe_val *tlmath_attr(fe *F, const char *name, tlc_loc loc)
 		return fe_builtin(F, "tilelang.math.cdiv");
 	if (strcmp(name, "next_power_of_2") == 0)
 		return fe_builtin(F, "tilelang.math.next_power_of_2");
-	tlc_error(F->ctx, loc, "unsupported function 'tilelang.math.%s' (tilelang.math has cdiv and "
-	          "next_power_of_2)", name);
+	tlc_error(F->ctx, loc,
+		  "unsupported function 'tilelang.math.%s' (tilelang.math has cdiv and "
+		  "next_power_of_2)",
+		  name);
 	return NULL;
 }
 
 bool fe_host_module_has(int mod, const char *name, bool *has)
 {
 	switch (mod) {
-	case FM_TLMATH: *has = tlmath_has(name); return true;
-	case FM_TVM: *has = strcmp(name, "DataType") == 0; return true;
+	case FM_TLMATH:
+		*has = tlmath_has(name);
+		return true;
+	case FM_TVM:
+		*has = strcmp(name, "DataType") == 0;
+		return true;
 	case FM_TILELANG:
-		if (tlmath_has(name) || !strcmp(name, "math") || !strcmp(name, "DataType") || !strcmp(name, "tvm")) {
+		if (tlmath_has(name) || !strcmp(name, "math") || !strcmp(name, "DataType") ||
+		    !strcmp(name, "tvm")) {
 			*has = true;
 			return true;
 		}
@@ -70,7 +77,8 @@ bool fe_host_module_has(int mod, const char *name, bool *has)
 			return true;
 		}
 		return false;
-	default: return false;
+	default:
+		return false;
 	}
 }
 
@@ -152,7 +160,8 @@ static fe_val *call_tlmath(fe *F, const char *fn, int nargs, fe_val **args, tlc_
 {
 	if (strcmp(fn, "cdiv") == 0) {
 		if (nargs != 2) {
-			tlc_error(F->ctx, loc, "tilelang.cdiv() expects 2 arguments, got %d", nargs);
+			tlc_error(F->ctx, loc, "tilelang.cdiv() expects 2 arguments, got %d",
+				  nargs);
 			return NULL;
 		}
 		/* (a + b - 1) // b, as tilelang writes it: Python's meaning on
@@ -183,7 +192,8 @@ static fe_val *data_type(fe *F, int nargs, fe_val **args, tlc_loc loc)
 		return NULL;
 	}
 	if (args[0]->kind != FV_STR && args[0]->kind != FV_DTYPE) {
-		tlc_error(F->ctx, loc, "DataType() needs a dtype name, not %s", fe_kind_name(args[0]));
+		tlc_error(F->ctx, loc, "DataType() needs a dtype name, not %s",
+			  fe_kind_name(args[0]));
 		return NULL;
 	}
 	return fe_to_dtype(F, args[0], loc, &t) ? fe_dtype(F, t) : NULL;
@@ -199,7 +209,7 @@ static const tlc_target_device *device(fe *F)
 static bool no_device(fe *F, const char *query, const char *define, tlc_loc loc)
 {
 	tlc_error(F->ctx, loc, "%s: the device is not known %s: give -D %s", query,
-	          F->opts && F->opts->target ? "for this target" : "without a target", define);
+		  F->opts && F->opts->target ? "for this target" : "without a target", define);
 	return false;
 }
 
@@ -214,7 +224,8 @@ static bool capability(fe *F, const char *query, tlc_loc loc, int *major, int *m
 		} else if (d->kind == FV_FLOAT) {
 			snprintf(buf, sizeof buf, "%.1f", d->u.f);
 		} else if (d->kind == FV_STR) {
-			snprintf(buf, sizeof buf, "%s", strncmp(d->u.s, "sm_", 3) == 0 ? d->u.s + 3 : d->u.s);
+			snprintf(buf, sizeof buf, "%s",
+				 strncmp(d->u.s, "sm_", 3) == 0 ? d->u.s + 3 : d->u.s);
 		} else {
 			buf[0] = 0;
 		}
@@ -231,8 +242,9 @@ static bool capability(fe *F, const char *query, tlc_loc loc, int *major, int *m
 		}
 		ok = ok && (*end == 0 || *end == 'a') && a > 0 && a < 100;
 		if (!ok) {
-			tlc_error(F->ctx, loc, "-D device_capability=%s: expected MAJOR.MINOR, e.g. 8.9 or 90",
-			          fe_show(F, d));
+			tlc_error(F->ctx, loc,
+				  "-D device_capability=%s: expected MAJOR.MINOR, e.g. 8.9 or 90",
+				  fe_show(F, d));
 			return false;
 		}
 		*major = (int)a;
@@ -299,8 +311,8 @@ static bool host_attr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **
 		int major, minor;
 		if (!strcmp(name, "major") || !strcmp(name, "minor")) {
 			*out = capability(F, "get_device_properties().major", loc, &major, &minor)
-			               ? fe_int(F, name[1] == 'a' ? major : minor)
-			               : NULL;
+				       ? fe_int(F, name[1] == 'a' ? major : minor)
+				       : NULL;
 			return true;
 		}
 		if (strcmp(name, "name") == 0) {
@@ -312,8 +324,12 @@ static bool host_attr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **
 			if (dev && strcmp(dev->platform, "hip") == 0)
 				*out = fe_str(F, dev->arch);
 			else if (dev) /* CUDA's properties have no such attribute */
-				tlc_error(F->ctx, loc, "get_device_properties() has no attribute 'gcnArchName' on a "
-				          "CUDA target (%s)", dev->arch), *out = NULL;
+				tlc_error(F->ctx, loc,
+					  "get_device_properties() has no attribute 'gcnArchName' "
+					  "on a "
+					  "CUDA target (%s)",
+					  dev->arch),
+					*out = NULL;
 			else
 				*out = (no_device(F, "gcnArchName", "a --target", loc), NULL);
 			return true;
@@ -363,12 +379,13 @@ static int64_t int_of(const fe_val *v)
 	return v->kind == FV_INT ? v->u.i : v->u.b;
 }
 
-static const char *const int_methods[] = {"bit_length", "bit_count", "conjugate", "__index__",
-                                          "__int__", "is_integer", "as_integer_ratio", "__abs__"};
-static const char *const float_methods[] = {"is_integer", "as_integer_ratio", "conjugate", "__float__",
-                                            "__abs__"};
-static const char *const str_methods[] = {"split", "strip", "join", "upper", "lower", "startswith",
-                                          "endswith", "replace", "format"};
+static const char *const int_methods[] = {"bit_length",       "bit_count", "conjugate",
+					  "__index__",        "__int__",   "is_integer",
+					  "as_integer_ratio", "__abs__"};
+static const char *const float_methods[] = {"is_integer", "as_integer_ratio", "conjugate",
+					    "__float__", "__abs__"};
+static const char *const str_methods[] = {"split",      "strip",    "join",    "upper", "lower",
+					  "startswith", "endswith", "replace", "format"};
 
 static bool in_list(const char *const *list, size_t n, const char *name)
 {
@@ -423,13 +440,18 @@ static bool dtype_attr(fe *F, fe_val *v, const char *name, fe_val **out)
 bool fe_host_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out)
 {
 	switch (v->kind) {
-	case FV_MODULE: return module_attr(F, v, name, loc, out);
-	case FV_HOST: return host_attr(F, v, name, loc, out);
+	case FV_MODULE:
+		return module_attr(F, v, name, loc, out);
+	case FV_HOST:
+		return host_attr(F, v, name, loc, out);
 	case FV_INT:
 	case FV_BOOL:
-	case FV_FLOAT: return number_attr(F, v, name, out);
-	case FV_DTYPE: return dtype_attr(F, v, name, out);
-	default: return false;
+	case FV_FLOAT:
+		return number_attr(F, v, name, out);
+	case FV_DTYPE:
+		return dtype_attr(F, v, name, out);
+	default:
+		return false;
 	}
 }
 
@@ -438,7 +460,8 @@ bool fe_host_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **o
 static fe_val *float_ratio(fe *F, double x, tlc_loc loc)
 {
 	if (isnan(x) || isinf(x)) {
-		tlc_error(F->ctx, loc, "cannot convert %s to integer ratio", isnan(x) ? "NaN" : "Infinity");
+		tlc_error(F->ctx, loc, "cannot convert %s to integer ratio",
+			  isnan(x) ? "NaN" : "Infinity");
 		return NULL;
 	}
 	int e;
@@ -470,7 +493,8 @@ static fe_val *float_ratio(fe *F, double x, tlc_loc loc)
 static fe_val *number_method(fe *F, const char *name, fe_val *self, int nargs, tlc_loc loc)
 {
 	if (nargs) {
-		tlc_error(F->ctx, loc, "%s.%s() takes no arguments (%d given)", fe_kind_name(self), name, nargs);
+		tlc_error(F->ctx, loc, "%s.%s() takes no arguments (%d given)", fe_kind_name(self),
+			  name, nargs);
 		return NULL;
 	}
 	if (is_int(self)) {
@@ -506,15 +530,17 @@ bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, tlc_loc 
 	if (fn->kind == FV_HOST)
 		return host_call(F, fn, nargs, loc, out);
 	if (fn->kind == FV_BUILTIN) {
-		if (strncmp(fn->u.s, "tilelang.math.", 14) != 0 && strcmp(fn->u.s, "tvm.DataType") != 0)
+		if (strncmp(fn->u.s, "tilelang.math.", 14) != 0 &&
+		    strcmp(fn->u.s, "tvm.DataType") != 0)
 			return false;
 		if (nkw) {
 			tlc_error(F->ctx, loc, "%s() takes no keyword arguments here", fn->u.s);
 			*out = NULL;
 			return true;
 		}
-		*out = fn->u.s[0] == 't' && fn->u.s[1] == 'v' ? data_type(F, nargs, args, loc)
-		                                                 : call_tlmath(F, fn->u.s + 14, nargs, args, loc);
+		*out = fn->u.s[0] == 't' && fn->u.s[1] == 'v'
+			       ? data_type(F, nargs, args, loc)
+			       : call_tlmath(F, fn->u.s + 14, nargs, args, loc);
 		return true;
 	}
 	if (fn->kind == FV_BOUND) {

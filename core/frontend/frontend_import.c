@@ -29,9 +29,15 @@ static fe_val *known_module(fe *F, const char *dotted)
 		const char *name;
 		int mod;
 	} known[] = {
-		{"tilelang.language", FM_T}, {"tilelang", FM_TILELANG},     {"tilelang.layout", FM_LAYOUT},
-		{"math", FM_MATH},           {"itertools", FM_ITERTOOLS},   {"functools", FM_FUNCTOOLS},
-		{"tilelang.autotuner", FM_AUTOTUNER}, {"tilelang.math", FM_TLMATH}, {"tvm", FM_TVM},
+		{"tilelang.language", FM_T},
+		{"tilelang", FM_TILELANG},
+		{"tilelang.layout", FM_LAYOUT},
+		{"math", FM_MATH},
+		{"itertools", FM_ITERTOOLS},
+		{"functools", FM_FUNCTOOLS},
+		{"tilelang.autotuner", FM_AUTOTUNER},
+		{"tilelang.math", FM_TLMATH},
+		{"tvm", FM_TVM},
 	};
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		if (strcmp(dotted, known[i].name) == 0) {
@@ -97,8 +103,8 @@ static fe_val *module_value_of(fe *F, fe_pymod *m)
 static fe_pymod *pymod_of(fe *F, const fe_val *v)
 {
 	return v->kind == FV_MODULE && v->mod >= FM_USER && v->mod - FM_USER < F->npymods
-	               ? F->pymods[v->mod - FM_USER]
-	               : NULL;
+		       ? F->pymods[v->mod - FM_USER]
+		       : NULL;
 }
 
 static char *read_file(fe *F, const char *path, size_t *len, tlc_loc loc)
@@ -142,8 +148,11 @@ static fe_pymod *add_pymod(fe *F, const char *name, const char *path, const char
 		F->cap_pymods = cap;
 	}
 	fe_pymod *m = fe_alloc(F, sizeof(*m));
-	*m = (fe_pymod){.name = fe_strdup(F, name), .path = path, .key = real_path(F, path), .pkgdir = pkgdir,
-	                .state = state};
+	*m = (fe_pymod){.name = fe_strdup(F, name),
+			.path = path,
+			.key = real_path(F, path),
+			.pkgdir = pkgdir,
+			.state = state};
 	F->pymods[F->npymods++] = m;
 	return m;
 }
@@ -158,13 +167,16 @@ static fe_pymod *load(fe *F, const char *name, const char *path, const char *pkg
 		if (strcmp(m->key, key) != 0)
 			continue;
 		if (m->state == PM_LOADING) {
-			tlc_error(F->ctx, loc, "circular import: module '%s' (%s) is imported again while it is "
-			          "being imported; move what both need into a third module", m->name, m->path);
+			tlc_error(F->ctx, loc,
+				  "circular import: module '%s' (%s) is imported again while it is "
+				  "being imported; move what both need into a third module",
+				  m->name, m->path);
 			return NULL;
 		}
 		if (m->state == PM_FAILED) {
-			tlc_error(F->ctx, loc, "module '%s' (%s) could not be imported (see the error above)",
-			          m->name, m->path);
+			tlc_error(F->ctx, loc,
+				  "module '%s' (%s) could not be imported (see the error above)",
+				  m->name, m->path);
 			return NULL;
 		}
 		return m;
@@ -214,7 +226,7 @@ static fe_pymod *namespace_package(fe *F, const char *dotted, const char *dir)
  * package NAME/__init__.py.  *found false (nothing reported) when neither
  * exists. */
 static fe_pymod *find_in(fe *F, const char *dir, const char *dotted, const char *name, tlc_loc loc,
-                         bool *found)
+			 bool *found)
 {
 	const char *pkg = join(F, dir, name, "");
 	const char *init = join(F, pkg, "__init__", ".py");
@@ -235,7 +247,8 @@ static fe_pymod *find_in(fe *F, const char *dir, const char *dotted, const char 
  * loaded on the way (each submodule set as an attribute of its package).
  * *found as in find_in for the first component; a later one that does not
  * exist is an error. */
-static fe_pymod *find_dotted(fe *F, const char *dir, const char *dotted, tlc_loc loc, bool *found, fe_pymod **top)
+static fe_pymod *find_dotted(fe *F, const char *dir, const char *dotted, tlc_loc loc, bool *found,
+			     fe_pymod **top)
 {
 	fe_pymod *m = NULL;
 	const char *p = dotted;
@@ -243,9 +256,11 @@ static fe_pymod *find_dotted(fe *F, const char *dir, const char *dotted, tlc_loc
 	while (*p) {
 		const char *dot = strchr(p, '.');
 		const char *part = dot ? fe_strndup(F, p, (size_t)(dot - p)) : p;
-		const char *sofar = fe_strndup(F, dotted, (size_t)((dot ? dot : p + strlen(p)) - dotted));
+		const char *sofar =
+			fe_strndup(F, dotted, (size_t)((dot ? dot : p + strlen(p)) - dotted));
 		if (m && !m->pkgdir) {
-			tlc_error(F->ctx, loc, "no module named '%s': '%s' (%s) is not a package", sofar, m->name, m->path);
+			tlc_error(F->ctx, loc, "no module named '%s': '%s' (%s) is not a package",
+				  sofar, m->name, m->path);
 			return NULL;
 		}
 		bool f;
@@ -256,8 +271,9 @@ static fe_pymod *find_dotted(fe *F, const char *dir, const char *dotted, tlc_loc
 		}
 		*found = true;
 		if (!f)
-			tlc_error(F->ctx, loc, "no module named '%s' (no %s.py or %s/__init__.py in %s)", sofar, part, part,
-			          m->pkgdir);
+			tlc_error(F->ctx, loc,
+				  "no module named '%s' (no %s.py or %s/__init__.py in %s)", sofar,
+				  part, part, m->pkgdir);
 		if (!sub)
 			return NULL;
 		if (m)
@@ -325,8 +341,9 @@ static bool import_star(fe *F, fe_env *env, fe_pymod *m, tlc_loc loc)
 			fe_val *n = list->u.seq.items[i];
 			fe_val *v = n->kind == FV_STR ? fe_env_get_local(m->env, n->u.s) : NULL;
 			if (!v) {
-				tlc_error(F->ctx, loc, "module '%s' has no attribute %s (named in its __all__)", m->name,
-				          fe_show(F, n));
+				tlc_error(F->ctx, loc,
+					  "module '%s' has no attribute %s (named in its __all__)",
+					  m->name, fe_show(F, n));
 				return false;
 			}
 			fe_env_set(F, env, n->u.s, v);
@@ -356,9 +373,11 @@ static fe_val *import_module(fe *F, const char *dotted, int level, tlc_loc loc, 
 		fe_val *k = known_module(F, dotted);
 		if (k) {
 			const char *dot = strchr(dotted, '.');
-			*top = dot ? known_module(F, fe_strndup(F, dotted, (size_t)(dot - dotted))) : k;
+			*top = dot ? known_module(F, fe_strndup(F, dotted, (size_t)(dot - dotted)))
+				   : k;
 			if (!*top)
-				*top = host_module(F, fe_strndup(F, dotted, (size_t)(dot - dotted)));
+				*top = host_module(F,
+						   fe_strndup(F, dotted, (size_t)(dot - dotted)));
 			return k;
 		}
 	}
@@ -380,7 +399,8 @@ static fe_val *import_module(fe *F, const char *dotted, int level, tlc_loc loc, 
 			fe_pymod *pm = NULL;
 			const char *key = real_path(F, dir);
 			for (int i = 0; i < F->npymods && !pm; i++)
-				if (F->pymods[i]->pkgdir && strcmp(real_path(F, F->pymods[i]->pkgdir), key) == 0)
+				if (F->pymods[i]->pkgdir &&
+				    strcmp(real_path(F, F->pymods[i]->pkgdir), key) == 0)
 					pm = F->pymods[i];
 			if (!pm && is_file(init)) {
 				pm = load(F, ".", init, dir, loc);
@@ -391,8 +411,9 @@ static fe_val *import_module(fe *F, const char *dotted, int level, tlc_loc loc, 
 			}
 			return module_value_of(F, pm);
 		}
-		tlc_error(F->ctx, loc, "no module named '%s' beside %s (no %s.py or %s/__init__.py in %s)", dotted,
-		          source_name(F, loc.file), dotted, dotted, dir);
+		tlc_error(F->ctx, loc,
+			  "no module named '%s' beside %s (no %s.py or %s/__init__.py in %s)",
+			  dotted, source_name(F, loc.file), dotted, dotted, dir);
 		return NULL;
 	}
 	/* not the program's: a host module, opaque */
@@ -438,9 +459,11 @@ fe_flow fe_exec_import(fe *F, fe_env *env, py_node *s)
 			continue;
 		}
 		fe_val *v;
-		if (mod->kind == FV_MODULE && mod->mod == FM_TILELANG && strcmp(full, "language") == 0)
+		if (mod->kind == FV_MODULE && mod->mod == FM_TILELANG &&
+		    strcmp(full, "language") == 0)
 			v = known_module(F, "tilelang.language");
-		else if (mod->kind == FV_MODULE && mod->mod == FM_TILELANG && strcmp(full, "layout") == 0)
+		else if (mod->kind == FV_MODULE && mod->mod == FM_TILELANG &&
+			 strcmp(full, "layout") == 0)
 			v = known_module(F, "tilelang.layout");
 		else
 			v = fe_getattr(F, mod, full, s->loc);

@@ -49,14 +49,19 @@ static void mark_target(fe *F, fe_env *env, py_node *t, int idx, int depth)
 	if (!t || depth > 50)
 		return;
 	switch (t->kind) {
-	case PY_NAME: mark_name(F, env, t->str, idx); break;
-	case PY_STARRED: mark_target(F, env, t->a, idx, depth + 1); break;
+	case PY_NAME:
+		mark_name(F, env, t->str, idx);
+		break;
+	case PY_STARRED:
+		mark_target(F, env, t->a, idx, depth + 1);
+		break;
 	case PY_TUPLE:
 	case PY_LIST:
 		for (int i = 0; i < t->n; i++)
 			mark_target(F, env, t->list[i], idx, depth + 1);
 		break;
-	default: break; /* a.x = ..., a[i] = ...: no name is bound */
+	default:
+		break; /* a.x = ..., a[i] = ...: no name is bound */
 	}
 }
 
@@ -72,9 +77,13 @@ static void mark_stmt(fe *F, fe_env *env, py_node *s, int idx, int depth)
 			mark_target(F, env, s->list[i], idx, depth + 1);
 		return;
 	case PY_AUGASSIGN:
-	case PY_ANNASSIGN: mark_target(F, env, s->a, idx, depth + 1); return;
+	case PY_ANNASSIGN:
+		mark_target(F, env, s->a, idx, depth + 1);
+		return;
 	case PY_DEF:
-	case PY_CLASS: mark_name(F, env, s->str, idx); return;
+	case PY_CLASS:
+		mark_name(F, env, s->str, idx);
+		return;
 	case PY_IMPORT:
 	case PY_IMPORT_FROM:
 		for (int i = 0; i < s->nnames; i++) {
@@ -83,15 +92,19 @@ static void mark_stmt(fe *F, fe_env *env, py_node *s, int idx, int depth)
 				mark_name(F, env, n, idx);
 		}
 		return;
-	case PY_FOR: mark_target(F, env, s->a, idx, depth + 1); break;
+	case PY_FOR:
+		mark_target(F, env, s->a, idx, depth + 1);
+		break;
 	case PY_WITH:
 		for (int i = 0; i < s->ntargets; i++)
 			mark_target(F, env, s->targets[i], idx, depth + 1);
 		break;
 	case PY_IF:
 	case PY_WHILE:
-	case PY_TRY: break;
-	default: return;
+	case PY_TRY:
+		break;
+	default:
+		return;
 	}
 	for (int i = 0; i < s->nbody && s->body; i++)
 		mark_stmt(F, env, s->body[i], idx, depth + 1);
@@ -117,7 +130,7 @@ fe_flow fe_exec_toplevel(fe *F, fe_env *env, py_node *s)
 	F->user_raised = false;
 	fe_flow fl = fe_exec_body(F, env, 1, &s);
 	bool skip = fl == FL_ERROR && F->host_uses != uses0 && !F->user_raised && !F->budget_hit &&
-	            !F->too_many_errors && tlc_error_count(F->ctx) > errors0;
+		    !F->too_many_errors && tlc_error_count(F->ctx) > errors0;
 	F->user_raised |= raised0;
 	if (!skip) {
 		tlc_diag_release(F->ctx, &held, true);
@@ -144,9 +157,10 @@ bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc)
 	if (v->kind != FV_HOST || v->mod <= 0 || v->mod > F->nskips)
 		return false;
 	const fe_skip *k = &F->skips[v->mod - 1];
-	tlc_error(F->ctx, loc, "'%s' has no value at compile time: the top-level statement at %s:%u that "
-	          "sets it was skipped, since it runs host code (%s)", v->u.s,
-	          source_name(F, k->loc.file), k->loc.line, k->why);
+	tlc_error(F->ctx, loc,
+		  "'%s' has no value at compile time: the top-level statement at %s:%u that "
+		  "sets it was skipped, since it runs host code (%s)",
+		  v->u.s, source_name(F, k->loc.file), k->loc.line, k->why);
 	return true;
 }
 
@@ -154,8 +168,11 @@ void fe_skip_notes(fe *F)
 {
 	int n = F->nskips < 3 ? F->nskips : 3;
 	for (int i = 0; i < n; i++)
-		tlc_note(F->ctx, F->skips[i].loc, "this top-level statement was skipped, since it runs host code "
-		         "(%s)", F->skips[i].why);
+		tlc_note(F->ctx, F->skips[i].loc,
+			 "this top-level statement was skipped, since it runs host code "
+			 "(%s)",
+			 F->skips[i].why);
 	if (F->nskips > n)
-		tlc_note(F->ctx, FE_NOLOC, "%d more top-level statements were skipped", F->nskips - n);
+		tlc_note(F->ctx, FE_NOLOC, "%d more top-level statements were skipped",
+			 F->nskips - n);
 }
