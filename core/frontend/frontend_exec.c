@@ -19,7 +19,18 @@ void fe_emit(fe *F, tlc_stmt *s)
 	tlc_seq_append(F->m, F->kernel->block, s);
 }
 
+static fe_flow run_block(fe *F, fe_env *env, void *arg)
+{
+	return fe_exec_block(F, env, *(fe_block *)arg);
+}
+
 tlc_stmt *fe_build_block(fe *F, fe_env *env, fe_block b, tlc_loc loc, fe_flow *flow)
+{
+	return fe_build_with(F, env, run_block, &b, loc, flow);
+}
+
+tlc_stmt *fe_build_with(fe *F, fe_env *env, fe_flow (*run)(fe *, fe_env *, void *), void *arg,
+			tlc_loc loc, fe_flow *flow)
 {
 	/* the IR nests as deep as this (the printer indents each level, passes
 	 * recurse): past the limit the printed IR could not be read again */
@@ -34,7 +45,7 @@ tlc_stmt *fe_build_block(fe *F, fe_env *env, fe_block b, tlc_loc loc, fe_flow *f
 	tlc_stmt *seq = tlc_seq_new(F->m, loc);
 	F->kernel->block = seq;
 	F->block_depth++;
-	*flow = fe_exec_block(F, env, b);
+	*flow = run(F, env, arg);
 	F->block_depth--;
 	F->kernel->block = saved;
 	if (*flow == FL_BREAK || *flow == FL_CONTINUE || *flow == FL_RETURN) {
@@ -638,6 +649,14 @@ static fe_flow exec_expr_stmt(fe *F, fe_env *env, py_node *s)
 	} else if (v->kind == FV_SCOPEOP || v->kind == FV_KERNEL) {
 		tlc_error(F->ctx, s->loc, "%s must be used in a 'with' statement",
 		          v->kind == FV_KERNEL ? "T.Kernel" : "this scope");
+		return FL_ERROR;
+	} else if (v->kind == FV_HOST && e->kind == PY_CALL && in_block(F)) {
+		/* dropping it would change the kernel: the call was meant to emit code */
+		tlc_error(F->ctx, s->loc,
+			  "host function '%s' called in a kernel: tlc cannot run "
+			  "it on the device (only T.* functions, T.macro and Python functions of "
+			  "this program emit kernel code)",
+			  v->u.s);
 		return FL_ERROR;
 	}
 	return FL_NORMAL;

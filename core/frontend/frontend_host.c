@@ -62,7 +62,7 @@ bool fe_host_module_has(int mod, const char *name, bool *has)
 		*has = tlmath_has(name);
 		return true;
 	case FM_TVM:
-		*has = strcmp(name, "DataType") == 0;
+		*has = !strcmp(name, "DataType") || !strcmp(name, "tir") || !strcmp(name, "te");
 		return true;
 	case FM_TILELANG:
 		if (tlmath_has(name) || !strcmp(name, "math") || !strcmp(name, "DataType") ||
@@ -90,9 +90,16 @@ static bool module_attr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val 
 	case FM_TLMATH:
 		*out = tlmath_attr(F, name, loc);
 		return true;
+	case FM_TVM_TIR:
+	case FM_TVM_TE:
+		*out = fe_tvm_attr(F, v->mod, name, loc);
+		return true;
 	case FM_TVM:
 		if (strcmp(name, "DataType") == 0) {
 			*out = fe_builtin(F, "tvm.DataType");
+		} else if (!strcmp(name, "tir") || !strcmp(name, "te")) {
+			*out = module(F, name[1] == 'i' ? "tvm.tir" : "tvm.te",
+				      name[1] == 'i' ? FM_TVM_TIR : FM_TVM_TE);
 		} else { /* tvm.tir, tvm.target, ...: host API, opaque */
 			fe_val *h = fe_new(F, FV_HOST);
 			size_t n = strlen(name) + 5;
@@ -338,8 +345,57 @@ static bool host_attr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **
 	return false;
 }
 
-static bool host_call(fe *F, fe_val *fn, int nargs, tlc_loc loc, fe_val **out)
+/* The last dotted part of a host value's name. */
+static const char *last_part(const char *s)
 {
+	const char *dot = strrchr(s, '.');
+	return dot ? dot + 1 : s;
+}
+
+/* tilelang.transform's simplify_prim_func (a decorator running TVM's
+ * Simplify on the prim_func its function returns) and apply_simplify(f):
+ * tlc simplifies every kernel itself, so both give back what they get. */
+static bool transparent(const fe_val *fn)
+{
+	const char *last = last_part(fn->u.s);
+	/* bitblas.base has the same decorator (TileLang's programs from before
+	 * tilelang was its own package import it from there) */
+	return (strncmp(fn->u.s, "tilelang.transform.", 19) == 0 ||
+		strncmp(fn->u.s, "bitblas.", 8) == 0) &&
+	       (!strcmp(last, "simplify_prim_func") || !strcmp(last, "apply_simplify"));
+}
+
+/* TileLang's matrix-instruction emitters (tilelang.intrinsics.*: the
+ * TensorCoreIntrinEmitter of mma_macro_generator and its kin, bitblas.tl's
+ * before them) write ldmatrix / mma / stmatrix per thread into hand-laid-out
+ * local buffers. */
+static bool intrin_emitter(const fe_val *fn)
+{
+	const char *last = last_part(fn->u.s);
+	size_t n = strlen(last);
+	return (strncmp(fn->u.s, "tilelang.intrinsics.", 20) == 0 ||
+		strncmp(fn->u.s, "bitblas.", 8) == 0) &&
+	       n > 7 && strcmp(last + n - 7, "Emitter") == 0;
+}
+
+static bool host_call(fe *F, fe_val *fn, int nargs, fe_val **args, tlc_loc loc, fe_val **out)
+{
+	if (transparent(fn) && nargs == 1 &&
+	    (args[0]->kind == FV_FUNC || args[0]->kind == FV_PRIMFUNC)) {
+		*out = args[0];
+		return true;
+	}
+	if (intrin_emitter(fn)) {
+		tlc_error(F->ctx, loc,
+			  "'%s' is not supported: tlc does not run TileLang's hand-written "
+			  "matrix-instruction macros (ldmatrix/mma/stmatrix on per-thread local "
+			  "buffers); write the product as T.gemm(A_shared, B_shared, C_local) "
+			  "with C_local = T.alloc_fragment(...)",
+			  fn->u.s);
+		F->user_raised = true; /* a refusal: never skipped as host code */
+		*out = NULL;
+		return true;
+	}
 	const char *path = torch_path(fn);
 	if (!path)
 		return false;
@@ -437,8 +493,95 @@ static bool dtype_attr(fe *F, fe_val *v, const char *name, fe_val **out)
 	return false;
 }
 
+/* ---- str methods beyond the builtins' ---- */
+
+static const char *const str_more[] = {
+	"isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "isdecimal", "isnumeric",
+	"lstrip", "rstrip", "find", "rfind", "count", "removeprefix", "removesuffix",
+};
+
+static bool ascii_is(const char *name, const char *s)
+{
+	if (!*s)
+		return false;
+	bool cased = false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		int c = *p;
+		bool digit = c >= '0' && c <= '9', up = c >= 'A' && c <= 'Z', lo = c >= 'a' && c <= 'z';
+		bool space = c == ' ' || (c >= '\t' && c <= '\r');
+		cased |= up || lo;
+		bool ok = !strcmp(name, "isalpha")   ? up || lo
+			  : !strcmp(name, "isalnum") ? up || lo || digit
+			  : !strcmp(name, "isspace") ? space
+			  : !strcmp(name, "isupper") ? !lo
+			  : !strcmp(name, "islower") ? !up
+						     : digit; /* isdigit, isdecimal, isnumeric */
+		if (!ok)
+			return false;
+	}
+	/* "123".isupper() is False: a cased character is needed */
+	return strcmp(name, "isupper") && strcmp(name, "islower") ? true : cased;
+}
+
+static fe_val *str_method(fe *F, const char *name, const char *s, int nargs, fe_val **args,
+			  tlc_loc loc)
+{
+	if (!strncmp(name, "is", 2)) {
+		if (nargs) {
+			tlc_error(F->ctx, loc, "str.%s() takes no arguments (%d given)", name, nargs);
+			return NULL;
+		}
+		return fe_bool(F, ascii_is(name, s));
+	}
+	size_t n = strlen(s);
+	if (!strcmp(name, "lstrip") || !strcmp(name, "rstrip")) {
+		const char *set = nargs == 1 && args[0]->kind == FV_STR ? args[0]->u.s : " \t\n\r\v\f";
+		if (nargs > 1 || (nargs == 1 && args[0]->kind != FV_STR && args[0]->kind != FV_NONE))
+			goto bad;
+		size_t a = 0, b = n;
+		if (name[0] == 'l')
+			while (a < b && strchr(set, s[a]))
+				a++;
+		else
+			while (b > a && strchr(set, s[b - 1]))
+				b--;
+		return fe_str(F, fe_strndup(F, s + a, b - a));
+	}
+	if (nargs != 1 || args[0]->kind != FV_STR)
+		goto bad;
+	const char *sub = args[0]->u.s;
+	size_t m = strlen(sub);
+	if (!strcmp(name, "removeprefix"))
+		return fe_str(F, m <= n && !strncmp(s, sub, m) ? s + m : s);
+	if (!strcmp(name, "removesuffix"))
+		return fe_str(F, m <= n && !strcmp(s + n - m, sub) ? fe_strndup(F, s, n - m) : s);
+	if (!strcmp(name, "count")) {
+		int64_t c = 0;
+		if (!m)
+			return fe_int(F, (int64_t)n + 1);
+		for (const char *p = strstr(s, sub); p; p = strstr(p + m, sub))
+			c++;
+		return fe_int(F, c);
+	}
+	/* find, rfind */
+	const char *hit = NULL;
+	for (const char *p = strstr(s, sub); p; p = *p ? strstr(p + 1, sub) : NULL) {
+		hit = p;
+		if (name[0] == 'f')
+			break;
+	}
+	return fe_int(F, hit ? (int64_t)(hit - s) : -1);
+bad:
+	tlc_error(F->ctx, loc, "unsupported call of str.%s()", name);
+	return NULL;
+}
+
 bool fe_host_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out)
 {
+	if (v->kind == FV_STR && in_list(str_more, TLC_ARRAY_LEN(str_more), name)) {
+		*out = host_bound(F, name, v);
+		return true;
+	}
 	switch (v->kind) {
 	case FV_MODULE:
 		return module_attr(F, v, name, loc, out);
@@ -525,11 +668,16 @@ static fe_val *number_method(fe *F, const char *name, fe_val *self, int nargs, t
 	return self; /* conjugate, __float__ */
 }
 
-bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, tlc_loc loc, fe_val **out)
+bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		  fe_val **kwv, tlc_loc loc, fe_val **out)
 {
 	if (fn->kind == FV_HOST)
-		return host_call(F, fn, nargs, loc, out);
+		return host_call(F, fn, nargs, args, loc, out);
 	if (fn->kind == FV_BUILTIN) {
+		if (strncmp(fn->u.s, "tvm.t", 5) == 0 && strcmp(fn->u.s, "tvm.DataType") != 0) {
+			/* tvm.tir.X, tvm.te.X */
+			return fe_tvm_call(F, fn->u.s, nargs, args, nkw, kwn, kwv, loc, out);
+		}
 		if (strncmp(fn->u.s, "tilelang.math.", 14) != 0 &&
 		    strcmp(fn->u.s, "tvm.DataType") != 0)
 			return false;
@@ -541,6 +689,16 @@ bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, tlc_loc 
 		*out = fn->u.s[0] == 't' && fn->u.s[1] == 'v'
 			       ? data_type(F, nargs, args, loc)
 			       : call_tlmath(F, fn->u.s + 14, nargs, args, loc);
+		return true;
+	}
+	if (fn->kind == FV_BOUND && fn->u.bound.self->kind == FV_STR &&
+	    in_list(str_more, TLC_ARRAY_LEN(str_more), fn->u.bound.name)) {
+		if (nkw) {
+			tlc_error(F->ctx, loc, "str.%s() takes no keyword arguments", fn->u.bound.name);
+			*out = NULL;
+			return true;
+		}
+		*out = str_method(F, fn->u.bound.name, fn->u.bound.self->u.s, nargs, args, loc);
 		return true;
 	}
 	if (fn->kind == FV_BOUND) {

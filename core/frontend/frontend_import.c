@@ -30,6 +30,7 @@ static fe_val *known_module(fe *F, const char *dotted)
 		int mod;
 	} known[] = {
 		{"tilelang.language", FM_T},
+		{"tvm.tl.language", FM_T}, /* tilelang.language before tilelang was a package */
 		{"tilelang", FM_TILELANG},
 		{"tilelang.layout", FM_LAYOUT},
 		{"math", FM_MATH},
@@ -38,6 +39,8 @@ static fe_val *known_module(fe *F, const char *dotted)
 		{"tilelang.autotuner", FM_AUTOTUNER},
 		{"tilelang.math", FM_TLMATH},
 		{"tvm", FM_TVM},
+		{"tvm.tir", FM_TVM_TIR},
+		{"tvm.te", FM_TVM_TE},
 	};
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		if (strcmp(dotted, known[i].name) == 0) {
@@ -416,9 +419,13 @@ static fe_val *import_module(fe *F, const char *dotted, int level, tlc_loc loc, 
 			  dotted, source_name(F, loc.file), dotted, dotted, dir);
 		return NULL;
 	}
-	/* not the program's: a host module, opaque */
+	/* not the program's: a host module, opaque; `import tilelang.testing`
+	 * still binds the tilelang that tlc knows */
 	const char *dot = strchr(dotted, '.');
-	*top = host_module(F, dot ? fe_strndup(F, dotted, (size_t)(dot - dotted)) : dotted);
+	const char *first = dot ? fe_strndup(F, dotted, (size_t)(dot - dotted)) : dotted;
+	*top = known_module(F, first);
+	if (!*top)
+		*top = host_module(F, first);
 	return host_module(F, dotted);
 }
 
