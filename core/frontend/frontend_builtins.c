@@ -119,6 +119,8 @@ fe_val *fe_unique(fe *F, fe_val *list, tlc_loc loc)
 bool fe_module_has(fe *F, const fe_val *mod, const char *name)
 {
 	bool has;
+	if (mod->mod == FM_TVM_TIR || mod->mod == FM_TVM_TE)
+		return fe_tvm_has(F, mod->mod, name);
 	if (fe_host_module_has(mod->mod, name, &has))
 		return has;
 	switch (mod->mod) {
@@ -790,17 +792,28 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 	if (strcmp(name, "round") == 0 && nargs == 1 && args[0]->kind == FV_INT)
 		return args[0];
 	if (strcmp(name, "isinstance") == 0 && nargs == 2) {
-		fe_val *t = args[1];
-		if (t->kind != FV_BUILTIN) {
-			tlc_error(F->ctx, loc, "isinstance() needs a builtin type");
-			return NULL;
+		/* a type or a tuple of types (tvm.tir's too: frontend_tvm.c) */
+		bool tuple = args[1]->kind == FV_TUPLE;
+		int nt = tuple ? args[1]->u.seq.n : 1;
+		bool r = false;
+		for (int i = 0; i < nt && !r; i++) {
+			fe_val *t = tuple ? args[1]->u.seq.items[i] : args[1];
+			if (t->kind != FV_BUILTIN) {
+				tlc_error(F->ctx, loc, "isinstance() needs a builtin type");
+				return NULL;
+			}
+			fe_kind k = args[0]->kind;
+			const char *tn = t->u.s;
+			if (fe_tvm_isinstance(args[0], tn, &r))
+				continue;
+			r = (!strcmp(tn, "int") && (k == FV_INT || k == FV_BOOL)) ||
+			    (!strcmp(tn, "float") && k == FV_FLOAT) ||
+			    (!strcmp(tn, "str") && k == FV_STR) ||
+			    (!strcmp(tn, "bool") && k == FV_BOOL) ||
+			    (!strcmp(tn, "tuple") && k == FV_TUPLE) ||
+			    (!strcmp(tn, "list") && k == FV_LIST) ||
+			    (!strcmp(tn, "dict") && k == FV_DICT);
 		}
-		fe_kind k = args[0]->kind;
-		const char *tn = t->u.s;
-		bool r = (!strcmp(tn, "int") && (k == FV_INT || k == FV_BOOL)) ||
-		         (!strcmp(tn, "float") && k == FV_FLOAT) || (!strcmp(tn, "str") && k == FV_STR) ||
-		         (!strcmp(tn, "bool") && k == FV_BOOL) || (!strcmp(tn, "tuple") && k == FV_TUPLE) ||
-		         (!strcmp(tn, "list") && k == FV_LIST) || (!strcmp(tn, "dict") && k == FV_DICT);
 		return fe_bool(F, r);
 	}
 	tlc_error(F->ctx, loc, "unsupported call of builtin '%s'", name);
@@ -814,7 +827,7 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
                 fe_val **kw_vals, tlc_loc loc)
 {
 	fe_val *hr;
-	if (fe_host_call(F, fn, nargs, args, nkw, loc, &hr))
+	if (fe_host_call(F, fn, nargs, args, nkw, kw_names, kw_vals, loc, &hr))
 		return hr;
 	switch (fn->kind) {
 	case FV_FUNC: {

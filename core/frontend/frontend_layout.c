@@ -122,7 +122,8 @@ typedef struct infer_digit {
 } infer_digit;
 
 /* The thread of the element with index x_d = v, the others 0. */
-static bool thread_at(fe *F, fe_val *fn, int n, int nargs, int d, int64_t v, tlc_loc loc, int64_t *out)
+static bool thread_at(fe *F, fe_val *fn, int n, int nargs, int d, int64_t v, tlc_loc loc,
+		      int64_t *out)
 {
 	fe_val *args[TLC_LAYOUT_MAX_DIMS + 1];
 	for (int k = 0; k < nargs; k++)
@@ -131,15 +132,17 @@ static bool thread_at(fe *F, fe_val *fn, int n, int nargs, int d, int64_t v, tlc
 	if (!r)
 		return false;
 	if (!fe_as_int(r, out)) {
-		tlc_error(F->ctx, loc, "T.Fragment: forward_thread_fn gives '%s' for constant indices, "
-		          "not an integer: give forward_index_fn too", fe_show(F, r));
+		tlc_error(F->ctx, loc,
+			  "T.Fragment: forward_thread_fn gives '%s' for constant indices, "
+			  "not an integer: give forward_index_fn too",
+			  fe_show(F, r));
 		return false;
 	}
 	return true;
 }
 
 static bool digits_of_dim(fe *F, fe_val *fn, int n, int nargs, int d, int64_t E, int64_t base,
-                          tlc_loc loc, infer_digit *dg, int *ndg)
+			  tlc_loc loc, infer_digit *dg, int *ndg)
 {
 	int64_t w = 1;
 	while (w < E) {
@@ -158,13 +161,17 @@ static bool digits_of_dim(fe *F, fe_val *fn, int n, int nargs, int d, int64_t E,
 		while (r > 1 && (E / w) % r)
 			r--;
 		if (r < 2 || *ndg >= INFER_MAX_DIGITS) {
-			tlc_error(F->ctx, loc, "T.Fragment: the register index cannot be inferred: "
-			          "forward_thread_fn is not made of digits (i // a) %% b of the indices "
-			          "(dimension %d); give forward_index_fn too", d);
+			tlc_error(F->ctx, loc,
+				  "T.Fragment: the register index cannot be inferred: "
+				  "forward_thread_fn is not made of digits (i // a) %% b of the "
+				  "indices "
+				  "(dimension %d); give forward_index_fn too",
+				  d);
 			return false;
 		}
 		/* an unused digit; one next to it joins it */
-		bool joins = *ndg > 0 && dg[*ndg - 1].dim == d && dg[*ndg - 1].w * dg[*ndg - 1].r == w;
+		bool joins =
+			*ndg > 0 && dg[*ndg - 1].dim == d && dg[*ndg - 1].w * dg[*ndg - 1].r == w;
 		if (delta == 0 && joins)
 			dg[*ndg - 1].r *= r;
 		else if (delta == 0)
@@ -174,7 +181,8 @@ static bool digits_of_dim(fe *F, fe_val *fn, int n, int nargs, int d, int64_t E,
 	return true;
 }
 
-static const tlc_expr *infer_index_fn(fe *F, const tlc_expr *shape_e, fe_val *fn, int64_t rep, tlc_loc loc)
+static const tlc_expr *infer_index_fn(fe *F, const tlc_expr *shape_e, fe_val *fn, int64_t rep,
+				      tlc_loc loc)
 {
 	int n = shape_e->u.tuple.n;
 	int64_t ext[TLC_LAYOUT_MAX_DIMS];
@@ -184,8 +192,10 @@ static const tlc_expr *infer_index_fn(fe *F, const tlc_expr *shape_e, fe_val *fn
 	}
 	for (int d = 0; d < n; d++)
 		if (!tlc_expr_as_int(shape_e->u.tuple.items[d], &ext[d]) || ext[d] < 1) {
-			tlc_error(F->ctx, loc, "T.Fragment: a shape of positive constants is needed to infer "
-			          "the register index from forward_thread_fn, got '%s'", fe_show_expr(F, shape_e));
+			tlc_error(F->ctx, loc,
+				  "T.Fragment: a shape of positive constants is needed to infer "
+				  "the register index from forward_thread_fn, got '%s'",
+				  fe_show_expr(F, shape_e));
 			return NULL;
 		}
 	int nargs = rep > 1 ? n + 1 : n, ndg = 0;
@@ -245,7 +255,8 @@ static fe_val *fragment_value(fe *F, int nargs, fe_val **args, int nkw, const ch
 		return NULL;
 	}
 	if (!given(a[FWD]) && !given(a[THREAD])) {
-		tlc_error(F->ctx, loc, "T.Fragment needs forward_thread_fn when it has forward_index_fn");
+		tlc_error(F->ctx, loc,
+			  "T.Fragment needs forward_thread_fn when it has forward_index_fn");
 		return NULL;
 	}
 	int64_t rep = 1;
@@ -270,7 +281,7 @@ static fe_val *fragment_value(fe *F, int nargs, fe_val **args, int nkw, const ch
 			return NULL;
 		kn[nk] = "forward_index_fn";
 		if (given(a[INDEX]) ? !(kx[nk++] = index_fn(F, a[INDEX], loc))
-		                    : !(kx[nk++] = infer_index_fn(F, pos[0], a[THREAD], rep, loc)))
+				    : !(kx[nk++] = infer_index_fn(F, pos[0], a[THREAD], rep, loc)))
 			return NULL;
 	}
 	if (rep != 1) {
