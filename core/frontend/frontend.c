@@ -330,7 +330,19 @@ static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **a
 		tlc_error(F->ctx, loc, "--list-configs: '%s' has no @autotune(configs=...)", name);
 		return false;
 	}
-	if (fn->u.fn.autotune) {
+	if (fn->u.fn.autotune && fn->u.fn.autotune->kind == FV_HOST) {
+		/* configs made by host code tlc cannot run (fe_eval_decorator) */
+		if (F->opts && F->opts->list_configs) {
+			tlc_error(F->ctx, loc,
+			          "--list-configs: the @autotune configs of '%s' run host code (%s)",
+			          name, fn->u.fn.autotune->u.s);
+			return false;
+		}
+		tlc_warning(F->ctx, loc,
+		            "the @autotune configs of '%s' were not computed, since they run "
+		            "host code (%s): the entry's arguments and the defaults are used",
+		            name, fn->u.fn.autotune->u.s);
+	} else if (fn->u.fn.autotune) {
 		fe_val *configs = autotune_configs(F, fn, nargs, args, nkw, kwn, kwv, loc);
 		if (!configs)
 			return false;

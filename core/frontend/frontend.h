@@ -456,6 +456,10 @@ fe_flow fe_exec_toplevel(fe *F, fe_env *env, py_node *s);
 /* v is the marker of a skipped statement's name: report its use at loc
  * (true), else false. */
 bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc);
+/* A decorator expression of a def; an @autotune(configs=...) whose configs
+ * fail because they run host code becomes @autotune with configs an opaque
+ * host value naming why (frontend.c then uses the entry's own arguments). */
+fe_val *fe_eval_decorator(fe *F, fe_env *env, py_node *d);
 /* Notes naming the skipped statements, after the compilation failed. */
 void fe_skip_notes(fe *F);
 

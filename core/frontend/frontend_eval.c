@@ -230,7 +230,8 @@ static fe_val *subscript_of(fe *F, fe_env *env, py_node *n, fe_val *v)
 {
 	if (v->kind == FV_BUF)
 		return index_buffer(F, env, v->u.buf, n->b, n->loc);
-	if ((v->kind == FV_TUPLE || v->kind == FV_LIST || v->kind == FV_STR) && n->b->kind == PY_SLICE)
+	if ((v->kind == FV_TUPLE || v->kind == FV_LIST || v->kind == FV_STR) &&
+	    n->b->kind == PY_SLICE)
 		return seq_slice(F, env, v, n->b);
 	if (v->kind == FV_MODULE || v->kind == FV_NAMESPACE) {
 		tlc_error(F->ctx, n->loc, "subscript of %s is not supported", v->u.s);

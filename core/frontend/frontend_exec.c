@@ -610,7 +610,7 @@ static fe_flow exec_def(fe *F, fe_env *env, py_node *s)
 {
 	fe_val *fn = fe_make_function(F, env, s);
 	for (int i = s->n - 1; fn && i >= 0; i--) {
-		fe_val *dec = fe_eval(F, env, s->list[i]);
+		fe_val *dec = fe_eval_decorator(F, env, s->list[i]);
 		fn = dec ? fe_call(F, dec, 1, &fn, 0, NULL, NULL, s->list[i]->loc) : NULL;
 	}
 	if (!fn)

@@ -152,6 +152,36 @@ fe_flow fe_exec_toplevel(fe *F, fe_env *env, py_node *s)
 	return FL_NORMAL;
 }
 
+fe_val *fe_eval_decorator(fe *F, fe_env *env, py_node *d)
+{
+	fe_val *callee = d->kind == PY_CALL && d->a->kind != PY_CALL ? fe_eval(F, env, d->a) : NULL;
+	if (!callee || callee->kind != FV_BUILTIN || strcmp(callee->u.s, "tilelang.autotune") != 0)
+		return callee || d->kind != PY_CALL || d->a->kind == PY_CALL ? fe_eval(F, env, d)
+									      : NULL;
+	/* @autotune(configs=...): the configs serve the search, which is not
+	 * tlc's; when they need host code (a tuning-space class, a device
+	 * query tlc cannot answer) the decorator is kept without them */
+	tlc_diag_held held;
+	tlc_diag_hold(F->ctx, &held);
+	int errors0 = tlc_error_count(F->ctx);
+	int64_t uses0 = F->host_uses;
+	bool raised0 = F->user_raised;
+	F->user_raised = false;
+	fe_val *dec = fe_eval(F, env, d);
+	bool host = !dec && F->host_uses != uses0 && !F->user_raised && !F->budget_hit &&
+		    !F->too_many_errors && tlc_error_count(F->ctx) > errors0;
+	F->user_raised |= raised0;
+	if (!host) {
+		tlc_diag_release(F->ctx, &held, true);
+		return dec;
+	}
+	fe_val *marker = fe_new(F, FV_HOST);
+	marker->u.s = first_error(F, &held.held);
+	tlc_diag_release(F->ctx, &held, false);
+	const char *kn[1] = {"configs"};
+	return fe_call(F, callee, 0, NULL, 1, kn, &marker, d->loc);
+}
+
 bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc)
 {
 	if (v->kind != FV_HOST || v->mod <= 0 || v->mod > F->nskips)
