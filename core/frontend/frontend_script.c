@@ -154,10 +154,13 @@ fe_flow fe_exec_toplevel(fe *F, fe_env *env, py_node *s)
 
 fe_val *fe_eval_decorator(fe *F, fe_env *env, py_node *d)
 {
-	fe_val *callee = d->kind == PY_CALL && d->a->kind != PY_CALL ? fe_eval(F, env, d->a) : NULL;
-	if (!callee || callee->kind != FV_BUILTIN || strcmp(callee->u.s, "tilelang.autotune") != 0)
-		return callee || d->kind != PY_CALL || d->a->kind == PY_CALL ? fe_eval(F, env, d)
-									      : NULL;
+	if (d->kind != PY_CALL || d->a->kind == PY_CALL)
+		return fe_eval(F, env, d);
+	fe_val *callee = fe_eval(F, env, d->a);
+	if (!callee)
+		return NULL;
+	if (callee->kind != FV_BUILTIN || strcmp(callee->u.s, "tilelang.autotune") != 0)
+		return fe_eval(F, env, d);
 	/* @autotune(configs=...): the configs serve the search, which is not
 	 * tlc's; when they need host code (a tuning-space class, a device
 	 * query tlc cannot answer) the decorator is kept without them */
