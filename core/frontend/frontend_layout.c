@@ -438,6 +438,25 @@ const tlc_layout *fe_loop_layout(fe *F, fe_val *v, int n, const tlc_expr *const 
 	return l;
 }
 
+/* Whether fragment l's register index of every element is its row-major
+ * index (a thread's registers are then the local buffer as it is). */
+static bool local_identity(const tlc_layout *l)
+{
+	int64_t n = tlc_layout_size(l), idx[TLC_LAYOUT_MAX_DIMS] = {0}, flat;
+	if (n <= 0 || n > 4096 || tlc_layout_phys_size(l) != n)
+		return false;
+	for (int64_t i = 0; i < n; i++) {
+		if (!tlc_layout_eval(l, idx, &flat) || flat != i)
+			return false;
+		for (int d = l->ndim - 1; d >= 0; d--) { /* the next index, row-major */
+			if (++idx[d] < l->shape[d])
+				break;
+			idx[d] = 0;
+		}
+	}
+	return true;
+}
+
 /* Convert the layout of one annotate_layout entry, check it against the
  * buffer and attach it. */
 static bool attach_layout(fe *F, tlc_buffer *b, const tlc_expr *e, tlc_loc loc)
@@ -454,6 +473,12 @@ static bool attach_layout(fe *F, tlc_buffer *b, const tlc_expr *e, tlc_loc loc)
 		return false;
 	}
 	bool is_frag = l->kind == TLC_LAYOUT_FRAGMENT;
+	if (is_frag && b->scope == TLC_SCOPE_LOCAL && local_identity(l)) {
+		/* TileLang indexes a local buffer through its annotated
+		 * fragment's register index: the same elements when that is
+		 * the buffer's own row-major index, so nothing to attach */
+		return true;
+	}
 	if (is_frag != (b->scope == TLC_SCOPE_FRAGMENT)) {
 		tlc_error(F->ctx, loc, is_frag ? "buffer '%s' is %s, not a fragment: it needs a T.Layout, not a T.Fragment"
 		                               : "fragment buffer '%s' (%s) needs a T.Fragment layout",
