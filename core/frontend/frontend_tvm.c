@@ -54,7 +54,9 @@ fe_val *fe_tvm_attr(fe *F, int mod, const char *name, tlc_loc loc)
 		if (strcmp(name, "var") == 0)
 			return named(F, "tvm.te.", name);
 		fe_val *h = fe_new(F, FV_HOST); /* te.compute and the rest: host API, opaque */
-		h->u.s = fe_strdup(F, name);
+		char buf[128];
+		snprintf(buf, sizeof buf, "tvm.te.%s", name);
+		h->u.s = fe_strdup(F, buf);
 		return h;
 	}
 	if (in(tir_own, TLC_ARRAY_LEN(tir_own), name))
