@@ -226,6 +226,31 @@ void tlc_diag_capture(tlc_context *ctx, tlc_buf *sink)
 	ctx->diag_sink = sink;
 }
 
+void tlc_diag_hold(tlc_context *ctx, tlc_diag_held *h)
+{
+	tlc_buf_init(&h->held);
+	h->sink = ctx->diag_sink;
+	h->nerrors = ctx->nerrors;
+	h->nwarnings = ctx->nwarnings;
+	h->nseen = ctx->nseen;
+	ctx->diag_sink = &h->held;
+}
+
+void tlc_diag_release(tlc_context *ctx, tlc_diag_held *h, bool keep)
+{
+	ctx->diag_sink = h->sink;
+	if (keep && h->held.len) {
+		emit(ctx, &h->held);
+	} else if (!keep) {
+		ctx->nerrors = h->nerrors;
+		ctx->nwarnings = h->nwarnings;
+		/* forgotten: a later report of the same text must be printed */
+		while (ctx->nseen > h->nseen)
+			free(ctx->seen[--ctx->nseen]);
+	}
+	tlc_buf_free(&h->held);
+}
+
 void tlc_diag_set_caret(tlc_context *ctx, bool enabled)
 {
 	ctx->caret = enabled;

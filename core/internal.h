@@ -30,6 +30,20 @@ void *tlc_xcalloc(size_t n, size_t size);
 void *tlc_xrealloc(void *p, size_t n);
 char *tlc_xstrdup(const char *s);
 
+/* ---- diag.c ---- */
+
+/* Diagnostics held back: what is reported between tlc_diag_hold and
+ * tlc_diag_release goes to `held`, and release either lets it through
+ * (as if never held) or takes it back, counts and all (the frontend tries
+ * a host statement that it skips when it fails). */
+typedef struct tlc_diag_held {
+	tlc_buf held;
+	tlc_buf *sink;
+	int nerrors, nwarnings, nseen;
+} tlc_diag_held;
+void tlc_diag_hold(tlc_context *ctx, tlc_diag_held *h);
+void tlc_diag_release(tlc_context *ctx, tlc_diag_held *h, bool keep);
+
 /* ---- context.c ---- */
 
 typedef struct tlc_source {

@@ -54,6 +54,11 @@ bool tlc_target_has_stmatrix(const tlc_target_info *info)
 	return info && HAS_FIELD(info, stmatrix) && info->stmatrix;
 }
 
+const tlc_target_device *tlc_target_device_of(const tlc_target_info *info)
+{
+	return info && HAS_FIELD(info, device) ? info->device : NULL;
+}
+
 int64_t tlc_target_smem_per_block(const tlc_target_info *info, int64_t blocks)
 {
 	if (!info || blocks < 1)
@@ -492,6 +497,13 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 	tlc_buf_printf(out, "smem_per_sm = %lld\n", (long long)tlc_target_smem_per_sm(i));
 	tlc_buf_printf(out, "smem_block_reserved = %d\n", tlc_target_smem_block_reserved(i));
 	tlc_buf_printf(out, "stmatrix = %s\n", tlc_target_has_stmatrix(i) ? "yes" : "no");
+	const tlc_target_device *d = tlc_target_device_of(i);
+	if (d) {
+		tlc_buf_printf(out, "device_platform = %s %s\n", d->platform, d->runtime_version);
+		tlc_buf_printf(out, "device_name = %s\n", d->name);
+		tlc_buf_printf(out, "device_arch = %s\n", d->arch);
+		tlc_buf_printf(out, "device_capability = %d.%d\n", d->capability_major, d->capability_minor);
+	}
 	tlc_module *m = tlc_module_new(ctx);
 	for (int k = 0; k < i->nmatrix; k++) {
 		const tlc_matrix_inst *x = &i->matrix[k];

@@ -126,6 +126,17 @@ static const tlc_matrix_inst sm90_matrix[] = {
 	MMA_K32(TLC_DT_FLOAT8_E5M2, TLC_DT_FLOAT8_E5M2, TLC_DT_FLOAT32),
 };
 
+/* The reference devices as PyTorch on a CUDA 12.8 installation names them
+ * (torch.cuda.get_device_name(), get_device_capability()). */
+static const tlc_target_device sm80_device = {
+	.platform = "cuda", .runtime_version = "12.8", .name = "NVIDIA A100-SXM4-80GB", .arch = "sm_80",
+	.capability_major = 8, .capability_minor = 0,
+};
+static const tlc_target_device sm90_device = {
+	.platform = "cuda", .runtime_version = "12.8", .name = "NVIDIA H100 80GB HBM3", .arch = "sm_90a",
+	.capability_major = 9, .capability_minor = 0,
+};
+
 const tlc_target_info cuda_sm80_info = {
 	.struct_size = sizeof(tlc_target_info),
 	.lanes = 32,
@@ -150,6 +161,7 @@ const tlc_target_info cuda_sm80_info = {
 	 * memory per SM, 1 KB of it reserved for each resident block */
 	.smem_per_sm = 164 * 1024,
 	.smem_block_reserved = 1024,
+	.device = &sm80_device,
 };
 
 const tlc_target_info cuda_sm90_info = {
@@ -177,4 +189,5 @@ const tlc_target_info cuda_sm90_info = {
 	.smem_per_sm = 228 * 1024,
 	.smem_block_reserved = 1024,
 	.stmatrix = true, /* stmatrix.sync.aligned.m8n8 (PTX ISA: sm_90 and up) */
+	.device = &sm90_device,
 };

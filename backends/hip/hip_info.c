@@ -124,17 +124,30 @@ static const tlc_matrix_inst gfx942_matrix[] = {
  * architectural + 256 accumulation), 16-byte global and LDS accesses
  * (global_load_dwordx4, ds_read_b128), no asynchronous copy engine, no
  * named barriers or mbarriers (s_barrier only). */
-#define CDNA_INFO(table, cus)                                                                                 \
+#define CDNA_INFO(table, cus, dev)                                                                            \
 	{                                                                                                        \
 		.struct_size = sizeof(tlc_target_info), .lanes = 64, .warpgroup = 0, .max_threads = 1024,           \
 		.smem_default = 64 * 1024, .smem_max = 64 * 1024, .max_regs = 512, .local_bytes_max = 128 * 1024, \
 		.regs_per_block = 128 * 1024, .global_vector_bytes = 16, .shared_vector_bytes = 16,                 \
 		.atomic_add_f32_vector = 1, .async_copy = 0, .barriers = 0, .setmaxnreg = false, .max_cluster = 1, \
 		.nmatrix = (int)(sizeof(table) / sizeof((table)[0])), .matrix = (table), .tma_box_max = 0,         \
-		.sm_count = (cus), .smem_per_sm = 64 * 1024, .smem_block_reserved = 0,                              \
+		.sm_count = (cus), .smem_per_sm = 64 * 1024, .smem_block_reserved = 0, .device = (dev),            \
 	}
+
+/* The reference devices as PyTorch on ROCm 6.2 names them: the capability
+ * is the gfx version's major and minor digit (gfx942 is (9, 4)). */
+static const tlc_target_device gfx90a_device = {
+	.platform = "hip", .runtime_version = "6.2.41133", .name = "AMD Instinct MI250X",
+	.arch = "gfx90a",
+	.capability_major = 9, .capability_minor = 0,
+};
+static const tlc_target_device gfx942_device = {
+	.platform = "hip", .runtime_version = "6.2.41133", .name = "AMD Instinct MI300X",
+	.arch = "gfx942",
+	.capability_major = 9, .capability_minor = 4,
+};
 
 /* compute units of the reference devices: one GCD of an MI250X (110), an
  * MI300X (304) */
-const tlc_target_info hip_gfx90a_info = CDNA_INFO(gfx90a_matrix, 110);
-const tlc_target_info hip_gfx942_info = CDNA_INFO(gfx942_matrix, 304);
+const tlc_target_info hip_gfx90a_info = CDNA_INFO(gfx90a_matrix, 110, &gfx90a_device);
+const tlc_target_info hip_gfx942_info = CDNA_INFO(gfx942_matrix, 304, &gfx942_device);

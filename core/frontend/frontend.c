@@ -330,7 +330,19 @@ static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **a
 		tlc_error(F->ctx, loc, "--list-configs: '%s' has no @autotune(configs=...)", name);
 		return false;
 	}
-	if (fn->u.fn.autotune) {
+	if (fn->u.fn.autotune && fn->u.fn.autotune->kind == FV_HOST) {
+		/* configs made by host code tlc cannot run (fe_eval_decorator) */
+		if (F->opts && F->opts->list_configs) {
+			tlc_error(F->ctx, loc,
+			          "--list-configs: the @autotune configs of '%s' run host code (%s)",
+			          name, fn->u.fn.autotune->u.s);
+			return false;
+		}
+		tlc_warning(F->ctx, loc,
+		            "the @autotune configs of '%s' were not computed, since they run "
+		            "host code (%s): the entry's arguments and the defaults are used",
+		            name, fn->u.fn.autotune->u.s);
+	} else if (fn->u.fn.autotune) {
 		fe_val *configs = autotune_configs(F, fn, nargs, args, nkw, kwn, kwv, loc);
 		if (!configs)
 			return false;
@@ -396,10 +408,16 @@ static bool select_without_entry(fe *F)
 	}
 	if (found)
 		return true;
-	/* 2. module-level names bound to prim_funcs (kernel = matmul(...)) */
+	/* 2. module-level names bound to prim_funcs (kernel = matmul(...)); one
+	 * kernel bound twice (func = matmul(...); kernel = tilelang.compile(func,
+	 * out_idx=...)) is built once, from its last binding */
 	for (int i = 0; i < g->n; i++) {
 		fe_val *v = g->vals[i];
-		if (v->kind == FV_PRIMFUNC) {
+		bool again = false;
+		for (int j = i + 1; v->kind == FV_PRIMFUNC && j < g->n && !again; j++)
+			again = g->vals[j]->kind == FV_PRIMFUNC && g->vals[j]->u.pf.def == v->u.pf.def &&
+			        g->vals[j]->u.pf.env == v->u.pf.env;
+		if (v->kind == FV_PRIMFUNC && !again) {
 			const char *name = v->u.pf.factory ? v->u.pf.factory : v->u.pf.def->str;
 			if (!instantiate(F, v, name, F->ndyn))
 				return false;
@@ -568,7 +586,7 @@ static bool run_module(fe *F)
 			if (d)
 				fe_env_set(F, F->globals, s->list[0]->str, d);
 			else
-				ok = fe_exec_body(F, F->globals, 1, &s) == FL_NORMAL;
+				ok = fe_exec_toplevel(F, F->globals, s) == FL_NORMAL;
 		}
 		if (!ok)
 			break;
@@ -613,6 +631,8 @@ tlc_module *tlc_parse(tlc_context *ctx, const char *filename, const char *text, 
 		if (!F.define_used[i])
 			tlc_warning(ctx, FE_NOLOC, "-D %s was not used", opts->define_names[i]);
 	ok = ok && tlc_error_count(ctx) == errors0;
+	if (!ok && F.nskips)
+		fe_skip_notes(&F);
 	py_pool_free(F.tree_pool);
 	fe_limits_free(&F);
 	py_source_fini(&F.src);

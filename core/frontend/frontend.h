@@ -12,6 +12,11 @@
  * frontend_operators.c Python operators on compile-time and symbolic values
  * frontend_limits.c the budgets of time, memory and depth (FE_MAX_*)
  * frontend_index.c  hash indexes of big environments and dicts
+ * frontend_import.c import statements, the program's own modules (sibling files)
+ * frontend_script.c the top-level host statements that are skipped
+ * frontend_frames.c `with` items, T.If / T.Then / T.Else, T.PersistentKernel
+ * frontend_tvm.c    tvm.tir / tvm.te functions that build kernel expressions
+ * frontend_host.c   tilelang.math, tvm.DataType, int/float methods, torch's device queries
  *
  * A value is either a compile-time Python value (int, float, str, tuple, ...)
  * or a kernel-time one (an IR expression, a buffer).  Python code runs at
@@ -50,7 +55,12 @@ typedef enum fe_kind {
 } fe_kind;
 
 /* Module kinds (FV_MODULE). */
-enum { FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS, FM_AUTOTUNER };
+enum {
+	FM_T, FM_TILELANG, FM_LAYOUT, FM_MATH, FM_ITERTOOLS, FM_FUNCTOOLS, FM_AUTOTUNER, FM_TLMATH,
+	FM_TVM, FM_TVM_TIR, FM_TVM_TE,
+	FM_USER /* and up: the program's own module fe.pymods[mod - FM_USER] (frontend_import.c) */
+};
+typedef struct fe_pymod fe_pymod;
 
 typedef struct fe_val fe_val;
 typedef struct fe_env fe_env;
@@ -137,6 +147,7 @@ struct fe_val {
 			const tlc_expr *call;  /* T.ws: a CALL */
 			const char *attr_key;  /* T.attr: the key and value */
 			const tlc_expr *attr_value;
+			int frame; /* FS_IF, FS_THEN, FS_ELSE (attr_value: T.If's condition) */
 		} scope;
 	} u;
 };
@@ -178,6 +189,16 @@ typedef struct fe_kernel {
 	const tlc_buffer **safe;
 } fe_kernel;
 
+/* Frame scopes (fe_val.u.scope.frame) and an open `with T.If(...)` (frontend_frames.c). */
+enum { FS_IF = 1, FS_THEN, FS_ELSE };
+typedef struct fe_ifframe fe_ifframe;
+
+/* A top-level statement skipped because it runs host code (frontend_script.c). */
+typedef struct fe_skip {
+	tlc_loc loc;
+	const char *why; /* its first error */
+} fe_skip;
+
 typedef struct fe {
 	tlc_context *ctx;
 	tlc_module *m;
@@ -191,7 +212,10 @@ typedef struct fe {
 	tlc_frontend_limits lim; /* the budgets, defaults filled in */
 	struct fstr_cache *fstrings; /* f-strings' parsed fields (frontend_format.c) */
 	fe_val *star[16]; /* modules tlc understands imported with `from M import *` */
+	fe_env *star_env[16]; /* ... into the module whose globals these are */
 	int nstar;
+	fe_pymod **pymods; /* the program's own modules imported so far (frontend_import.c) */
+	int npymods, cap_pymods;
 	int errors0;               /* the context's error count when parsing began */
 	bool too_many_errors;      /* FE_MAX_ERRORS reached: stop going on after errors */
 	const char *poisoned[64];  /* names a failed kernel statement would have bound */
@@ -220,6 +244,11 @@ typedef struct fe {
 	int ndyn, cap_dyn; /* T.dynamic / open T.const variables, in creation order */
 	tlc_var **dyn;
 	fe_val *none, *vtrue, *vfalse;
+	int64_t host_uses; /* host values and kernels used as host objects so far (frontend_script.c) */
+	bool user_raised;  /* the program's assert or raise failed */
+	fe_ifframe *ifs;   /* the innermost open `with T.If(...)` (frontend_frames.c) */
+	fe_skip *skips;    /* the top-level statements skipped */
+	int nskips, cap_skips;
 } fe;
 
 static inline tlc_loc fe_file_loc(uint32_t file)
@@ -394,6 +423,46 @@ fe_val *fe_call_partial(fe *F, fe_val *p, int nargs, fe_val **args, int nkw, con
 /* (frontend_tile.c) a decorator that returns what it decorates */
 fe_val *fe_identity_decorator(fe *F, tlc_loc loc);
 
+/* ---- frontend_host.c ---- */
+/* Attribute `name` of v where host code needs more than the builtins
+ * (tilelang.math, tvm, torch's device queries, int/float/dtype methods):
+ * true when handled, *out the value or NULL after a report. */
+bool fe_host_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out);
+/* A call of such a value: true when handled, *out as above. */
+bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		  fe_val **kwv, tlc_loc loc, fe_val **out);
+/* Whether module kind `mod` has `name` where this file adds to it: true
+ * when it knows (*has the answer). */
+bool fe_host_module_has(int mod, const char *name, bool *has);
+
+/* ---- frontend_tvm.c: tvm.tir and tvm.te (FM_TVM_TIR, FM_TVM_TE) ---- */
+bool fe_tvm_has(fe *F, int mod, const char *name);
+fe_val *fe_tvm_attr(fe *F, int mod, const char *name, tlc_loc loc);
+/* A call of builtin "tvm.tir.X" / "tvm.te.X": true when it is one (*out NULL after a report). */
+bool fe_tvm_call(fe *F, const char *full, int nargs, fe_val **args, int nkw, const char **kwn,
+		 fe_val **kwv, tlc_loc loc, fe_val **out);
+/* isinstance(v, tvm.tir.TYPE): true when type names one (*out the answer). */
+bool fe_tvm_isinstance(const fe_val *v, const char *type, bool *out);
+
+/* ---- frontend_import.c ---- */
+fe_flow fe_exec_import(fe *F, fe_env *env, py_node *s);
+/* Attribute `name` of a module of the program (v->mod >= FM_USER). */
+fe_val *fe_pymodule_attr(fe *F, fe_val *v, const char *name, tlc_loc loc);
+
+/* ---- frontend_script.c: the host script around the kernel ---- */
+/* Run top-level statement s, skipping it when it fails because it runs
+ * host code (its names then bind markers). */
+fe_flow fe_exec_toplevel(fe *F, fe_env *env, py_node *s);
+/* v is the marker of a skipped statement's name: report its use at loc
+ * (true), else false. */
+bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc);
+/* A decorator expression of a def; an @autotune(configs=...) whose configs
+ * fail because they run host code becomes @autotune with configs an opaque
+ * host value naming why (frontend.c then uses the entry's own arguments). */
+fe_val *fe_eval_decorator(fe *F, fe_env *env, py_node *d);
+/* Notes naming the skipped statements, after the compilation failed. */
+void fe_skip_notes(fe *F);
+
 /* ---- frontend_exec.c ---- */
 fe_flow fe_exec_body(fe *F, fe_env *env, int n, py_node **body);
 /* One block of statements of a node (its body, orelse or finalbody): the
@@ -420,6 +489,9 @@ fe_val *fe_make_function(fe *F, fe_env *env, py_node *def);
 void fe_emit(fe *F, tlc_stmt *s);
 /* Run block b into a fresh kernel block and return it (NULL on error). */
 tlc_stmt *fe_build_block(fe *F, fe_env *env, fe_block b, tlc_loc loc, fe_flow *flow);
+/* The same with what runs given: run(F, env, arg). */
+tlc_stmt *fe_build_with(fe *F, fe_env *env, fe_flow (*run)(fe *, fe_env *, void *), void *arg,
+			tlc_loc loc, fe_flow *flow);
 
 /* ---- frontend_tile.c ---- */
 /* Attribute `name` of module T (tilelang.language); NULL + error if unknown. */
@@ -430,6 +502,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
                   fe_val **kw_vals, tlc_loc loc);
 /* `with X as targets:` in a kernel. */
 fe_flow fe_exec_with(fe *F, fe_env *env, py_node *stmt);
+/* (frontend_loops.c) item k of `with A, B, ...:` (the items after it nest inside) */
+fe_flow fe_with_item(fe *F, fe_env *env, py_node *s, int k);
 /* `for targets in X:` where X is a kernel loop (T.Parallel, range in a kernel, ...). */
 fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *stmt, fe_val *iter);
 /* A tensor parameter's buffer from T.Tensor / T.empty. */
@@ -485,6 +559,18 @@ const tlc_expr *fe_layout_map(fe *F, fe_val *v, tlc_loc loc);
 /* Check a T.Parallel loop_layout value against the loop extents. */
 const tlc_layout *fe_loop_layout(fe *F, fe_val *v, int n, const tlc_expr *const *extents,
                                  tlc_loc loc);
+
+/* ---- frontend_frames.c: with-items, T.If / T.Then / T.Else, T.PersistentKernel ---- */
+/* What is inside item k of `with` statement s: items k.. nesting, or its body. */
+fe_flow fe_with_rest(fe *F, fe_env *env, py_node *s, int k);
+/* The same into a fresh kernel block (NULL on error). */
+tlc_stmt *fe_build_rest(fe *F, fe_env *env, py_node *s, int k, fe_flow *flow);
+/* `with T.If(c)` / `with T.Then()` / `with T.Else()` (FV_SCOPEOP, u.scope.frame set) */
+fe_flow fe_with_frame(fe *F, fe_env *env, py_node *s, int k, fe_val *v, py_node *target);
+/* Whether T.NAME is one of T.If, T.Then, T.Else, T.PersistentKernel; a call of one */
+bool fe_frame_builtin(const char *name);
+fe_val *fe_call_frame(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+		      fe_val **kwv, tlc_loc loc);
 
 /* ---- frontend.c ---- */
 /* The -D value for `name`, or NULL; marks it used. */

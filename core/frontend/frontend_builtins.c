@@ -118,6 +118,11 @@ fe_val *fe_unique(fe *F, fe_val *list, tlc_loc loc)
 
 bool fe_module_has(fe *F, const fe_val *mod, const char *name)
 {
+	bool has;
+	if (mod->mod == FM_TVM_TIR || mod->mod == FM_TVM_TE)
+		return fe_tvm_has(F, mod->mod, name);
+	if (fe_host_module_has(mod->mod, name, &has))
+		return has;
 	switch (mod->mod) {
 	case FM_T: return fe_t_has(F, name);
 	case FM_MATH: return math_has(name);
@@ -133,6 +138,9 @@ bool fe_module_has(fe *F, const fe_val *mod, const char *name)
 
 fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 {
+	fe_val *r;
+	if (fe_host_getattr(F, v, name, loc, &r))
+		return r;
 	switch (v->kind) {
 	case FV_MODULE:
 		if (v->mod == FM_T)
@@ -220,6 +228,8 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 	default:
 		break;
 	}
+	if (v->kind == FV_PRIMFUNC)
+		F->host_uses++; /* kernel.get_profiler(): host code */
 	tlc_error(F->ctx, loc, "%s has no attribute '%s'", fe_kind_name(v), name);
 	return NULL;
 }
@@ -782,17 +792,28 @@ static fe_val *call_builtin(fe *F, const char *name, int nargs, fe_val **args, i
 	if (strcmp(name, "round") == 0 && nargs == 1 && args[0]->kind == FV_INT)
 		return args[0];
 	if (strcmp(name, "isinstance") == 0 && nargs == 2) {
-		fe_val *t = args[1];
-		if (t->kind != FV_BUILTIN) {
-			tlc_error(F->ctx, loc, "isinstance() needs a builtin type");
-			return NULL;
+		/* a type or a tuple of types (tvm.tir's too: frontend_tvm.c) */
+		bool tuple = args[1]->kind == FV_TUPLE;
+		int nt = tuple ? args[1]->u.seq.n : 1;
+		bool r = false;
+		for (int i = 0; i < nt && !r; i++) {
+			fe_val *t = tuple ? args[1]->u.seq.items[i] : args[1];
+			if (t->kind != FV_BUILTIN) {
+				tlc_error(F->ctx, loc, "isinstance() needs a builtin type");
+				return NULL;
+			}
+			fe_kind k = args[0]->kind;
+			const char *tn = t->u.s;
+			if (fe_tvm_isinstance(args[0], tn, &r))
+				continue;
+			r = (!strcmp(tn, "int") && (k == FV_INT || k == FV_BOOL)) ||
+			    (!strcmp(tn, "float") && k == FV_FLOAT) ||
+			    (!strcmp(tn, "str") && k == FV_STR) ||
+			    (!strcmp(tn, "bool") && k == FV_BOOL) ||
+			    (!strcmp(tn, "tuple") && k == FV_TUPLE) ||
+			    (!strcmp(tn, "list") && k == FV_LIST) ||
+			    (!strcmp(tn, "dict") && k == FV_DICT);
 		}
-		fe_kind k = args[0]->kind;
-		const char *tn = t->u.s;
-		bool r = (!strcmp(tn, "int") && (k == FV_INT || k == FV_BOOL)) ||
-		         (!strcmp(tn, "float") && k == FV_FLOAT) || (!strcmp(tn, "str") && k == FV_STR) ||
-		         (!strcmp(tn, "bool") && k == FV_BOOL) || (!strcmp(tn, "tuple") && k == FV_TUPLE) ||
-		         (!strcmp(tn, "list") && k == FV_LIST) || (!strcmp(tn, "dict") && k == FV_DICT);
 		return fe_bool(F, r);
 	}
 	tlc_error(F->ctx, loc, "unsupported call of builtin '%s'", name);
@@ -805,6 +826,9 @@ static fe_val *apply_decorator(fe *F, fe_val *dec, fe_val *fn, tlc_loc loc);
 fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kw_names,
                 fe_val **kw_vals, tlc_loc loc)
 {
+	fe_val *hr;
+	if (fe_host_call(F, fn, nargs, args, nkw, kw_names, kw_vals, loc, &hr))
+		return hr;
 	switch (fn->kind) {
 	case FV_FUNC: {
 		fe_val *r = fe_call_function(F, fn, nargs, args, nkw, kw_names, kw_vals, loc);
@@ -868,6 +892,8 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		fe_err_not_kernel(F, fn, loc);
 		return NULL;
 	default:
+		if (fn->kind == FV_PRIMFUNC)
+			F->host_uses++; /* kernel(a, b): host code runs a built kernel */
 		tlc_error(F->ctx, loc, "a %s is not callable", fe_kind_name(fn));
 		return NULL;
 	}

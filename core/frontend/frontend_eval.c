@@ -115,11 +115,14 @@ fe_val *fe_subscript(fe *F, fe_val *v, fe_val *idx, tlc_loc loc)
 	}
 }
 
+/* seq[b:e:st] of a tuple, list or str, with Python's bounds */
 static fe_val *seq_slice(fe *F, fe_env *env, fe_val *seq, py_node *sl)
 {
-	int64_t len = seq->u.seq.n, b = 0, e = len, st = 1;
+	bool str = seq->kind == FV_STR;
+	int64_t len = str ? (int64_t)strlen(seq->u.s) : seq->u.seq.n, b, e, st = 1;
 	py_node *parts[3] = {sl->a, sl->b, sl->c};
-	int64_t *outs[3] = {&b, &e, &st};
+	int64_t vals[3];
+	bool given[3] = {false, false, false};
 	for (int k = 0; k < 3; k++) {
 		if (!parts[k])
 			continue;
@@ -128,26 +131,45 @@ static fe_val *seq_slice(fe *F, fe_env *env, fe_val *seq, py_node *sl)
 			return NULL;
 		if (x->kind == FV_NONE)
 			continue;
-		if (!fe_as_int(x, outs[k])) {
-			tlc_error(F->ctx, parts[k]->loc, "slice bounds must be compile-time integers");
+		if (!fe_as_int(x, &vals[k])) {
+			tlc_error(F->ctx, parts[k]->loc,
+				  "slice bounds must be compile-time integers");
 			return NULL;
 		}
+		given[k] = true;
 	}
-	if (st != 1) {
-		tlc_error(F->ctx, sl->loc, "slices with a step are not supported");
+	if (given[2])
+		st = vals[2];
+	if (st == 0) {
+		tlc_error(F->ctx, sl->loc, "slice step cannot be zero");
 		return NULL;
 	}
-	if (b < 0)
+	/* the bounds as Python clamps them: [0, len] going up, [-1, len - 1] going down */
+	int64_t lo = st > 0 ? 0 : -1, hi = st > 0 ? len : len - 1;
+	b = given[0] ? vals[0] : st > 0 ? 0 : len - 1;
+	e = given[1] ? vals[1] : st > 0 ? len : -1;
+	if (given[0] && b < 0)
 		b += len;
-	if (e < 0)
+	if (given[1] && e < 0)
 		e += len;
-	b = b < 0 ? 0 : b > len ? len : b;
-	e = e < b ? b : e > len ? len : e;
-	if (!fe_work(F, e - b, sl->loc))
+	b = b < lo ? lo : b > hi ? hi : b;
+	e = e < lo ? lo : e > hi ? hi : e;
+	int64_t n =
+		st > 0 ? (e > b ? (e - b + st - 1) / st : 0) : (b > e ? (b - e - st - 1) / -st : 0);
+	if (!fe_work(F, n, sl->loc))
 		return NULL;
-	fe_val *r = fe_seq(F, seq->kind, (int)(e - b));
-	if (e > b)
-		memcpy(r->u.seq.items, seq->u.seq.items + b, sizeof(fe_val *) * (size_t)(e - b));
+	if (str) {
+		char *r = fe_alloc(F, (size_t)n + 1);
+		for (int64_t i = 0; i < n; i++)
+			r[i] = seq->u.s[b + i * st];
+		r[n] = 0;
+		fe_val *v = fe_new(F, FV_STR);
+		v->u.s = r;
+		return v;
+	}
+	fe_val *r = fe_seq(F, seq->kind, (int)n);
+	for (int64_t i = 0; i < n; i++)
+		r->u.seq.items[i] = seq->u.seq.items[b + i * st];
 	return r;
 }
 
@@ -208,7 +230,8 @@ static fe_val *subscript_of(fe *F, fe_env *env, py_node *n, fe_val *v)
 {
 	if (v->kind == FV_BUF)
 		return index_buffer(F, env, v->u.buf, n->b, n->loc);
-	if ((v->kind == FV_TUPLE || v->kind == FV_LIST) && n->b->kind == PY_SLICE)
+	if ((v->kind == FV_TUPLE || v->kind == FV_LIST || v->kind == FV_STR) &&
+	    n->b->kind == PY_SLICE)
 		return seq_slice(F, env, v, n->b);
 	if (v->kind == FV_MODULE || v->kind == FV_NAMESPACE) {
 		tlc_error(F->ctx, n->loc, "subscript of %s is not supported", v->u.s);
@@ -386,8 +409,11 @@ static fe_val *call_of(fe *F, fe_env *env, py_node *n, fe_val *fn, const char *h
 static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 {
 	fe_val *v = fe_env_get(env, n->str);
-	if (v)
+	if (v) {
+		if (v->kind == FV_HOST)
+			F->host_uses++; /* a statement that fails after this may be skipped */
 		return v;
+	}
 	static const char *const builtins[] = {
 		"range", "len", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
 		"dict", "print", "enumerate", "zip", "sum", "any", "all", "round", "sorted", "reversed",
@@ -399,8 +425,11 @@ static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 			return fe_builtin(F, builtins[i]);
 	/* from M import *: the latest import that has the name (Python's
 	 * builtins are found first here, so that `float` stays Python's) */
+	fe_env *root = env;
+	while (F->nstar && root->parent)
+		root = root->parent;
 	for (int i = F->nstar - 1; i >= 0; i--)
-		if (fe_module_has(F, F->star[i], n->str))
+		if (F->star_env[i] == root && fe_module_has(F, F->star[i], n->str))
 			return fe_getattr(F, F->star[i], n->str, n->loc);
 	for (int i = 0; i < F->npoisoned; i++)
 		if (strcmp(F->poisoned[i], n->str) == 0)

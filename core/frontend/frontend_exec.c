@@ -19,7 +19,18 @@ void fe_emit(fe *F, tlc_stmt *s)
 	tlc_seq_append(F->m, F->kernel->block, s);
 }
 
+static fe_flow run_block(fe *F, fe_env *env, void *arg)
+{
+	return fe_exec_block(F, env, *(fe_block *)arg);
+}
+
 tlc_stmt *fe_build_block(fe *F, fe_env *env, fe_block b, tlc_loc loc, fe_flow *flow)
+{
+	return fe_build_with(F, env, run_block, &b, loc, flow);
+}
+
+tlc_stmt *fe_build_with(fe *F, fe_env *env, fe_flow (*run)(fe *, fe_env *, void *), void *arg,
+			tlc_loc loc, fe_flow *flow)
 {
 	/* the IR nests as deep as this (the printer indents each level, passes
 	 * recurse): past the limit the printed IR could not be read again */
@@ -34,7 +45,7 @@ tlc_stmt *fe_build_block(fe *F, fe_env *env, fe_block b, tlc_loc loc, fe_flow *f
 	tlc_stmt *seq = tlc_seq_new(F->m, loc);
 	F->kernel->block = seq;
 	F->block_depth++;
-	*flow = fe_exec_block(F, env, b);
+	*flow = run(F, env, arg);
 	F->block_depth--;
 	F->kernel->block = saved;
 	if (*flow == FL_BREAK || *flow == FL_CONTINUE || *flow == FL_RETURN) {
@@ -601,78 +612,12 @@ static fe_flow exec_def(fe *F, fe_env *env, py_node *s)
 {
 	fe_val *fn = fe_make_function(F, env, s);
 	for (int i = s->n - 1; fn && i >= 0; i--) {
-		fe_val *dec = fe_eval(F, env, s->list[i]);
+		fe_val *dec = fe_eval_decorator(F, env, s->list[i]);
 		fn = dec ? fe_call(F, dec, 1, &fn, 0, NULL, NULL, s->list[i]->loc) : NULL;
 	}
 	if (!fn)
 		return FL_ERROR;
 	fe_env_set(F, env, s->str, fn);
-	return FL_NORMAL;
-}
-
-/* Bind imported names: tilelang and its language module are understood,
- * math, itertools and functools are evaluated, everything else is an
- * opaque host module. */
-static fe_val *module_value(fe *F, const char *dotted)
-{
-	static const struct {
-		const char *name;
-		int mod;
-	} known[] = {
-		{"tilelang.language", FM_T}, {"tilelang", FM_TILELANG},     {"tilelang.layout", FM_LAYOUT},
-		{"math", FM_MATH},           {"itertools", FM_ITERTOOLS},   {"functools", FM_FUNCTOOLS},
-		{"tilelang.autotuner", FM_AUTOTUNER},
-	};
-	fe_val *v = fe_new(F, FV_MODULE);
-	v->u.s = fe_strdup(F, dotted);
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (strcmp(dotted, known[i].name) == 0) {
-			v->mod = known[i].mod;
-			return v;
-		}
-	v->kind = FV_HOST;
-	return v;
-}
-
-static fe_flow exec_import(fe *F, fe_env *env, py_node *s)
-{
-	for (int i = 0; i < s->nnames; i++) {
-		const char *full = s->names[i];
-		if (s->kind == PY_IMPORT) {
-			if (s->asnames[i]) {
-				fe_env_set(F, env, s->asnames[i], module_value(F, full));
-			} else {
-				/* `import a.b.c` binds `a` */
-				const char *dot = strchr(full, '.');
-				const char *top = dot ? fe_strndup(F, full, (size_t)(dot - full)) : full;
-				fe_env_set(F, env, top, module_value(F, top));
-			}
-			continue;
-		}
-		const char *name = s->asnames[i] ? s->asnames[i] : full;
-		fe_val *mod = module_value(F, s->str ? s->str : "");
-		if (strcmp(full, "*") == 0) {
-			/* the names of a module tlc understands are looked up in it
-			 * when no variable has them (eval_name); a host module's
-			 * names stay unknown: using one is the error, not the import */
-			if (mod->kind == FV_MODULE && F->nstar < (int)TLC_ARRAY_LEN(F->star))
-				F->star[F->nstar++] = mod;
-			continue;
-		}
-		fe_val *v;
-		if (mod->kind == FV_HOST) {
-			v = fe_getattr(F, mod, full, s->loc);
-		} else if (mod->mod == FM_TILELANG && strcmp(full, "language") == 0) {
-			v = module_value(F, "tilelang.language");
-		} else if (mod->mod == FM_TILELANG && strcmp(full, "layout") == 0) {
-			v = module_value(F, "tilelang.layout");
-		} else {
-			v = fe_getattr(F, mod, full, s->loc);
-		}
-		if (!v)
-			return FL_ERROR;
-		fe_env_set(F, env, name, v);
-	}
 	return FL_NORMAL;
 }
 
@@ -684,6 +629,7 @@ static fe_flow exec_raise(fe *F, py_node *s)
 	else if (s->a && s->a->kind == PY_CALL && s->a->a->kind == PY_NAME)
 		msg = s->a->a->str;
 	tlc_error(F->ctx, s->loc, "raise at compile time: %s", msg);
+	F->user_raised = true;
 	return FL_ERROR;
 }
 
@@ -705,6 +651,14 @@ static fe_flow exec_expr_stmt(fe *F, fe_env *env, py_node *s)
 	} else if (v->kind == FV_SCOPEOP || v->kind == FV_KERNEL) {
 		tlc_error(F->ctx, s->loc, "%s must be used in a 'with' statement",
 		          v->kind == FV_KERNEL ? "T.Kernel" : "this scope");
+		return FL_ERROR;
+	} else if (v->kind == FV_HOST && e->kind == PY_CALL && in_block(F)) {
+		/* dropping it would change the kernel: the call was meant to emit code */
+		tlc_error(F->ctx, s->loc,
+			  "host function '%s' called in a kernel: tlc cannot run "
+			  "it on the device (only T.* functions, T.macro and Python functions of "
+			  "this program emit kernel code)",
+			  v->u.s);
 		return FL_ERROR;
 	}
 	return FL_NORMAL;
@@ -756,7 +710,7 @@ static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
 	case PY_BREAK: return FL_BREAK;
 	case PY_CONTINUE: return FL_CONTINUE;
 	case PY_IMPORT:
-	case PY_IMPORT_FROM: return exec_import(F, env, s);
+	case PY_IMPORT_FROM: return fe_exec_import(F, env, s);
 	case PY_ASSERT: {
 		fe_val *c = fe_eval(F, env, s->a);
 		if (!c)
@@ -769,6 +723,7 @@ static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
 		if (!t) {
 			fe_val *m = s->b ? fe_eval(F, env, s->b) : NULL;
 			tlc_error(F->ctx, s->loc, "assertion failed%s%s", m ? ": " : "", m ? fe_show(F, m) : "");
+			F->user_raised = true; /* the program's own check: never skipped */
 			return FL_ERROR;
 		}
 		return FL_NORMAL;

@@ -261,6 +261,17 @@ static const char *field_end(const char *s, const char **expr_end)
 	return NULL;
 }
 
+/* An f-string field `{expr=}` (Python 3.8's self-documenting form): the
+ * length of expr without the `=` and the spaces around it, else 0. */
+static size_t self_doc(const char *e, size_t len)
+{
+	while (len && e[len - 1] == ' ')
+		len--;
+	if (len < 2 || e[len - 1] != '=' || strchr("=!<>", e[len - 2]))
+		return 0;
+	return len - 1;
+}
+
 /* The parsed expressions of an f-string, kept per node. */
 typedef struct fstr_cache {
 	const py_node *node;
@@ -294,6 +305,7 @@ typedef fe_val *field_value_fn(fe *F, void *ctx, const char *field, size_t len, 
 
 static fe_val *format_template(fe *F, const char *s, field_value_fn *value, void *ctx, const char *what, tlc_loc loc)
 {
+	bool fstring = strcmp(what, "f-string") == 0;
 	tlc_buf out;
 	tlc_buf_init(&out);
 	bool ok = true;
@@ -327,6 +339,11 @@ static fe_val *format_template(fe *F, const char *s, field_value_fn *value, void
 				break;
 			}
 			snprintf(spec, sizeof spec, "%.*s", (int)sl, spec_at + 1);
+		}
+		if (fstring && self_doc(p + 1, (size_t)(ee - p - 1))) {
+			/* {x=}: the text, then the value (repr unless converted or formatted) */
+			tlc_buf_printf(&out, "%.*s", (int)(ee - p - 1), p + 1);
+			conv = conv || spec[0] ? conv : 'r';
 		}
 		fe_val *v = value(F, ctx, p + 1, (size_t)(ee - p - 1), loc);
 		ok = v && format_value(F, &out, v, conv, spec, loc) && fe_check_str(F, (int64_t)out.len, loc);
@@ -376,7 +393,8 @@ fe_val *fe_eval_fstring(fe *F, fe_env *env, py_node *n)
 				tlc_error(F->ctx, n->loc, "f-string: %s", end ? "empty expression not allowed" : "expecting '}'");
 				return NULL;
 			}
-			py_node *e = parse_field(F, n, p + 1, (size_t)(ee - p - 1));
+			size_t len = (size_t)(ee - p - 1), doc = self_doc(p + 1, len);
+			py_node *e = parse_field(F, n, p + 1, doc ? doc : len);
 			if (!e)
 				return NULL;
 			c->exprs[c->n++] = e;

@@ -49,6 +49,8 @@ static uint64_t value_hash(const fe_val *v, int depth)
 		memcpy(&bits, &x, sizeof(bits));
 		return mix(bits);
 	}
+	case FV_DTYPE: /* as the string of its name, which it equals */
+		return str_hash(tlc_dtype_name(v->u.dt)) ^ (uint64_t)FV_STR;
 	case FV_STR:
 	case FV_MODULE:
 	case FV_HOST:
@@ -62,8 +64,6 @@ static uint64_t value_hash(const fe_val *v, int depth)
 			h = mix(h ^ value_hash(v->u.seq.items[i], depth + 1));
 		return h;
 	}
-	case FV_DTYPE:
-		return mix((uint64_t)v->u.dt + 77);
 	case FV_EXPR:
 		return mix((uint64_t)(uintptr_t)v->u.e);
 	case FV_BUF:

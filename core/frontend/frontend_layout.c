@@ -102,6 +102,139 @@ static fe_val *layout_value(fe *F, int nargs, fe_val **args, int nkw, const char
 	return expr_val(F, tlc_call(F->m, TLC_OP_LAYOUT, TLC_DT_VOID, 2, x, 0, NULL, NULL));
 }
 
+/* ---- the register index TileLang infers from forward_thread_fn alone ----
+ *
+ * TileLang splits each index i_d of the shape into mixed-radix digits
+ * (i_d // w) % r and calls those the thread expression does not use the
+ * unused ones; the register index is those digits flattened: dimensions in
+ * order, inside one the higher digits first, the last digit of the last
+ * dimension varying fastest.  The thread function is run here on numbers:
+ * along each dimension from the origin, a digit of w is the run of values
+ * v * w on which the thread moves by v * (its move at w), as long as that
+ * run divides what is left of the extent; a digit with no move is unused.
+ * The fragment made of both functions is checked like any other. */
+
+#define INFER_MAX_DIGITS 64
+
+typedef struct infer_digit {
+	int dim;
+	int64_t w, r;
+} infer_digit;
+
+/* The thread of the element with index x_d = v, the others 0. */
+static bool thread_at(fe *F, fe_val *fn, int n, int nargs, int d, int64_t v, tlc_loc loc,
+		      int64_t *out)
+{
+	fe_val *args[TLC_LAYOUT_MAX_DIMS + 1];
+	for (int k = 0; k < nargs; k++)
+		args[k] = fe_int(F, k == d && k < n ? v : 0);
+	fe_val *r = fe_call_function(F, fn, nargs, args, 0, NULL, NULL, loc);
+	if (!r)
+		return false;
+	if (!fe_as_int(r, out)) {
+		tlc_error(F->ctx, loc,
+			  "T.Fragment: forward_thread_fn gives '%s' for constant indices, "
+			  "not an integer: give forward_index_fn too",
+			  fe_show(F, r));
+		return false;
+	}
+	return true;
+}
+
+static bool digits_of_dim(fe *F, fe_val *fn, int n, int nargs, int d, int64_t E, int64_t base,
+			  tlc_loc loc, infer_digit *dg, int *ndg)
+{
+	int64_t w = 1;
+	while (w < E) {
+		int64_t delta, t;
+		if (!thread_at(F, fn, n, nargs, d, w, loc, &t))
+			return false;
+		delta = t - base;
+		int64_t v = 2;
+		for (; v * w < E; v++) {
+			if (!thread_at(F, fn, n, nargs, d, v * w, loc, &t))
+				return false;
+			if (t - base != v * delta)
+				break;
+		}
+		int64_t r = v;
+		while (r > 1 && (E / w) % r)
+			r--;
+		if (r < 2 || *ndg >= INFER_MAX_DIGITS) {
+			tlc_error(F->ctx, loc,
+				  "T.Fragment: the register index cannot be inferred: "
+				  "forward_thread_fn is not made of digits (i // a) %% b of the "
+				  "indices "
+				  "(dimension %d); give forward_index_fn too",
+				  d);
+			return false;
+		}
+		/* an unused digit; one next to it joins it */
+		bool joins =
+			*ndg > 0 && dg[*ndg - 1].dim == d && dg[*ndg - 1].w * dg[*ndg - 1].r == w;
+		if (delta == 0 && joins)
+			dg[*ndg - 1].r *= r;
+		else if (delta == 0)
+			dg[(*ndg)++] = (infer_digit){d, w, r};
+		w *= r;
+	}
+	return true;
+}
+
+static const tlc_expr *infer_index_fn(fe *F, const tlc_expr *shape_e, fe_val *fn, int64_t rep,
+				      tlc_loc loc)
+{
+	int n = shape_e->u.tuple.n;
+	int64_t ext[TLC_LAYOUT_MAX_DIMS];
+	if (n > TLC_LAYOUT_MAX_DIMS) {
+		tlc_error(F->ctx, loc, "T.Fragment: at most %d dimensions", TLC_LAYOUT_MAX_DIMS);
+		return NULL;
+	}
+	for (int d = 0; d < n; d++)
+		if (!tlc_expr_as_int(shape_e->u.tuple.items[d], &ext[d]) || ext[d] < 1) {
+			tlc_error(F->ctx, loc,
+				  "T.Fragment: a shape of positive constants is needed to infer "
+				  "the register index from forward_thread_fn, got '%s'",
+				  fe_show_expr(F, shape_e));
+			return NULL;
+		}
+	int nargs = rep > 1 ? n + 1 : n, ndg = 0;
+	int64_t base;
+	infer_digit dg[INFER_MAX_DIGITS];
+	if (!thread_at(F, fn, n, nargs, -1, 0, loc, &base))
+		return NULL;
+	for (int d = 0; d < n; d++) {
+		int first = ndg;
+		if (!digits_of_dim(F, fn, n, nargs, d, ext[d], base, loc, dg, &ndg))
+			return NULL;
+		for (int a = first, b = ndg - 1; a < b; a++, b--) { /* higher digits first */
+			infer_digit x = dg[a];
+			dg[a] = dg[b];
+			dg[b] = x;
+		}
+	}
+	tlc_var **vars = fe_alloc(F, sizeof(tlc_var *) * (size_t)(n + 1));
+	char name[16];
+	for (int d = 0; d < n; d++) {
+		snprintf(name, sizeof name, "i%d", d);
+		vars[d] = tlc_var_new(F->m, tlc_intern(F->m, name), TLC_DT_INT32);
+	}
+	const tlc_expr *idx = tlc_i32(F->m, 0);
+	int64_t scale = 1;
+	for (int k = ndg - 1; k >= 0; k--) {
+		const tlc_expr *x = tlc_var_ref(F->m, vars[dg[k].dim]);
+		if (dg[k].w > 1)
+			x = tlc_binary(F->m, TLC_EXPR_FLOORDIV, x, tlc_i32(F->m, dg[k].w));
+		if (dg[k].w * dg[k].r < ext[dg[k].dim])
+			x = tlc_binary(F->m, TLC_EXPR_FLOORMOD, x, tlc_i32(F->m, dg[k].r));
+		if (scale > 1)
+			x = tlc_binary(F->m, TLC_EXPR_MUL, x, tlc_i32(F->m, scale));
+		idx = k == ndg - 1 ? x : tlc_binary(F->m, TLC_EXPR_ADD, x, idx);
+		scale *= dg[k].r;
+	}
+	return tlc_lambda(F->m, n, vars, tlc_tuple(F->m, 1, &idx, true));
+}
+
 /* T.Fragment(shape, forward_fn=None, forward_thread_fn=None, replicate=1,
  * forward_index_fn=None, thread_range=None).  Canonical form: the shape, then
  * forward_fn positionally or forward_thread_fn= and forward_index_fn=, then
@@ -121,8 +254,9 @@ static fe_val *fragment_value(fe *F, int nargs, fe_val **args, int nkw, const ch
 		                                     : "T.Fragment needs forward_fn or forward_thread_fn");
 		return NULL;
 	}
-	if (!given(a[FWD]) && (!given(a[THREAD]) || !given(a[INDEX]))) {
-		tlc_error(F->ctx, loc, "T.Fragment needs both forward_thread_fn and forward_index_fn");
+	if (!given(a[FWD]) && !given(a[THREAD])) {
+		tlc_error(F->ctx, loc,
+			  "T.Fragment needs forward_thread_fn when it has forward_index_fn");
 		return NULL;
 	}
 	int64_t rep = 1;
@@ -146,7 +280,8 @@ static fe_val *fragment_value(fe *F, int nargs, fe_val **args, int nkw, const ch
 		if (!(kx[nk++] = fe_layout_fn(F, a[THREAD], -1, loc)))
 			return NULL;
 		kn[nk] = "forward_index_fn";
-		if (!(kx[nk++] = index_fn(F, a[INDEX], loc)))
+		if (given(a[INDEX]) ? !(kx[nk++] = index_fn(F, a[INDEX], loc))
+				    : !(kx[nk++] = infer_index_fn(F, pos[0], a[THREAD], rep, loc)))
 			return NULL;
 	}
 	if (rep != 1) {
@@ -303,6 +438,25 @@ const tlc_layout *fe_loop_layout(fe *F, fe_val *v, int n, const tlc_expr *const 
 	return l;
 }
 
+/* Whether fragment l's register index of every element is its row-major
+ * index (a thread's registers are then the local buffer as it is). */
+static bool local_identity(const tlc_layout *l)
+{
+	int64_t n = tlc_layout_size(l), idx[TLC_LAYOUT_MAX_DIMS] = {0}, flat;
+	if (n <= 0 || n > 4096 || tlc_layout_phys_size(l) != n)
+		return false;
+	for (int64_t i = 0; i < n; i++) {
+		if (!tlc_layout_eval(l, idx, &flat) || flat != i)
+			return false;
+		for (int d = l->ndim - 1; d >= 0; d--) { /* the next index, row-major */
+			if (++idx[d] < l->shape[d])
+				break;
+			idx[d] = 0;
+		}
+	}
+	return true;
+}
+
 /* Convert the layout of one annotate_layout entry, check it against the
  * buffer and attach it. */
 static bool attach_layout(fe *F, tlc_buffer *b, const tlc_expr *e, tlc_loc loc)
@@ -319,6 +473,12 @@ static bool attach_layout(fe *F, tlc_buffer *b, const tlc_expr *e, tlc_loc loc)
 		return false;
 	}
 	bool is_frag = l->kind == TLC_LAYOUT_FRAGMENT;
+	if (is_frag && b->scope == TLC_SCOPE_LOCAL && local_identity(l)) {
+		/* TileLang indexes a local buffer through its annotated
+		 * fragment's register index: the same elements when that is
+		 * the buffer's own row-major index, so nothing to attach */
+		return true;
+	}
 	if (is_frag != (b->scope == TLC_SCOPE_FRAGMENT)) {
 		tlc_error(F->ctx, loc, is_frag ? "buffer '%s' is %s, not a fragment: it needs a T.Layout, not a T.Fragment"
 		                               : "fragment buffer '%s' (%s) needs a T.Fragment layout",

@@ -427,7 +427,7 @@ fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **k
 	return v;
 }
 
-static fe_flow with_kernel(fe *F, fe_env *env, py_node *s, fe_val *k, py_node *target)
+static fe_flow with_kernel(fe *F, fe_env *env, py_node *s, int item, fe_val *k, py_node *target)
 {
 	fe_kernel *K = F->kernel;
 	if (!K || !F->frame->kernel_mode || K->block) {
@@ -467,7 +467,7 @@ static fe_flow with_kernel(fe *F, fe_env *env, py_node *s, fe_val *k, py_node *t
 	K->has_frame = true;
 	f->body = tlc_seq_new(F->m, s->loc);
 	K->block = f->body;
-	fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(s));
+	fe_flow fl = fe_with_rest(F, env, s, item + 1);
 	K->block = NULL;
 	if (fl == FL_RETURN || fl == FL_BREAK || fl == FL_CONTINUE) {
 		tlc_error(F->ctx, s->loc, "unsupported Python construct in kernel: return/break/continue "
@@ -479,22 +479,26 @@ static fe_flow with_kernel(fe *F, fe_env *env, py_node *s, fe_val *k, py_node *t
 
 fe_flow fe_exec_with(fe *F, fe_env *env, py_node *s)
 {
-	if (s->n != 1) {
-		tlc_error(F->ctx, s->loc, "'with' with several items is not supported");
-		return FL_ERROR;
-	}
-	fe_val *v = fe_eval(F, env, s->list[0]);
+	return fe_with_item(F, env, s, 0);
+}
+
+/* `with A, B:` is `with A:` around `with B:` */
+fe_flow fe_with_item(fe *F, fe_env *env, py_node *s, int k)
+{
+	fe_val *v = fe_eval(F, env, s->list[k]);
 	if (!v)
 		return FL_ERROR;
-	py_node *target = s->ntargets ? s->targets[0] : NULL;
+	py_node *target = k < s->ntargets ? s->targets[k] : NULL;
 	if (v->kind == FV_KERNEL)
-		return with_kernel(F, env, s, v, target);
+		return with_kernel(F, env, s, k, v, target);
 	if (v->kind == FV_HOST)
-		return fe_exec_block(F, env, FE_BODY_OF(s));
+		return fe_with_rest(F, env, s, k + 1);
 	if (v->kind != FV_SCOPEOP) {
-		tlc_error(F->ctx, s->list[0]->loc, "unsupported 'with' item: %s", fe_kind_name(v));
+		tlc_error(F->ctx, s->list[k]->loc, "unsupported 'with' item: %s", fe_kind_name(v));
 		return FL_ERROR;
 	}
+	if (v->u.scope.frame)
+		return fe_with_frame(F, env, s, k, v, target);
 	if (target) {
 		tlc_error(F->ctx, target->loc, "this 'with' scope binds no name");
 		return FL_ERROR;
@@ -502,7 +506,7 @@ fe_flow fe_exec_with(fe *F, fe_env *env, py_node *s)
 	if (!fe_need_kernel(F, v->u.scope.attr_key ? "T.attr" : "T.ws", true, s->loc))
 		return FL_ERROR;
 	fe_flow fl;
-	tlc_stmt *body = fe_build_block(F, env, FE_BODY_OF(s), s->loc, &fl);
+	tlc_stmt *body = fe_build_rest(F, env, s, k + 1, &fl);
 	if (!body)
 		return FL_ERROR;
 	if (v->u.scope.attr_key)
@@ -512,4 +516,3 @@ fe_flow fe_exec_with(fe *F, fe_env *env, py_node *s)
 		fe_emit(F, tlc_scope_new(F->m, s->loc, v->u.scope.call, body));
 	return FL_NORMAL;
 }
-

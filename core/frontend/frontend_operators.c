@@ -319,8 +319,10 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 		}
 		return fe_expr(F, tlc_binary(F->m, k, x, y));
 	}
-	if (op == PY_OP_ADD && a->kind == FV_STR && b->kind == FV_STR)
-		return str_concat(F, a->u.s, b->u.s, loc);
+	bool as = a->kind == FV_STR || a->kind == FV_DTYPE, bs = b->kind == FV_STR || b->kind == FV_DTYPE;
+	if (op == PY_OP_ADD && as && bs && (a->kind == FV_STR || b->kind == FV_STR)) /* a dtype is a str */
+		return str_concat(F, a->kind == FV_STR ? a->u.s : tlc_dtype_name(a->u.dt),
+		                  b->kind == FV_STR ? b->u.s : tlc_dtype_name(b->u.dt), loc);
 	if (op == PY_OP_ADD && a->kind == b->kind && (a->kind == FV_TUPLE || a->kind == FV_LIST))
 		return seq_concat(F, a, b, loc);
 	if (is_compare(op) && a->kind == b->kind && (a->kind == FV_STR || a->kind == FV_TUPLE || a->kind == FV_LIST))
@@ -400,6 +402,16 @@ fe_val *fe_unaryop(fe *F, py_op op, fe_val *a, tlc_loc loc)
 
 fe_val *fe_compare(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 {
+	/* a dtype is the str of its name (tvm's dtype subclasses str): "float"
+	 * in T.float16, T.float16 < "int8" */
+	bool as = a->kind == FV_STR || a->kind == FV_DTYPE, bs = b->kind == FV_STR || b->kind == FV_DTYPE;
+	if (op != PY_OP_IS && op != PY_OP_IS_NOT && op != PY_OP_EQ && op != PY_OP_NE && as && bs &&
+	    (a->kind == FV_DTYPE || b->kind == FV_DTYPE)) {
+		if (a->kind == FV_DTYPE)
+			a = fe_str(F, tlc_dtype_name(a->u.dt));
+		if (b->kind == FV_DTYPE)
+			b = fe_str(F, tlc_dtype_name(b->u.dt));
+	}
 	switch (op) {
 	case PY_OP_IS:
 	case PY_OP_IS_NOT: {

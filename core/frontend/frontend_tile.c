@@ -24,7 +24,7 @@ bool fe_t_has(fe *F, const char *name)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
 			return true;
-	return tlc_op_lookup(F->ctx, name) >= 0;
+	return fe_frame_builtin(name) || tlc_op_lookup(F->ctx, name) >= 0;
 }
 
 fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
@@ -46,7 +46,7 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
 			return fe_builtin(F, fe_strdup(F, buf));
-	if (tlc_op_lookup(F->ctx, name) >= 0)
+	if (fe_frame_builtin(name) || tlc_op_lookup(F->ctx, name) >= 0)
 		return fe_builtin(F, fe_strdup(F, buf));
 	tlc_suggestion sg;
 	tlc_suggest_init(&sg, name);
@@ -741,6 +741,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 	}
 	if (strcmp(n, "Kernel") == 0)
 		return fe_kernel_frame(F, nargs, args, nkw, kwn, kwv, loc);
+	if (fe_frame_builtin(n)) /* T.If/T.Then/T.Else, T.PersistentKernel (frontend_frames.c) */
+		return fe_call_frame(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Tensor") == 0 || strcmp(n, "Buffer") == 0)
 		return tensor_type(F, name, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "alloc_shared") == 0)

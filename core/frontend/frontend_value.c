@@ -192,6 +192,11 @@ static bool equal_rec(fe *F, const fe_val *a, const fe_val *b, int depth)
 		}
 		return x == y;
 	}
+	/* a dtype is a str in TileLang (tvm's dtype subclasses str): it equals
+	 * the string of its name, "float16" == T.float16 */
+	if ((a->kind == FV_DTYPE && b->kind == FV_STR) || (a->kind == FV_STR && b->kind == FV_DTYPE))
+		return strcmp(tlc_dtype_name(a->kind == FV_DTYPE ? a->u.dt : b->u.dt),
+		              a->kind == FV_STR ? a->u.s : b->u.s) == 0;
 	if (a->kind != b->kind)
 		return false;
 	switch (a->kind) {
@@ -482,6 +487,8 @@ const char *fe_show(fe *F, fe_val *v)
 
 void fe_err_not_kernel(fe *F, fe_val *v, tlc_loc loc)
 {
+	if (fe_skipped_value(F, v, loc))
+		return;
 	switch (v->kind) {
 	case FV_HOST: {
 		/* name the module: "torch" of "torch.float16" */

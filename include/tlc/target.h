@@ -99,6 +99,19 @@ enum {
 	TLC_BARRIER_MBARRIER_TX = 1 << 2,  /* ... that also count transaction bytes */
 };
 
+/* The reference device as the host's GPU runtime describes it: what the
+ * queries of PyTorch that a kernel file makes at compile time
+ * (torch.cuda.get_device_capability(), get_device_name(), torch.version.cuda
+ * / .hip) are answered with (doc/language.md, "Compile-time Python"). */
+typedef struct tlc_target_device {
+	const char *platform;         /* "cuda" or "hip" */
+	const char *runtime_version;  /* torch.version.cuda or torch.version.hip */
+	const char *name;             /* torch.cuda.get_device_name() */
+	const char *arch;             /* "sm_90a", "gfx942" (HIP: gcnArchName) */
+	int capability_major;         /* torch.cuda.get_device_capability() */
+	int capability_minor;
+} tlc_target_device;
+
 /* The machine a target generates code for.  Version it by struct_size:
  * fields are only ever added at the end. */
 typedef struct tlc_target_info {
@@ -137,6 +150,9 @@ typedef struct tlc_target_info {
 	 * lane's address (T.stmatrix); needs lanes == TLC_STMATRIX_LANES.  Read
 	 * it with tlc_target_has_stmatrix. */
 	bool stmatrix;
+	/* the reference device as the host runtime names it (NULL: unknown);
+	 * read it with tlc_target_device_of */
+	const tlc_target_device *device;
 } tlc_target_info;
 
 /* info->sm_count, or 0 when the description has none. */
@@ -147,6 +163,8 @@ TLC_API int64_t tlc_target_smem_per_sm(const tlc_target_info *info);
 TLC_API int tlc_target_smem_block_reserved(const tlc_target_info *info);
 /* info->stmatrix; false when the description has none. */
 TLC_API bool tlc_target_has_stmatrix(const tlc_target_info *info);
+/* info->device, or NULL when the description has none. */
+TLC_API const tlc_target_device *tlc_target_device_of(const tlc_target_info *info);
 /* The shared memory each of `blocks` blocks resident on one
  * multiprocessor may use: smem_per_sm / blocks less the per-block
  * reserve, at most smem_max. */

@@ -1,0 +1,3 @@
+__all__ = ["GRID"]
+GRID = 7
+HIDDEN = 1

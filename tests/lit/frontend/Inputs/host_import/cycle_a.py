@@ -1,0 +1,2 @@
+import cycle_b
+A = 1

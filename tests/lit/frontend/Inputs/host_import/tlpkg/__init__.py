@@ -1,0 +1,2 @@
+from .consts import SCALE
+from . import helpers

@@ -1,0 +1,1 @@
+from .nothere import x

@@ -1,0 +1,5 @@
+from .consts import SCALE
+
+
+def twice(n):
+    return n * SCALE - n
