@@ -447,6 +447,14 @@ bool fe_const_int(fe *F, fe_val *v, const char *what, tlc_loc loc, int64_t *out)
 bool fe_need_kernel(fe *F, const char *what, bool need_block, tlc_loc loc);
 const char *fe_hint(fe *F, const char *def);
 
+/* ---- frontend_hints.c ---- */
+/* Whether T.<name> is a kernel hint or a refused construct fe_call_hint handles. */
+bool fe_hint_has(const char *name);
+fe_val *fe_call_hint(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                     tlc_loc loc);
+/* T.Tensor[shape, dtype] (fn is the T.Tensor or T.Buffer builtin). */
+fe_val *fe_subscript_type(fe *F, fe_val *fn, fe_val *idx, tlc_loc loc);
+
 /* ---- frontend_loops.c ---- */
 fe_val *fe_pipelined(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                      tlc_loc loc);

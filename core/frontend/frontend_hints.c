@@ -1,0 +1,139 @@
+/* frontend_hints.c - T.* calls that annotate the kernel rather than build
+ * a statement (register allocation hints of warp specialization, blocks
+ * per SM, L2 hints), the forms of TileLang's surface that are sugar for
+ * another call (T.inc_max_nreg, T.Tensor[...]), and the constructs that
+ * are refused by name with what to write instead (T.alloc_reducer). */
+#include "frontend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const hint_names[] = {
+	"disable_warp_group_reg_alloc", "no_set_max_nreg", "annotate_producer_reg_dealloc",
+	"annotate_consumer_reg_alloc", "annotate_min_blocks_per_sm", "annotate_l2_hit_ratio",
+	"annotate_restrict_buffers", "inc_max_nreg", "dec_max_nreg", "alloc_reducer",
+	"finalize_reducer",
+};
+
+bool fe_hint_has(const char *name)
+{
+	for (size_t i = 0; i < TLC_ARRAY_LEN(hint_names); i++)
+		if (strcmp(hint_names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* A register count for setmaxnreg: the instruction takes a multiple of 8
+ * in [24, 256]; TileLang's hints allow [24, 240]. */
+static bool reg_count(fe *F, const char *fname, fe_val *v, tlc_loc loc, int64_t *out)
+{
+	if (!fe_const_int(F, v, "register count", loc, out))
+		return false;
+	if (*out < 24 || *out > 240 || *out % 8) {
+		tlc_error(F->ctx, loc, "%s: %lld registers; setmaxnreg takes a multiple of 8 from 24 to 240", fname,
+		          (long long)*out);
+		return false;
+	}
+	return true;
+}
+
+/* A kernel-wide hint: the attribute the passes read (doc/language.md,
+ * "Inside a kernel").  TileLang collects these from anywhere in the body,
+ * so their place in the kernel does not matter. */
+static fe_val *kernel_hint(fe *F, const char *fname, const char *key, const tlc_expr *v, tlc_loc loc)
+{
+	if (!fe_need_kernel(F, fname, false, loc))
+		return NULL;
+	fe_kernel_add_attr(F, key, v);
+	return F->none;
+}
+
+fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                     tlc_loc loc)
+{
+	char fname[96];
+	snprintf(fname, sizeof fname, "T.%s", n);
+	fe_val *a[4] = {0};
+	if (!strcmp(n, "disable_warp_group_reg_alloc") || !strcmp(n, "no_set_max_nreg")) {
+		if (!fe_bind_args(F, fname, NULL, 0, 0, nargs, args, nkw, kwn, kwv, a, loc))
+			return NULL;
+		/* the producer and consumer warpgroups keep the registers they
+		 * are launched with: no setmaxnreg (plugins/pipeline) */
+		return kernel_hint(F, fname, "tlc.no_set_max_nreg", tlc_i32(F->m, 1), loc);
+	}
+	if (!strcmp(n, "annotate_producer_reg_dealloc") || !strcmp(n, "annotate_consumer_reg_alloc")) {
+		static const char *const names[] = {"reg_count"};
+		bool producer = n[9] == 'p';
+		int64_t regs = producer ? 24 : 240;
+		if (!fe_bind_args(F, fname, names, 1, 0, nargs, args, nkw, kwn, kwv, a, loc) ||
+		    (a[0] && !reg_count(F, fname, a[0], loc, &regs)))
+			return NULL;
+		return kernel_hint(F, fname, producer ? "tlc.producer_regs" : "tlc.consumer_regs", tlc_i32(F->m, regs),
+		                   loc);
+	}
+	if (!strcmp(n, "annotate_min_blocks_per_sm")) {
+		static const char *const names[] = {"n"};
+		int64_t b;
+		if (!fe_bind_args(F, fname, names, 1, 1, nargs, args, nkw, kwn, kwv, a, loc) ||
+		    !fe_const_int(F, a[0], "blocks per SM", loc, &b))
+			return NULL;
+		if (b < 1 || b > 64) {
+			tlc_error(F->ctx, loc, "%s: %lld blocks per SM; give a positive count of at most 64", fname,
+			          (long long)b);
+			return NULL;
+		}
+		/* the second argument of __launch_bounds__, as warp
+		 * specialization's own choice is (tlc.min_blocks) */
+		return kernel_hint(F, fname, "tlc.min_blocks", tlc_i32(F->m, b), loc);
+	}
+	if (!strcmp(n, "annotate_l2_hit_ratio")) {
+		static const char *const names[] = {"l2_hit_ratio_map"};
+		if (!fe_bind_args(F, fname, names, 1, 1, nargs, args, nkw, kwn, kwv, a, loc) ||
+		    !fe_need_kernel(F, fname, false, loc))
+			return NULL;
+		if (a[0]->kind != FV_DICT) {
+			tlc_error(F->ctx, loc, "%s expects a dict {tensor: ratio}", fname);
+			return NULL;
+		}
+		for (int i = 0; i < a[0]->u.dict.n; i++) {
+			fe_val *k = a[0]->u.dict.keys[i];
+			if (k->kind != FV_BUF || k->u.buf->scope != TLC_SCOPE_GLOBAL) {
+				tlc_error(F->ctx, loc, "%s: keys must be global tensors, got %s", fname, fe_show(F, k));
+				return NULL;
+			}
+		}
+		/* a cache-persistence preference: what the kernel computes does
+		 * not depend on it, and tlc sets no access policy window */
+		return F->none;
+	}
+	if (!strcmp(n, "annotate_restrict_buffers")) {
+		tlc_error(F->ctx, loc, "%s is not supported: tlc declares every tensor parameter __restrict__ (no two "
+		                       "overlap); pass tensors that do not overlap, or copy one first",
+		          fname);
+		return NULL;
+	}
+	if (!strcmp(n, "inc_max_nreg") || !strcmp(n, "dec_max_nreg")) {
+		/* T.set_max_nreg(n, 1) / T.set_max_nreg(n, 0) */
+		static const char *const names[] = {"reg_count"};
+		if (!fe_bind_args(F, fname, names, 1, 1, nargs, args, nkw, kwn, kwv, a, loc))
+			return NULL;
+		a[1] = fe_int(F, n[0] == 'i');
+		return fe_call_op(F, TLC_OP_SET_MAX_NREG, "set_max_nreg", 2, a, 0, NULL, NULL, loc);
+	}
+	/* alloc_reducer, finalize_reducer */
+	tlc_error(F->ctx, loc, "%s is not supported yet: a reducer keeps a partial result per thread that "
+	                       "T.finalize_reducer combines, which tlc's layout inference does not model; "
+	                       "write the values into a T.alloc_fragment and reduce it with "
+	                       "T.reduce_sum/T.reduce_max/T.reduce_min (or T.atomic_add into a shared buffer)",
+	          fname);
+	return NULL;
+}
+
+/* T.Tensor[shape, dtype] / T.Buffer[...]: TileLang's subscript form of the
+ * annotation is the call with the subscript's items as arguments. */
+fe_val *fe_subscript_type(fe *F, fe_val *fn, fe_val *idx, tlc_loc loc)
+{
+	if (idx->kind == FV_TUPLE)
+		return fe_call(F, fn, idx->u.seq.n, idx->u.seq.items, 0, NULL, NULL, loc);
+	return fe_call(F, fn, 1, &idx, 0, NULL, NULL, loc);
+}
