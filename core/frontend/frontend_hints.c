@@ -98,7 +98,9 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 		for (int i = 0; i < a[0]->u.dict.n; i++) {
 			fe_val *k = a[0]->u.dict.keys[i];
 			if (k->kind != FV_BUF || k->u.buf->scope != TLC_SCOPE_GLOBAL) {
-				tlc_error(F->ctx, loc, "%s: keys must be global tensors, got %s", fname, fe_show(F, k));
+				tlc_error(F->ctx, loc, "%s: keys must be global tensors, got %s%s%s", fname,
+				          k->kind == FV_BUF ? "the " : "", k->kind == FV_BUF ? tlc_scope_name(k->u.buf->scope) : "",
+				          k->kind == FV_BUF ? " buffer" : fe_kind_name(k));
 				return NULL;
 			}
 		}

@@ -299,8 +299,9 @@ static bool atomic_keyword(fe *F, const char *kw, fe_val *v, bool *keep, tlc_loc
 	if (!strcmp(kw, "memory_order")) {
 		if (v->kind == FV_STR && !strcmp(v->u.s, "relaxed"))
 			return true;
-		tlc_error(F->ctx, loc, "T.atomic_add(memory_order=%s) is not supported: tlc's atomics are relaxed; "
-		          "order them with a barrier (T.sync_threads) or drop memory_order", fe_show(F, v));
+		tlc_error(F->ctx, loc, "T.atomic_add(memory_order=%s%s%s) is not supported: tlc's atomics are relaxed; "
+		          "order them with a barrier (T.sync_threads) or drop memory_order", v->kind == FV_STR ? "\"" : "",
+		          fe_show(F, v), v->kind == FV_STR ? "\"" : "");
 		return false;
 	}
 	if (!strcmp(kw, "use_tma"))
