@@ -969,6 +969,9 @@ int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	if (!tlc_opt_bool(opts, "enable", true) || !t || !(t->async_copy & TLC_ASYNC_TMA) ||
 	    !(t->barriers & TLC_BARRIER_MBARRIER_TX) || !t->warpgroup || !f->body || f->body->kind != TLC_STMT_SEQ)
 		return 0;
+	int64_t off = 0;
+	if (int_attr(f, "tl.disable_warp_specialized", &off) && off)
+		return 0; /* TileLang's pass config: the loop is left to inject-pipeline */
 	ws_state w = {m, tlc_module_context(m), f, t, 0, false};
 	if (f->thread_ndim != 1 || !tlc_expr_as_int(f->threads[0], &w.threads) || w.threads % t->warpgroup ||
 	    w.threads + t->warpgroup > t->max_threads || w.threads / t->warpgroup > 8)
