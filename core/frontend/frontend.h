@@ -174,6 +174,7 @@ typedef struct fe_kernel {
 	int first_dyn;        /* dynamic vars created from this index on belong to it */
 	int scratch[16];      /* the parameters T.alloc_global made (indices) */
 	int nscratch;
+	tlc_buffer *mbarriers; /* T.create_list_of_mbarrier's barriers (TileLang's barrier ids) */
 	int nsafe, cap_safe;  /* the tensors T.annotate_safe_value gave a value */
 	const tlc_buffer **safe;
 } fe_kernel;
@@ -452,6 +453,10 @@ const char *fe_hint(fe *F, const char *def);
 bool fe_hint_has(const char *name);
 fe_val *fe_call_hint(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                      tlc_loc loc);
+/* An mbarrier operand written as TileLang's barrier id (an integer, or an
+ * integer expression): the element of T.create_list_of_mbarrier's list;
+ * other values are returned as they are. */
+fe_val *fe_mbarrier_operand(fe *F, fe_val *v, tlc_loc loc);
 /* T.Tensor[shape, dtype] (fn is the T.Tensor or T.Buffer builtin). */
 fe_val *fe_subscript_type(fe *F, fe_val *fn, fe_val *idx, tlc_loc loc);
 

@@ -12,7 +12,7 @@ static const char *const hint_names[] = {
 	"disable_warp_group_reg_alloc", "no_set_max_nreg", "annotate_producer_reg_dealloc",
 	"annotate_consumer_reg_alloc", "annotate_min_blocks_per_sm", "annotate_l2_hit_ratio",
 	"annotate_restrict_buffers", "inc_max_nreg", "dec_max_nreg", "alloc_reducer",
-	"finalize_reducer",
+	"finalize_reducer", "create_list_of_mbarrier", "get_mbarrier",
 };
 
 bool fe_hint_has(const char *name)
@@ -48,6 +48,74 @@ static fe_val *kernel_hint(fe *F, const char *fname, const char *key, const tlc_
 	return F->none;
 }
 
+/* T.create_list_of_mbarrier(c0, c1, ...) or ([c0, c1, ...]): TileLang's
+ * older way to make the kernel's mbarriers, numbered from 0 in the order
+ * of their arrive counts; the calls name them by number (T.get_mbarrier(i)
+ * or the integer itself).  One T.alloc_barrier buffer named `mbarrier`. */
+static fe_val *create_mbarriers(fe *F, const char *fname, int nargs, fe_val **args, int nkw, tlc_loc loc)
+{
+	if (nkw) {
+		tlc_error(F->ctx, loc, "%s takes the arrive counts positionally", fname);
+		return NULL;
+	}
+	if (!fe_need_kernel(F, fname, true, loc))
+		return NULL;
+	if (F->kernel->mbarriers) {
+		tlc_error(F->ctx, loc, "%s: the kernel has its list of mbarriers already; make one list with every "
+		          "arrive count", fname);
+		return NULL;
+	}
+	fe_val *list = nargs == 1 && (args[0]->kind == FV_LIST || args[0]->kind == FV_TUPLE) ? args[0] : NULL;
+	if (!list) {
+		list = fe_seq(F, FV_LIST, 0);
+		for (int i = 0; i < nargs; i++)
+			fe_seq_push(F, list, args[i]);
+	}
+	const char *saved = F->name_hint;
+	F->name_hint = "mbarrier";
+	fe_val *b = fe_call_t(F, "T.alloc_barrier", 1, &list, 0, NULL, NULL, loc);
+	F->name_hint = saved;
+	if (!b)
+		return NULL;
+	F->kernel->mbarriers = b->u.buf;
+	return F->none;
+}
+
+static fe_val *mbarrier_elem(fe *F, fe_val *id, tlc_loc loc)
+{
+	fe_kernel *K = F->kernel;
+	if (!K || !K->mbarriers) {
+		tlc_error(F->ctx, loc, "mbarrier %s is a TileLang barrier id, which needs T.create_list_of_mbarrier(...) "
+		          "earlier in the kernel (or use a T.alloc_barrier buffer's element)", fe_show(F, id));
+		return NULL;
+	}
+	const tlc_expr *i = fe_to_scalar(F, id, loc);
+	int64_t x;
+	if (!i)
+		return NULL;
+	if (!tlc_dtype_is_int(i->dtype)) {
+		tlc_error(F->ctx, loc, "a barrier id is an integer, not %s", tlc_dtype_name(i->dtype));
+		return NULL;
+	}
+	int64_t n = K->mbarriers->ninit;
+	if (tlc_expr_as_int(i, &x) && (x < 0 || x >= n)) {
+		tlc_error(F->ctx, loc, "barrier id %lld: T.create_list_of_mbarrier made %lld barriers (0 to %lld)",
+		          (long long)x, (long long)n, (long long)(n - 1));
+		return NULL;
+	}
+	if (i->dtype != TLC_DT_INT32)
+		i = tlc_cast(F->m, TLC_DT_INT32, i);
+	return fe_expr(F, tlc_load(F->m, K->mbarriers, 1, &i));
+}
+
+fe_val *fe_mbarrier_operand(fe *F, fe_val *v, tlc_loc loc)
+{
+	bool id = v->kind == FV_INT || (v->kind == FV_EXPR && tlc_dtype_is_int(v->u.e->dtype) &&
+	                                  !(v->u.e->kind == TLC_EXPR_LOAD &&
+	                                    v->u.e->u.load.buf->scope == TLC_SCOPE_BARRIER));
+	return id ? mbarrier_elem(F, v, loc) : v;
+}
+
 fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                      tlc_loc loc)
 {
@@ -68,6 +136,13 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 		if (!fe_bind_args(F, fname, names, 1, 0, nargs, args, nkw, kwn, kwv, a, loc) ||
 		    (a[0] && !reg_count(F, fname, a[0], loc, &regs)))
 			return NULL;
+		/* inside a branch of a kernel the user specializes by hand (under
+		 * `if tid >= 128:` or T.ws), it is the instruction there, as
+		 * TileLang 0.1's T.dec_max_nreg / T.inc_max_nreg */
+		if (F->kernel && F->kernel->block && F->kernel->block != F->kernel->func->body) {
+			fe_val *na[2] = {fe_int(F, regs), fe_int(F, !producer)};
+			return fe_call_op(F, TLC_OP_SET_MAX_NREG, "set_max_nreg", 2, na, 0, NULL, NULL, loc);
+		}
 		return kernel_hint(F, fname, producer ? "tlc.producer_regs" : "tlc.consumer_regs", tlc_i32(F->m, regs),
 		                   loc);
 	}
@@ -121,6 +196,14 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 			return NULL;
 		a[1] = fe_int(F, n[0] == 'i');
 		return fe_call_op(F, TLC_OP_SET_MAX_NREG, "set_max_nreg", 2, a, 0, NULL, NULL, loc);
+	}
+	if (!strcmp(n, "create_list_of_mbarrier"))
+		return create_mbarriers(F, fname, nargs, args, nkw, loc);
+	if (!strcmp(n, "get_mbarrier")) {
+		static const char *const names[] = {"barrier_id"};
+		if (!fe_bind_args(F, fname, names, 1, 1, nargs, args, nkw, kwn, kwv, a, loc))
+			return NULL;
+		return mbarrier_elem(F, a[0], loc);
 	}
 	/* alloc_reducer, finalize_reducer */
 	tlc_error(F->ctx, loc, "%s is not supported yet: a reducer keeps a partial result per thread that "

@@ -406,6 +406,10 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 			kv[nk++] = kw_vals[k];
 		}
 	}
+	/* TileLang's integer barrier ids (T.create_list_of_mbarrier) */
+	if (sig && sig->pos[0] && !strcmp(sig->pos[0], "barrier") && npos && slot[0] &&
+	    !(slot[0] = fe_mbarrier_operand(F, slot[0], loc)))
+		return NULL;
 	int n = nargs;
 	while (n < npos && slot[n])
 		n++;
