@@ -12,7 +12,7 @@ static const char *const hint_names[] = {
 	"disable_warp_group_reg_alloc", "no_set_max_nreg", "annotate_producer_reg_dealloc",
 	"annotate_consumer_reg_alloc", "annotate_min_blocks_per_sm", "annotate_l2_hit_ratio",
 	"annotate_restrict_buffers", "inc_max_nreg", "dec_max_nreg", "alloc_reducer",
-	"finalize_reducer", "create_list_of_mbarrier", "get_mbarrier",
+	"finalize_reducer", "reducer_init", "reducer_update", "create_list_of_mbarrier", "get_mbarrier",
 };
 
 bool fe_hint_has(const char *name)
@@ -116,6 +116,119 @@ fe_val *fe_mbarrier_operand(fe *F, fe_val *v, tlc_loc loc)
 	return id ? mbarrier_elem(F, v, loc) : v;
 }
 
+/* ---- reducers ----
+ * T.alloc_reducer(shape, dtype, op="sum", replication=None): TileLang
+ * keeps a partial result per thread that T.finalize_reducer combines; the
+ * sum is the same with one copy in shared memory that every iteration of
+ * the T.Parallel loops adds its contribution to atomically (each logical
+ * iteration once, however the loop is spread over threads), and that all
+ * threads read after it: T.fill/T.clear/T.reducer_init set it, `r[i] += v`
+ * and T.reducer_update add, T.finalize_reducer(r[, dst]) is then a read
+ * (sync-insert puts the block barriers between).  max/min reducers need an
+ * atomic max, which tlc has not. */
+
+bool fe_is_reducer(fe *F, const tlc_buffer *b)
+{
+	for (int i = 0; F->kernel && i < F->kernel->nreducers; i++)
+		if (F->kernel->reducers[i] == b)
+			return true;
+	return false;
+}
+
+bool fe_reducer_add(fe *F, tlc_buffer *b, int n, const tlc_expr *const *idx, fe_val *v, tlc_loc loc)
+{
+	if (!F->parallel_depth) {
+		tlc_error(F->ctx, loc, "reducer '%s' is updated outside a T.Parallel loop, where every thread would add "
+		          "its own contribution; update it inside T.Parallel (each iteration adds once)", b->name);
+		return false;
+	}
+	fe_val *args[2] = {fe_expr(F, tlc_load(F->m, b, n, idx)), v};
+	fe_val *call = fe_call_op(F, TLC_OP_ATOMIC_ADD, "atomic_add", 2, args, 0, NULL, NULL, loc);
+	if (!call)
+		return false;
+	fe_emit(F, tlc_eval_new(F->m, loc, call->u.e));
+	return true;
+}
+
+static fe_val *reducer_arg(fe *F, const char *fname, fe_val *v, tlc_loc loc)
+{
+	const tlc_buffer *b = v->kind == FV_BUF ? v->u.buf
+	                      : v->kind == FV_EXPR && v->u.e->kind == TLC_EXPR_LOAD ? v->u.e->u.load.buf : NULL;
+	if (!b || !fe_is_reducer(F, b)) {
+		tlc_error(F->ctx, loc, "%s expects a T.alloc_reducer buffer, got %s", fname, fe_show(F, v));
+		return NULL;
+	}
+	return v;
+}
+
+static fe_val *reducer_call(fe *F, const char *n, const char *fname, int nargs, fe_val **args, int nkw,
+                            const char **kwn, fe_val **kwv, tlc_loc loc)
+{
+	fe_val *a[4] = {0};
+	if (!strcmp(n, "alloc_reducer")) {
+		static const char *const names[] = {"shape", "dtype", "op", "replication"};
+		if (!fe_bind_args(F, fname, names, 4, 2, nargs, args, nkw, kwn, kwv, a, loc) ||
+		    !fe_need_kernel(F, fname, true, loc))
+			return NULL;
+		if (a[2] && (a[2]->kind != FV_STR || strcmp(a[2]->u.s, "sum") != 0)) {
+			tlc_error(F->ctx, loc, "%s(op=%s) is not supported yet: only op=\"sum\" reducers (shared memory "
+			          "and atomic adds); reduce a fragment with T.reduce_max/T.reduce_min instead", fname,
+			          fe_show(F, a[2]));
+			return NULL;
+		}
+		if (a[3] && a[3]->kind != FV_NONE &&
+		    (a[3]->kind != FV_STR || (strcmp(a[3]->u.s, "all") && strcmp(a[3]->u.s, "none")))) {
+			tlc_error(F->ctx, loc, "%s: replication is \"all\" or \"none\", not %s", fname, fe_show(F, a[3]));
+			return NULL;
+		}
+		fe_kernel *K = F->kernel;
+		if (K->nreducers == (int)TLC_ARRAY_LEN(K->reducers)) {
+			tlc_error(F->ctx, loc, "more than %d T.alloc_reducer buffers in one kernel",
+			          (int)TLC_ARRAY_LEN(K->reducers));
+			return NULL;
+		}
+		fe_val *r = fe_call_t(F, "T.alloc_shared", 2, a, 0, NULL, NULL, loc);
+		if (r)
+			K->reducers[K->nreducers++] = r->u.buf;
+		return r;
+	}
+	if (!strcmp(n, "reducer_init")) {
+		/* the identity of a sum, or the value given */
+		static const char *const names[] = {"reducer", "value"};
+		if (!fe_bind_args(F, fname, names, 2, 1, nargs, args, nkw, kwn, kwv, a, loc) ||
+		    !reducer_arg(F, fname, a[0], loc))
+			return NULL;
+		fe_val *fa[2] = {a[0], a[1] && a[1]->kind != FV_NONE ? a[1] : fe_int(F, 0)};
+		return fe_call_op(F, TLC_OP_FILL, "fill", 2, fa, 0, NULL, NULL, loc);
+	}
+	if (!strcmp(n, "reducer_update")) {
+		static const char *const names[] = {"target", "value"};
+		if (!fe_bind_args(F, fname, names, 2, 2, nargs, args, nkw, kwn, kwv, a, loc) ||
+		    !reducer_arg(F, fname, a[0], loc))
+			return NULL;
+		if (a[0]->kind != FV_EXPR) {
+			tlc_error(F->ctx, loc, "%s updates one element: %s(r[i], v)", fname, fname);
+			return NULL;
+		}
+		const tlc_expr *e = a[0]->u.e;
+		return fe_reducer_add(F, e->u.load.buf, e->u.load.n, e->u.load.idx, a[1], loc) ? F->none : NULL;
+	}
+	if (!strcmp(n, "finalize_reducer")) {
+		/* the sum is complete once every add is: reading it is all */
+		static const char *const names[] = {"reducer", "dst", "batch"};
+		if (!fe_bind_args(F, fname, names, 3, 1, nargs, args, nkw, kwn, kwv, a, loc) ||
+		    !reducer_arg(F, fname, a[0], loc))
+			return NULL;
+		if (a[1] && a[1]->kind != FV_NONE) {
+			fe_val *ca[2] = {a[0], a[1]};
+			return fe_call_op(F, TLC_OP_COPY, "copy", 2, ca, 0, NULL, NULL, loc);
+		}
+		return F->none;
+	}
+	tlc_error(F->ctx, loc, "unknown T.* function '%s'", fname);
+	return NULL;
+}
+
 fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                      tlc_loc loc)
 {
@@ -205,13 +318,7 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 			return NULL;
 		return mbarrier_elem(F, a[0], loc);
 	}
-	/* alloc_reducer, finalize_reducer */
-	tlc_error(F->ctx, loc, "%s is not supported yet: a reducer keeps a partial result per thread that "
-	                       "T.finalize_reducer combines, which tlc's layout inference does not model; "
-	                       "write the values into a T.alloc_fragment and reduce it with "
-	                       "T.reduce_sum/T.reduce_max/T.reduce_min (or T.atomic_add into a shared buffer)",
-	          fname);
-	return NULL;
+	return reducer_call(F, n, fname, nargs, args, nkw, kwn, kwv, loc);
 }
 
 /* T.Tensor[shape, dtype] / T.Buffer[...]: TileLang's subscript form of the
