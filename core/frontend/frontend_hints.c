@@ -9,10 +9,21 @@
 #include <string.h>
 
 static const char *const hint_names[] = {
-	"disable_warp_group_reg_alloc", "no_set_max_nreg", "annotate_producer_reg_dealloc",
-	"annotate_consumer_reg_alloc", "annotate_min_blocks_per_sm", "annotate_l2_hit_ratio",
-	"annotate_restrict_buffers", "inc_max_nreg", "dec_max_nreg", "alloc_reducer",
-	"finalize_reducer", "reducer_init", "reducer_update", "create_list_of_mbarrier", "get_mbarrier",
+	"disable_warp_group_reg_alloc",
+	"no_set_max_nreg",
+	"annotate_producer_reg_dealloc",
+	"annotate_consumer_reg_alloc",
+	"annotate_min_blocks_per_sm",
+	"annotate_l2_hit_ratio",
+	"annotate_restrict_buffers",
+	"inc_max_nreg",
+	"dec_max_nreg",
+	"alloc_reducer",
+	"finalize_reducer",
+	"reducer_init",
+	"reducer_update",
+	"create_list_of_mbarrier",
+	"get_mbarrier",
 };
 
 bool fe_hint_has(const char *name)
@@ -30,8 +41,9 @@ static bool reg_count(fe *F, const char *fname, fe_val *v, tlc_loc loc, int64_t 
 	if (!fe_const_int(F, v, "register count", loc, out))
 		return false;
 	if (*out < 24 || *out > 240 || *out % 8) {
-		tlc_error(F->ctx, loc, "%s: %lld registers; setmaxnreg takes a multiple of 8 from 24 to 240", fname,
-		          (long long)*out);
+		tlc_error(F->ctx, loc,
+			  "%s: %lld registers; setmaxnreg takes a multiple of 8 from 24 to 240",
+			  fname, (long long)*out);
 		return false;
 	}
 	return true;
@@ -40,7 +52,8 @@ static bool reg_count(fe *F, const char *fname, fe_val *v, tlc_loc loc, int64_t 
 /* A kernel-wide hint: the attribute the passes read (doc/language.md,
  * "Inside a kernel").  TileLang collects these from anywhere in the body,
  * so their place in the kernel does not matter. */
-static fe_val *kernel_hint(fe *F, const char *fname, const char *key, const tlc_expr *v, tlc_loc loc)
+static fe_val *kernel_hint(fe *F, const char *fname, const char *key, const tlc_expr *v,
+			   tlc_loc loc)
 {
 	if (!fe_need_kernel(F, fname, false, loc))
 		return NULL;
@@ -52,7 +65,8 @@ static fe_val *kernel_hint(fe *F, const char *fname, const char *key, const tlc_
  * older way to make the kernel's mbarriers, numbered from 0 in the order
  * of their arrive counts; the calls name them by number (T.get_mbarrier(i)
  * or the integer itself).  One T.alloc_barrier buffer named `mbarrier`. */
-static fe_val *create_mbarriers(fe *F, const char *fname, int nargs, fe_val **args, int nkw, tlc_loc loc)
+static fe_val *create_mbarriers(fe *F, const char *fname, int nargs, fe_val **args, int nkw,
+				tlc_loc loc)
 {
 	if (nkw) {
 		tlc_error(F->ctx, loc, "%s takes the arrive counts positionally", fname);
@@ -61,11 +75,16 @@ static fe_val *create_mbarriers(fe *F, const char *fname, int nargs, fe_val **ar
 	if (!fe_need_kernel(F, fname, true, loc))
 		return NULL;
 	if (F->kernel->mbarriers) {
-		tlc_error(F->ctx, loc, "%s: the kernel has its list of mbarriers already; make one list with every "
-		          "arrive count", fname);
+		tlc_error(F->ctx, loc,
+			  "%s: the kernel has its list of mbarriers already; make one list with "
+			  "every "
+			  "arrive count",
+			  fname);
 		return NULL;
 	}
-	fe_val *list = nargs == 1 && (args[0]->kind == FV_LIST || args[0]->kind == FV_TUPLE) ? args[0] : NULL;
+	fe_val *list = nargs == 1 && (args[0]->kind == FV_LIST || args[0]->kind == FV_TUPLE)
+			       ? args[0]
+			       : NULL;
 	if (!list) {
 		list = fe_seq(F, FV_LIST, 0);
 		for (int i = 0; i < nargs; i++)
@@ -85,8 +104,11 @@ static fe_val *mbarrier_elem(fe *F, fe_val *id, tlc_loc loc)
 {
 	fe_kernel *K = F->kernel;
 	if (!K || !K->mbarriers) {
-		tlc_error(F->ctx, loc, "mbarrier %s is a TileLang barrier id, which needs T.create_list_of_mbarrier(...) "
-		          "earlier in the kernel (or use a T.alloc_barrier buffer's element)", fe_show(F, id));
+		tlc_error(F->ctx, loc,
+			  "mbarrier %s is a TileLang barrier id, which needs "
+			  "T.create_list_of_mbarrier(...) "
+			  "earlier in the kernel (or use a T.alloc_barrier buffer's element)",
+			  fe_show(F, id));
 		return NULL;
 	}
 	const tlc_expr *i = fe_to_scalar(F, id, loc);
@@ -94,13 +116,16 @@ static fe_val *mbarrier_elem(fe *F, fe_val *id, tlc_loc loc)
 	if (!i)
 		return NULL;
 	if (!tlc_dtype_is_int(i->dtype)) {
-		tlc_error(F->ctx, loc, "a barrier id is an integer, not %s", tlc_dtype_name(i->dtype));
+		tlc_error(F->ctx, loc, "a barrier id is an integer, not %s",
+			  tlc_dtype_name(i->dtype));
 		return NULL;
 	}
 	int64_t n = K->mbarriers->ninit;
 	if (tlc_expr_as_int(i, &x) && (x < 0 || x >= n)) {
-		tlc_error(F->ctx, loc, "barrier id %lld: T.create_list_of_mbarrier made %lld barriers (0 to %lld)",
-		          (long long)x, (long long)n, (long long)(n - 1));
+		tlc_error(
+			F->ctx, loc,
+			"barrier id %lld: T.create_list_of_mbarrier made %lld barriers (0 to %lld)",
+			(long long)x, (long long)n, (long long)(n - 1));
 		return NULL;
 	}
 	if (i->dtype != TLC_DT_INT32)
@@ -111,8 +136,8 @@ static fe_val *mbarrier_elem(fe *F, fe_val *id, tlc_loc loc)
 fe_val *fe_mbarrier_operand(fe *F, fe_val *v, tlc_loc loc)
 {
 	bool id = v->kind == FV_INT || (v->kind == FV_EXPR && tlc_dtype_is_int(v->u.e->dtype) &&
-	                                  !(v->u.e->kind == TLC_EXPR_LOAD &&
-	                                    v->u.e->u.load.buf->scope == TLC_SCOPE_BARRIER));
+					!(v->u.e->kind == TLC_EXPR_LOAD &&
+					  v->u.e->u.load.buf->scope == TLC_SCOPE_BARRIER));
 	return id ? mbarrier_elem(F, v, loc) : v;
 }
 
@@ -138,8 +163,12 @@ bool fe_is_reducer(fe *F, const tlc_buffer *b)
 bool fe_reducer_add(fe *F, tlc_buffer *b, int n, const tlc_expr *const *idx, fe_val *v, tlc_loc loc)
 {
 	if (!F->parallel_depth) {
-		tlc_error(F->ctx, loc, "reducer '%s' is updated outside a T.Parallel loop, where every thread would add "
-		          "its own contribution; update it inside T.Parallel (each iteration adds once)", b->name);
+		tlc_error(F->ctx, loc,
+			  "reducer '%s' is updated outside a T.Parallel loop, where every thread "
+			  "would add "
+			  "its own contribution; update it inside T.Parallel (each iteration adds "
+			  "once)",
+			  b->name);
 		return false;
 	}
 	fe_val *args[2] = {fe_expr(F, tlc_load(F->m, b, n, idx)), v};
@@ -153,16 +182,19 @@ bool fe_reducer_add(fe *F, tlc_buffer *b, int n, const tlc_expr *const *idx, fe_
 static fe_val *reducer_arg(fe *F, const char *fname, fe_val *v, tlc_loc loc)
 {
 	const tlc_buffer *b = v->kind == FV_BUF ? v->u.buf
-	                      : v->kind == FV_EXPR && v->u.e->kind == TLC_EXPR_LOAD ? v->u.e->u.load.buf : NULL;
+			      : v->kind == FV_EXPR && v->u.e->kind == TLC_EXPR_LOAD
+				      ? v->u.e->u.load.buf
+				      : NULL;
 	if (!b || !fe_is_reducer(F, b)) {
-		tlc_error(F->ctx, loc, "%s expects a T.alloc_reducer buffer, got %s", fname, fe_show(F, v));
+		tlc_error(F->ctx, loc, "%s expects a T.alloc_reducer buffer, got %s", fname,
+			  fe_show(F, v));
 		return NULL;
 	}
 	return v;
 }
 
-static fe_val *reducer_call(fe *F, const char *n, const char *fname, int nargs, fe_val **args, int nkw,
-                            const char **kwn, fe_val **kwv, tlc_loc loc)
+static fe_val *reducer_call(fe *F, const char *n, const char *fname, int nargs, fe_val **args,
+			    int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
 {
 	fe_val *a[4] = {0};
 	if (!strcmp(n, "alloc_reducer")) {
@@ -171,20 +203,25 @@ static fe_val *reducer_call(fe *F, const char *n, const char *fname, int nargs, 
 		    !fe_need_kernel(F, fname, true, loc))
 			return NULL;
 		if (a[2] && (a[2]->kind != FV_STR || strcmp(a[2]->u.s, "sum") != 0)) {
-			tlc_error(F->ctx, loc, "%s(op=%s) is not supported yet: only op=\"sum\" reducers (shared memory "
-			          "and atomic adds); reduce a fragment with T.reduce_max/T.reduce_min instead", fname,
-			          fe_show(F, a[2]));
+			tlc_error(F->ctx, loc,
+				  "%s(op=%s) is not supported yet: only op=\"sum\" reducers "
+				  "(shared memory "
+				  "and atomic adds); reduce a fragment with "
+				  "T.reduce_max/T.reduce_min instead",
+				  fname, fe_show(F, a[2]));
 			return NULL;
 		}
 		if (a[3] && a[3]->kind != FV_NONE &&
-		    (a[3]->kind != FV_STR || (strcmp(a[3]->u.s, "all") && strcmp(a[3]->u.s, "none")))) {
-			tlc_error(F->ctx, loc, "%s: replication is \"all\" or \"none\", not %s", fname, fe_show(F, a[3]));
+		    (a[3]->kind != FV_STR ||
+		     (strcmp(a[3]->u.s, "all") && strcmp(a[3]->u.s, "none")))) {
+			tlc_error(F->ctx, loc, "%s: replication is \"all\" or \"none\", not %s",
+				  fname, fe_show(F, a[3]));
 			return NULL;
 		}
 		fe_kernel *K = F->kernel;
 		if (K->nreducers == (int)TLC_ARRAY_LEN(K->reducers)) {
 			tlc_error(F->ctx, loc, "more than %d T.alloc_reducer buffers in one kernel",
-			          (int)TLC_ARRAY_LEN(K->reducers));
+				  (int)TLC_ARRAY_LEN(K->reducers));
 			return NULL;
 		}
 		fe_val *r = fe_call_t(F, "T.alloc_shared", 2, a, 0, NULL, NULL, loc);
@@ -211,7 +248,9 @@ static fe_val *reducer_call(fe *F, const char *n, const char *fname, int nargs, 
 			return NULL;
 		}
 		const tlc_expr *e = a[0]->u.e;
-		return fe_reducer_add(F, e->u.load.buf, e->u.load.n, e->u.load.idx, a[1], loc) ? F->none : NULL;
+		return fe_reducer_add(F, e->u.load.buf, e->u.load.n, e->u.load.idx, a[1], loc)
+			       ? F->none
+			       : NULL;
 	}
 	if (!strcmp(n, "finalize_reducer")) {
 		/* the sum is complete once every add is: reading it is all */
@@ -229,8 +268,8 @@ static fe_val *reducer_call(fe *F, const char *n, const char *fname, int nargs, 
 	return NULL;
 }
 
-fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
-                     tlc_loc loc)
+fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, const char **kwn,
+		     fe_val **kwv, tlc_loc loc)
 {
 	char fname[96];
 	snprintf(fname, sizeof fname, "T.%s", n);
@@ -242,7 +281,8 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 		 * are launched with: no setmaxnreg (plugins/pipeline) */
 		return kernel_hint(F, fname, "tlc.no_set_max_nreg", tlc_i32(F->m, 1), loc);
 	}
-	if (!strcmp(n, "annotate_producer_reg_dealloc") || !strcmp(n, "annotate_consumer_reg_alloc")) {
+	if (!strcmp(n, "annotate_producer_reg_dealloc") ||
+	    !strcmp(n, "annotate_consumer_reg_alloc")) {
 		static const char *const names[] = {"reg_count"};
 		bool producer = n[9] == 'p';
 		int64_t regs = producer ? 24 : 240;
@@ -254,10 +294,11 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 		 * TileLang 0.1's T.dec_max_nreg / T.inc_max_nreg */
 		if (F->kernel && F->kernel->block && F->kernel->block != F->kernel->func->body) {
 			fe_val *na[2] = {fe_int(F, regs), fe_int(F, !producer)};
-			return fe_call_op(F, TLC_OP_SET_MAX_NREG, "set_max_nreg", 2, na, 0, NULL, NULL, loc);
+			return fe_call_op(F, TLC_OP_SET_MAX_NREG, "set_max_nreg", 2, na, 0, NULL,
+					  NULL, loc);
 		}
-		return kernel_hint(F, fname, producer ? "tlc.producer_regs" : "tlc.consumer_regs", tlc_i32(F->m, regs),
-		                   loc);
+		return kernel_hint(F, fname, producer ? "tlc.producer_regs" : "tlc.consumer_regs",
+				   tlc_i32(F->m, regs), loc);
 	}
 	if (!strcmp(n, "annotate_min_blocks_per_sm")) {
 		static const char *const names[] = {"n"};
@@ -266,8 +307,9 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 		    !fe_const_int(F, a[0], "blocks per SM", loc, &b))
 			return NULL;
 		if (b < 1 || b > 64) {
-			tlc_error(F->ctx, loc, "%s: %lld blocks per SM; give a positive count of at most 64", fname,
-			          (long long)b);
+			tlc_error(F->ctx, loc,
+				  "%s: %lld blocks per SM; give a positive count of at most 64",
+				  fname, (long long)b);
 			return NULL;
 		}
 		/* the second argument of __launch_bounds__, as warp
@@ -286,9 +328,11 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 		for (int i = 0; i < a[0]->u.dict.n; i++) {
 			fe_val *k = a[0]->u.dict.keys[i];
 			if (k->kind != FV_BUF || k->u.buf->scope != TLC_SCOPE_GLOBAL) {
-				tlc_error(F->ctx, loc, "%s: keys must be global tensors, got %s%s%s", fname,
-				          k->kind == FV_BUF ? "the " : "", k->kind == FV_BUF ? tlc_scope_name(k->u.buf->scope) : "",
-				          k->kind == FV_BUF ? " buffer" : fe_kind_name(k));
+				tlc_error(F->ctx, loc,
+					  "%s: keys must be global tensors, got %s%s%s", fname,
+					  k->kind == FV_BUF ? "the " : "",
+					  k->kind == FV_BUF ? tlc_scope_name(k->u.buf->scope) : "",
+					  k->kind == FV_BUF ? " buffer" : fe_kind_name(k));
 				return NULL;
 			}
 		}
@@ -297,9 +341,11 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 		return F->none;
 	}
 	if (!strcmp(n, "annotate_restrict_buffers")) {
-		tlc_error(F->ctx, loc, "%s is not supported: tlc declares every tensor parameter __restrict__ (no two "
-		                       "overlap); pass tensors that do not overlap, or copy one first",
-		          fname);
+		tlc_error(F->ctx, loc,
+			  "%s is not supported: tlc declares every tensor parameter __restrict__ "
+			  "(no two "
+			  "overlap); pass tensors that do not overlap, or copy one first",
+			  fname);
 		return NULL;
 	}
 	if (!strcmp(n, "inc_max_nreg") || !strcmp(n, "dec_max_nreg")) {
