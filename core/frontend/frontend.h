@@ -185,6 +185,9 @@ typedef struct fe_kernel {
 	int first_dyn;        /* dynamic vars created from this index on belong to it */
 	int scratch[16];      /* the parameters T.alloc_global made (indices) */
 	int nscratch;
+	tlc_buffer *mbarriers; /* T.create_list_of_mbarrier's barriers (TileLang's barrier ids) */
+	const tlc_buffer *reducers[16]; /* T.alloc_reducer's buffers */
+	int nreducers;
 	int nsafe, cap_safe;  /* the tensors T.annotate_safe_value gave a value */
 	const tlc_buffer **safe;
 } fe_kernel;
@@ -231,6 +234,7 @@ typedef struct fe {
 	const char *name_hint; /* the assignment target naming a new buffer or variable */
 	int depth;        /* evaluation recursion */
 	int block_depth;  /* kernel blocks being built inside each other (fe_build_block) */
+	int parallel_depth; /* T.Parallel bodies being built inside each other */
 	long steps;       /* statements executed: bounds compile-time loops */
 	int64_t work;     /* items that operations went through (fe_work) */
 	size_t mem;       /* bytes of values and environments (fe_alloc) */
@@ -520,6 +524,23 @@ bool fe_bind_args(fe *F, const char *fname, const char *const *names, int nnames
 bool fe_const_int(fe *F, fe_val *v, const char *what, tlc_loc loc, int64_t *out);
 bool fe_need_kernel(fe *F, const char *what, bool need_block, tlc_loc loc);
 const char *fe_hint(fe *F, const char *def);
+
+/* ---- frontend_hints.c ---- */
+/* Whether T.<name> is a kernel hint or a refused construct fe_call_hint handles. */
+bool fe_hint_has(const char *name);
+fe_val *fe_call_hint(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                     tlc_loc loc);
+/* An mbarrier operand written as TileLang's barrier id (an integer, or an
+ * integer expression): the element of T.create_list_of_mbarrier's list;
+ * other values are returned as they are. */
+fe_val *fe_mbarrier_operand(fe *F, fe_val *v, tlc_loc loc);
+/* Whether b is a T.alloc_reducer buffer of the kernel being built. */
+bool fe_is_reducer(fe *F, const tlc_buffer *b);
+/* reducer[idx] += v (T.reducer_update): the contribution of one iteration
+ * of a T.Parallel loop; false after an error. */
+bool fe_reducer_add(fe *F, tlc_buffer *b, int n, const tlc_expr *const *idx, fe_val *v, tlc_loc loc);
+/* T.Tensor[shape, dtype] (fn is the T.Tensor or T.Buffer builtin). */
+fe_val *fe_subscript_type(fe *F, fe_val *fn, fe_val *idx, tlc_loc loc);
 
 /* ---- frontend_loops.c ---- */
 fe_val *fe_pipelined(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,

@@ -192,6 +192,14 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 	case FV_EXPR:
 		if (strcmp(name, "dtype") == 0)
 			return fe_dtype(F, v->u.e->dtype);
+		if (strcmp(name, "astype") == 0) /* x.astype(dtype): T.cast(x, dtype) */
+			return bound(F, name, v);
+		break;
+	case FV_INT:
+	case FV_FLOAT:
+	case FV_BOOL:
+		if (strcmp(name, "astype") == 0) /* as TileLang's constants (PrimExprs) have it */
+			return bound(F, name, v);
 		break;
 	case FV_TENSORTYPE:
 		if (strcmp(name, "dtype") == 0)
@@ -853,6 +861,13 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		}
 		if (strcmp(fn->u.bound.name, "partial") == 0)
 			return fe_call_partial(F, fn, nargs, args, nkw, kw_names, kw_vals, loc);
+		if (strcmp(fn->u.bound.name, "astype") == 0) {
+			static const char *const names[] = {"dtype"};
+			fe_val *a[2] = {fn->u.bound.self, NULL};
+			if (!fe_bind_args(F, "astype", names, 1, 1, nargs, args, nkw, kw_names, kw_vals, a + 1, loc))
+				return NULL;
+			return fe_call_t(F, "T.cast", 2, a, 0, NULL, NULL, loc);
+		}
 		if (strcmp(fn->u.bound.name, "format") == 0 && fn->u.bound.self->kind == FV_STR)
 			return fe_str_format(F, fn->u.bound.self->u.s, nargs, args, nkw, kw_names, kw_vals, loc);
 		if (nkw) {

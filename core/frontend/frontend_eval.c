@@ -109,6 +109,10 @@ fe_val *fe_subscript(fe *F, fe_val *v, fe_val *idx, tlc_loc loc)
 	}
 	case FV_HOST:
 		return v;
+	case FV_BUILTIN:
+		if (!strcmp(v->u.s, "T.Tensor") || !strcmp(v->u.s, "T.Buffer"))
+			return fe_subscript_type(F, v, idx, loc);
+		/* fall through */
 	default:
 		tlc_error(F->ctx, loc, "a %s cannot be subscripted", fe_kind_name(v));
 		return NULL;

@@ -381,6 +381,13 @@ static bool store(fe *F, fe_env *env, py_node *sub, fe_val *v, py_op aug, tlc_lo
 			if (!x || !(ix[d] = fe_to_scalar(F, x, items[d]->loc)))
 				return false;
 		}
+		if (fe_is_reducer(F, b)) {
+			if (aug == PY_OP_ADD)
+				return fe_reducer_add(F, b, n, ix, v, loc);
+			tlc_error(F->ctx, loc, "'%s' is a T.alloc_reducer(op=\"sum\") buffer: update it with %s[...] += v",
+			          b->name, b->name);
+			return false;
+		}
 		if (aug != PY_OP_NONE) {
 			v = fe_binop(F, aug, fe_expr(F, tlc_load(F->m, b, n, ix)), v, loc);
 			if (!v)

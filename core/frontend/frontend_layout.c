@@ -16,22 +16,45 @@
 
 const tlc_expr *fe_layout_fn(fe *F, fe_val *fn, int nparams_hint, tlc_loc loc)
 {
-	(void)nparams_hint;
 	if (fn->kind != FV_FUNC) {
 		tlc_error(F->ctx, loc, "a layout function must be a lambda or a function, got %s",
 		          fe_kind_name(fn));
 		return NULL;
 	}
 	py_node *def = fn->u.fn.def;
-	int n = def->nparams;
+	/* the parameters before `*args` take one index each and `*args` the
+	 * rest of the layout's rank (lambda *idx: ...); those after it are
+	 * keyword-only, and `**kw` takes none */
+	int plain = 0, star = -1;
+	for (int i = 0; i < def->nparams && star < 0; i++) {
+		if (def->params[i].star == 1)
+			star = i;
+		else if (!def->params[i].star)
+			plain++;
+	}
+	int n = plain;
+	if (star >= 0) {
+		if (nparams_hint < 0) {
+			tlc_error(F->ctx, loc, "a layout function taking *%s needs a known rank: give it one parameter "
+			          "per index", def->params[star].name);
+			return NULL;
+		}
+		if (nparams_hint < plain) {
+			tlc_error(F->ctx, loc, "a layout function of %d indices cannot take %d parameters before *%s",
+			          nparams_hint, plain, def->params[star].name);
+			return NULL;
+		}
+		n = nparams_hint;
+	}
 	tlc_var **vars = fe_alloc(F, sizeof(tlc_var *) * (size_t)(n + 1));
 	fe_val **args = fe_alloc(F, sizeof(fe_val *) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
-		if (def->params[i].star) {
-			tlc_error(F->ctx, loc, "a layout function cannot take *args");
-			return NULL;
-		}
-		vars[i] = tlc_var_new(F->m, def->params[i].name, TLC_DT_INT32);
+		char name[64];
+		if (i < plain)
+			snprintf(name, sizeof name, "%s", def->params[i].name);
+		else /* idx_0, idx_1, ... */
+			snprintf(name, sizeof name, "%s_%d", def->params[star].name, i - plain);
+		vars[i] = tlc_var_new(F->m, tlc_intern(F->m, name), TLC_DT_INT32);
 		args[i] = fe_expr(F, tlc_var_ref(F->m, vars[i]));
 	}
 	fe_val *r = fe_call_function(F, fn, n, args, 0, NULL, NULL, loc);
@@ -53,9 +76,9 @@ const tlc_expr *fe_layout_fn(fe *F, fe_val *fn, int nparams_hint, tlc_loc loc)
 
 /* An index function (T.Layout's forward_fn, T.Fragment's forward_index_fn):
  * a scalar result is a one-element list, the canonical printed form. */
-static const tlc_expr *index_fn(fe *F, fe_val *fn, tlc_loc loc)
+static const tlc_expr *index_fn(fe *F, fe_val *fn, int rank, tlc_loc loc)
 {
-	const tlc_expr *l = fe_layout_fn(F, fn, -1, loc);
+	const tlc_expr *l = fe_layout_fn(F, fn, rank, loc);
 	if (!l || l->u.lambda.body->kind == TLC_EXPR_TUPLE)
 		return l;
 	return tlc_lambda(F->m, l->u.lambda.nparams, l->u.lambda.params,
@@ -97,7 +120,7 @@ static fe_val *layout_value(fe *F, int nargs, fe_val **args, int nkw, const char
 	if (!fe_bind_args(F, "T.Layout", names, 2, 2, nargs, args, nkw, kwn, kwv, a, loc))
 		return NULL;
 	const tlc_expr *x[2] = {layout_shape(F, a[0], loc), NULL};
-	if (!x[0] || !(x[1] = index_fn(F, a[1], loc)))
+	if (!x[0] || !(x[1] = index_fn(F, a[1], x[0]->u.tuple.n, loc)))
 		return NULL;
 	return expr_val(F, tlc_call(F->m, TLC_OP_LAYOUT, TLC_DT_VOID, 2, x, 0, NULL, NULL));
 }
@@ -272,15 +295,17 @@ static fe_val *fragment_value(fe *F, int nargs, fe_val **args, int nkw, const ch
 	int npos = 1, nk = 0;
 	const char *kn[4];
 	const tlc_expr *kx[4];
+	/* the thread map takes the replica number after the indices */
+	int rank = pos[0]->u.tuple.n, thread_rank = rank + (rep > 1);
 	if (given(a[FWD])) {
-		if (!(pos[npos++] = fe_layout_fn(F, a[FWD], -1, loc)))
+		if (!(pos[npos++] = fe_layout_fn(F, a[FWD], thread_rank, loc)))
 			return NULL;
 	} else {
 		kn[nk] = "forward_thread_fn";
-		if (!(kx[nk++] = fe_layout_fn(F, a[THREAD], -1, loc)))
+		if (!(kx[nk++] = fe_layout_fn(F, a[THREAD], thread_rank, loc)))
 			return NULL;
 		kn[nk] = "forward_index_fn";
-		if (given(a[INDEX]) ? !(kx[nk++] = index_fn(F, a[INDEX], loc))
+		if (given(a[INDEX]) ? !(kx[nk++] = index_fn(F, a[INDEX], rank, loc))
 				    : !(kx[nk++] = infer_index_fn(F, pos[0], a[THREAD], rep, loc)))
 			return NULL;
 	}
@@ -509,7 +534,7 @@ const tlc_expr *fe_layout_map(fe *F, fe_val *v, tlc_loc loc)
 		const tlc_expr *lx;
 		if (l->kind == FV_FUNC) {
 			/* a bare function: the layout of the buffer's shape */
-			const tlc_expr *args[2] = {tlc_tuple(F->m, b->ndim, b->shape, false), index_fn(F, l, loc)};
+			const tlc_expr *args[2] = {tlc_tuple(F->m, b->ndim, b->shape, false), index_fn(F, l, b->ndim, loc)};
 			if (!args[1])
 				return NULL;
 			lx = tlc_call(F->m, TLC_OP_LAYOUT, TLC_DT_VOID, 2, args, 0, NULL, NULL);

@@ -349,8 +349,11 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 		fe_env_set(F, env, names[i]->str, fe_expr(F, tlc_var_ref(F->m, vars[i])));
 	}
 	fe_flow fl;
+	bool parallel = loop->u.loop->kind == TLC_FOR_PARALLEL;
 	F->block_depth += n - 1; /* a loop of n variables is n nested loops */
+	F->parallel_depth += parallel;
 	tlc_stmt *body = fe_build_block(F, env, FE_BODY_OF(s), s->loc, &fl);
+	F->parallel_depth -= parallel;
 	F->block_depth -= n - 1;
 	if (!body)
 		return FL_ERROR;

@@ -16,45 +16,46 @@
 typedef struct op_sig {
 	const char *name;
 	const char *pos[4]; /* positional parameter names, in order */
-	const char *kw[8];  /* keyword-only names */
+	const char *kw[8];  /* keyword names */
+	int npkw;           /* how many of kw[] TileLang also takes positionally, after pos[] */
 } op_sig;
 
 static const op_sig sigs[] = {
 	{"copy", {"src", "dst"},
-	 {"coalesced_width", "disable_tma", "eviction_policy", "prefer_instruction", "loop_layout"}},
-	{"tma_copy", {"src", "dst"}, {"barrier", "cluster_mask", "eviction_policy"}},
-	{"fill", {"buffer", "value"}, {0}},
-	{"clear", {"buffer"}, {0}},
+	 {"coalesced_width", "disable_tma", "eviction_policy", "prefer_instruction", "loop_layout"}, 0},
+	{"tma_copy", {"src", "dst"}, {"barrier", "cluster_mask", "eviction_policy"}, 0},
+	{"fill", {"buffer", "value"}, {0}, 0},
+	{"clear", {"buffer"}, {0}, 0},
 	{"gemm", {"A", "B", "C"},
-	 {"transpose_A", "transpose_B", "policy", "clear_accum", "k_pack", "wg_wait"}},
+	 {"transpose_A", "transpose_B", "policy", "clear_accum", "k_pack", "wg_wait"}, 6},
 	{"wgmma_gemm", {"A", "B", "C"},
-	 {"transpose_A", "transpose_B", "policy", "clear_accum", "k_pack"}},
-	{"wait_wgmma", {"n"}, {0}},
-	{"reduce_max", {"buffer", "out", "dim"}, {"clear"}},
-	{"reduce_min", {"buffer", "out", "dim"}, {"clear"}},
-	{"reduce_sum", {"buffer", "out", "dim"}, {"clear"}},
-	{"reduce_abssum", {"buffer", "out", "dim"}, {"clear"}},
-	{"reduce_absmax", {"buffer", "out", "dim"}, {"clear"}},
-	{"cumsum", {"src", "dst", "dim"}, {"reverse"}},
-	{"atomic_add", {"dst", "value"}, {"memory_order", "return_prev", "use_tma"}},
-	{"annotate_layout", {"layout_map"}, {0}},
-	{"annotate_safe_value", {"safe_value_map"}, {0}},
-	{"use_swizzle", {"panel_size", "order"}, {"enable"}},
-	{"sync_threads", {0}, {0}},
-	{"sync_warp", {0}, {0}},
-	{"barrier_arrive", {"barrier"}, {"cta_id"}},
-	{"barrier_wait", {"barrier", "parity"}, {0}},
-	{"mbarrier_arrive", {"barrier"}, {"cta_id"}},
-	{"mbarrier_wait_parity", {"barrier", "parity"}, {0}},
-	{"mbarrier_expect_tx", {"barrier", "bytes"}, {0}},
-	{"mbarrier_arrive_expect_tx", {"barrier", "bytes"}, {0}},
-	{"fence_proxy_async", {0}, {0}},
-	{"pow", {"x", "y"}, {0}},
-	{"print", {"obj"}, {"msg"}},
-	{"thread_idx", {"dim"}, {0}},
-	{"block_idx", {"dim"}, {0}},
-	{"block_rank_in_cluster", {0}, {0}},
-	{"cluster_sync", {0}, {0}},
+	 {"transpose_A", "transpose_B", "policy", "clear_accum", "k_pack"}, 5},
+	{"wait_wgmma", {"n"}, {0}, 0},
+	{"reduce_max", {"buffer", "out", "dim"}, {"clear"}, 1},
+	{"reduce_min", {"buffer", "out", "dim"}, {"clear"}, 1},
+	{"reduce_sum", {"buffer", "out", "dim"}, {"clear"}, 1},
+	{"reduce_abssum", {"buffer", "out", "dim"}, {"clear"}, 1},
+	{"reduce_absmax", {"buffer", "out", "dim"}, {"clear"}, 1},
+	{"cumsum", {"src", "dst", "dim"}, {"reverse"}, 1},
+	{"atomic_add", {"dst", "value"}, {"memory_order", "return_prev", "use_tma"}, 3},
+	{"annotate_layout", {"layout_map"}, {0}, 0},
+	{"annotate_safe_value", {"safe_value_map"}, {0}, 0},
+	{"use_swizzle", {"panel_size", "order"}, {"enable"}, 1},
+	{"sync_threads", {0}, {0}, 0},
+	{"sync_warp", {0}, {0}, 0},
+	{"barrier_arrive", {"barrier"}, {"cta_id"}, 0},
+	{"barrier_wait", {"barrier", "parity"}, {0}, 0},
+	{"mbarrier_arrive", {"barrier"}, {"cta_id"}, 1},
+	{"mbarrier_wait_parity", {"barrier", "parity"}, {0}, 0},
+	{"mbarrier_expect_tx", {"barrier", "bytes"}, {0}, 0},
+	{"mbarrier_arrive_expect_tx", {"barrier", "bytes"}, {0}, 0},
+	{"fence_proxy_async", {0}, {0}, 0},
+	{"pow", {"x", "y"}, {0}, 0},
+	{"print", {"obj"}, {"msg"}, 1},
+	{"thread_idx", {"dim"}, {0}, 0},
+	{"block_idx", {"dim"}, {0}, 0},
+	{"block_rank_in_cluster", {0}, {0}, 0},
+	{"cluster_sync", {0}, {0}, 0},
 };
 
 static const op_sig *find_sig(const char *name)
@@ -63,6 +64,20 @@ static const op_sig *find_sig(const char *name)
 		if (strcmp(sigs[i].name, name) == 0)
 			return &sigs[i];
 	return NULL;
+}
+
+/* TileLang's other names of a parameter: its mbarrier calls name the
+ * barrier `mbarrier` (older releases `barrier_id`) and the transaction
+ * bytes `tx`. */
+static const char *canonical_kw(const op_sig *sig, const char *kw)
+{
+	if (!sig || strncmp(sig->pos[0] ? sig->pos[0] : "", "barrier", 8) != 0)
+		return kw;
+	if (!strcmp(kw, "mbarrier") || !strcmp(kw, "barrier_id"))
+		return "barrier";
+	if (!strcmp(kw, "tx"))
+		return "bytes";
+	return kw;
 }
 
 static bool is_math(const tlc_op_info *info)
@@ -238,6 +253,74 @@ static const tlc_expr *safe_value_map(fe *F, fe_val *v, tlc_loc loc)
 	return tlc_dict(F->m, n, keys, vals);
 }
 
+/* T.atomic_add(C[i, j], tile): TileLang's destination is then the region
+ * at that corner with the tile's extents, aligned to its last dimensions
+ * (the leading ones are points); written as that region, the op is a tile
+ * op everywhere, as T.atomic_add(C[i:i+m, j:j+n], tile) is. */
+static const tlc_expr *atomic_tile_dst(fe *F, const tlc_expr *dst, const tlc_expr *src, tlc_loc loc)
+{
+	if (dst->kind != TLC_EXPR_LOAD || (src->kind != TLC_EXPR_BUF && src->kind != TLC_EXPR_REGION))
+		return dst;
+	const tlc_expr *ext[8];
+	int k = 0;
+	if (src->kind == TLC_EXPR_BUF) {
+		for (int d = 0; d < src->u.buf->ndim && k < 8; d++)
+			ext[k++] = src->u.buf->shape[d];
+	} else {
+		for (int d = 0; d < src->u.region.n && k < 8; d++)
+			if (!src->u.region.dims[d].is_point)
+				ext[k++] = src->u.region.dims[d].extent;
+	}
+	int n = dst->u.load.n, first = 0;
+	int64_t x;
+	while (k - first > n && tlc_expr_as_int(ext[first], &x) && x == 1)
+		first++; /* (1, 64) fits a 1-D corner */
+	if (k - first > n) {
+		tlc_error(F->ctx, loc, "T.atomic_add: the tile added has %d dimensions, more than the %d of its destination "
+		          "element '%s[...]'; give the destination as a region", k - first, n, dst->u.load.buf->name);
+		return NULL;
+	}
+	tlc_range *dims = fe_alloc(F, sizeof(tlc_range) * (size_t)n);
+	int lead = n - (k - first);
+	for (int d = 0; d < n; d++) {
+		dims[d].begin = dst->u.load.idx[d];
+		dims[d].is_point = d < lead;
+		dims[d].extent = d < lead ? tlc_i32(F->m, 1) : ext[first + d - lead];
+	}
+	return tlc_region(F->m, dst->u.load.buf, n, dims);
+}
+
+/* TileLang's keywords of T.atomic_add that tlc keeps or refuses: CUDA's
+ * atomicAdd is relaxed; a TMA reduction (use_tma) adds the same values. */
+static bool atomic_keyword(fe *F, const char *kw, fe_val *v, bool *keep, tlc_loc loc)
+{
+	*keep = false;
+	bool t = false;
+	if (!strcmp(kw, "memory_order")) {
+		if (v->kind == FV_STR && !strcmp(v->u.s, "relaxed"))
+			return true;
+		tlc_error(F->ctx, loc, "T.atomic_add(memory_order=%s%s%s) is not supported: tlc's atomics are relaxed; "
+		          "order them with a barrier (T.sync_threads) or drop memory_order", v->kind == FV_STR ? "\"" : "",
+		          fe_show(F, v), v->kind == FV_STR ? "\"" : "");
+		return false;
+	}
+	if (!strcmp(kw, "use_tma"))
+		return fe_truthy(F, v, loc, &t);
+	if (!strcmp(kw, "return_prev")) {
+		if (!fe_truthy(F, v, loc, &t))
+			return false;
+		if (t) {
+			tlc_error(F->ctx, loc, "T.atomic_add(return_prev=True) is not supported yet: tlc's atomic add is a "
+			          "statement without a value; read the element before the add where no other thread "
+			          "updates it, or count with a separate T.atomic_add");
+			return false;
+		}
+		return true;
+	}
+	*keep = true;
+	return true;
+}
+
 fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **args, int nkw,
                    const char **kw_names, fe_val **kw_vals, tlc_loc loc)
 {
@@ -251,6 +334,41 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 			npos++;
 	if (is_math(info) && !sig)
 		npos = 1;
+	/* arguments past the positional slots that TileLang takes positionally
+	 * (T.gemm(A, B, C, False, True)) are the keywords they stand for */
+	int extra = sig && sig->npkw && nargs > npos ? nargs - npos : 0;
+	if (extra > (sig ? sig->npkw : 0)) {
+		int most = npos + sig->npkw;
+		tlc_error(F->ctx, loc, "T.%s expects at most %d positional argument%s, got %d", name, most,
+		          most == 1 ? "" : "s", nargs);
+		return NULL;
+	}
+	for (int k = 0; k < nkw; k++)
+		for (int i = 0; i < extra; i++)
+			if (strcmp(kw_names[k], sig->kw[i]) == 0) {
+				tlc_error(F->ctx, loc, "T.%s got multiple values for argument '%s'", name, kw_names[k]);
+				return NULL;
+			}
+	if (extra) {
+		const char **kn2 = fe_alloc(F, sizeof(char *) * (size_t)(nkw + extra));
+		fe_val **kv2 = fe_alloc(F, sizeof(fe_val *) * (size_t)(nkw + extra));
+		for (int i = 0; i < extra; i++) {
+			kn2[i] = sig->kw[i];
+			kv2[i] = args[npos + i];
+		}
+		for (int k = 0; k < nkw; k++) {
+			kn2[extra + k] = kw_names[k];
+			kv2[extra + k] = kw_vals[k];
+		}
+		nargs = npos;
+		nkw += extra;
+		kw_names = kn2;
+		kw_vals = kv2;
+	}
+	const char **canon = fe_alloc(F, sizeof(char *) * (size_t)(nkw + 1));
+	for (int k = 0; k < nkw; k++)
+		canon[k] = canonical_kw(sig, kw_names[k]);
+	kw_names = canon;
 	/* slots: positional args, then keywords naming a positional parameter */
 	int cap = nargs + nkw + 1;
 	fe_val **slot = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
@@ -276,6 +394,11 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		}
 		if (kw_vals[k]->kind == FV_NONE)
 			continue; /* the default */
+		bool keep = true;
+		if (op == TLC_OP_ATOMIC_ADD && !atomic_keyword(F, kw_names[k], kw_vals[k], &keep, loc))
+			return NULL;
+		if (!keep)
+			continue;
 		if (i < npos) {
 			slot[i] = kw_vals[k];
 		} else {
@@ -283,6 +406,10 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 			kv[nk++] = kw_vals[k];
 		}
 	}
+	/* TileLang's integer barrier ids (T.create_list_of_mbarrier) */
+	if (sig && sig->pos[0] && !strcmp(sig->pos[0], "barrier") && npos && slot[0] &&
+	    !(slot[0] = fe_mbarrier_operand(F, slot[0], loc)))
+		return NULL;
 	int n = nargs;
 	while (n < npos && slot[n])
 		n++;
@@ -322,6 +449,8 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		if (!ax[i])
 			return NULL;
 	}
+	if (op == TLC_OP_ATOMIC_ADD && n == 2 && !(ax[0] = atomic_tile_dst(F, ax[0], ax[1], loc)))
+		return NULL;
 	/* conversions the op implies are explicit in the IR: an element atomic
 	 * adds a value of its destination's type; the two arguments of T.pow
 	 * meet in their common type, as two operands of * do (TVM's pow) */

@@ -24,7 +24,7 @@ bool fe_t_has(fe *F, const char *name)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
 			return true;
-	return fe_frame_builtin(name) || tlc_op_lookup(F->ctx, name) >= 0;
+	return fe_frame_builtin(name) || fe_hint_has(name) || tlc_op_lookup(F->ctx, name) >= 0;
 }
 
 fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
@@ -46,7 +46,7 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
 			return fe_builtin(F, fe_strdup(F, buf));
-	if (fe_frame_builtin(name) || tlc_op_lookup(F->ctx, name) >= 0)
+	if (fe_frame_builtin(name) || fe_hint_has(name) || tlc_op_lookup(F->ctx, name) >= 0)
 		return fe_builtin(F, fe_strdup(F, buf));
 	tlc_suggestion sg;
 	tlc_suggest_init(&sg, name);
@@ -482,6 +482,56 @@ static fe_val *t_const(fe *F, int nargs, fe_val **args, bool split, tlc_loc loc)
 	return r->u.seq.n == 1 ? r->u.seq.items[0] : r;
 }
 
+/* T.dynamic(name, dtype="int32") (T.symbolic: its old name): one size
+ * variable, or a tuple of them when the string holds several names, split
+ * as TileLang does: at commas (with the blanks around them) if it has one,
+ * else at blanks. */
+static fe_val *t_dynamic(fe *F, const char *fname, int nargs, fe_val **args, int nkw, const char **kwn,
+                         fe_val **kwv, tlc_loc loc)
+{
+	static const char *const names[] = {"name", "dtype"};
+	fe_val *a[2];
+	tlc_dtype t = TLC_DT_INT32;
+	if (!fe_bind_args(F, fname, names, 2, 1, nargs, args, nkw, kwn, kwv, a, loc))
+		return NULL;
+	if (a[0]->kind != FV_STR) {
+		tlc_error(F->ctx, loc, "%s expects a string of size names, e.g. %s(\"m, n\")", fname, fname);
+		return NULL;
+	}
+	if (a[1] && !fe_to_dtype(F, a[1], loc, &t))
+		return NULL;
+	if (!tlc_dtype_is_int(t)) {
+		tlc_error(F->ctx, loc, "%s: a size is an integer, not %s", fname, tlc_dtype_name(t));
+		return NULL;
+	}
+	const char *s = a[0]->u.s;
+	const char *seps = strchr(s, ',') ? "," : " \t";
+	bool several = strpbrk(s, seps) != NULL;
+	fe_val *r = fe_seq(F, FV_TUPLE, 0);
+	for (const char *p = s;;) {
+		size_t n = strcspn(p, seps);
+		size_t b = 0, e = n; /* the blanks around a comma belong to it */
+		while (b < e && (p[b] == ' ' || p[b] == '\t'))
+			b++;
+		while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t'))
+			e--;
+		if (b == e) {
+			tlc_error(F->ctx, loc, "%s(\"%s\"): an empty size name", fname, s);
+			return NULL;
+		}
+		fe_val *v = size_symbol(F, tlc_intern(F->m, fe_strndup(F, p + b, e - b)), t, loc);
+		if (!v)
+			return NULL;
+		fe_seq_push(F, r, v);
+		if (!p[n])
+			break;
+		p += n + 1;
+		if (!strchr(s, ','))
+			p += strspn(p, " \t"); /* a run of blanks is one separator */
+	}
+	return several ? r : r->u.seq.items[0];
+}
+
 static fe_val *tensor_type(fe *F, const char *fname, int nargs, fe_val **args, int nkw,
                            const char **kwn, fe_val **kwv, tlc_loc loc)
 {
@@ -515,7 +565,7 @@ static fe_val *t_empty(fe *F, int nargs, fe_val **args, int nkw, const char **kw
 	return fe_buf(F, b);
 }
 
-/* T.alloc_global(shape, dtype) in a kernel body: scratch memory in global
+/* T.alloc_global(shape, dtype) in a kernel: scratch memory in global
  * memory, shared by the kernel's blocks.  It becomes one more tensor
  * parameter of the kernel, after the others, that the caller allocates
  * (its contents on entry are not defined); attribute "tlc.scratch" lists
@@ -526,8 +576,11 @@ static fe_val *t_alloc_global(fe *F, int nargs, fe_val **args, int nkw, const ch
 	fe_val *tt = tensor_type(F, "T.alloc_global", nargs, args, nkw, kwn, kwv, loc);
 	if (!tt)
 		return NULL;
-	if (!F->kernel || !F->kernel->block) {
-		tlc_error(F->ctx, loc, "T.alloc_global allocates scratch memory of a kernel: use it inside 'with T.Kernel(...)'");
+	/* before the T.Kernel frame (in the prim_func's body) it is the same
+	 * buffer: the launcher's caller allocates it either way */
+	if (!F->kernel || (!F->kernel->block && !(F->frame && F->frame->kernel_mode))) {
+		tlc_error(F->ctx, loc, "T.alloc_global allocates scratch memory of a kernel: use it in a T.prim_func "
+		                       "body or inside 'with T.Kernel(...)'");
 		return NULL;
 	}
 	tlc_buffer *b = fe_make_tensor(F, fe_hint(F, "scratch"), tt, loc);
@@ -773,6 +826,10 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return t_alloc_global(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Persistent") == 0)
 		return fe_persistent_loop(F, nargs, args, nkw, kwn, kwv, loc);
+	if (fe_hint_has(n))
+		return fe_call_hint(F, n, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "dynamic") == 0 || strcmp(n, "symbolic") == 0)
+		return t_dynamic(F, name, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "reshape") == 0) {
 		/* T.reshape(buf, shape): a view with buf's dtype */
 		static const char *const names[] = {"src", "shape"};
@@ -844,8 +901,6 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 	}
 	if (strcmp(n, "const") == 0)
 		return t_const(F, nargs, args, true, loc);
-	if (strcmp(n, "dynamic") == 0 || strcmp(n, "symbolic") == 0)
-		return t_const(F, nargs, args, false, loc);
 	if (strcmp(n, "empty") == 0)
 		return t_empty(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "ws") == 0) {

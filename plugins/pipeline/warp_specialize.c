@@ -81,7 +81,18 @@ typedef struct ws_state {
 	tlc_func *f;
 	const tlc_target_info *t;
 	int64_t threads; /* the user's */
+	bool failed;     /* a user error was reported */
 } ws_state;
+
+/* The kernel's integer attribute `key` (the frontend's register hints,
+ * doc/language.md), false when absent. */
+static bool int_attr(const tlc_func *f, const char *key, int64_t *v)
+{
+	for (int i = 0; i < f->nattrs; i++)
+		if (f->attr_keys[i] && strcmp(f->attr_keys[i], key) == 0)
+			return tlc_expr_as_int(f->attr_values[i], v);
+	return false;
+}
 
 /* ---- is the kernel a candidate? ---- */
 
@@ -895,7 +906,20 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 	if (!pl_make_versions(&vers, w->f, loop, &outside))
 		return; /* not a candidate after all: inject-pipeline will say why */
 
-	int blocks = blocks_per_sm(w, p, &vers);
+	/* the user's hints (T.disable_warp_group_reg_alloc,
+	 * T.annotate_producer_reg_dealloc / _consumer_reg_alloc,
+	 * T.annotate_min_blocks_per_sm): without setmaxnreg both roles keep
+	 * the launch share, which two blocks per SM would halve */
+	int64_t hint, producer_regs = WS_PRODUCER_REGS, consumer_regs = 0, user_blocks = 0;
+	bool no_nreg = int_attr(w->f, "tlc.no_set_max_nreg", &hint) && hint;
+	int_attr(w->f, "tlc.producer_regs", &producer_regs);
+	int_attr(w->f, "tlc.consumer_regs", &consumer_regs);
+	int_attr(w->f, "tlc.min_blocks", &user_blocks);
+	int blocks = user_blocks >= 1 ? (int)user_blocks : no_nreg ? 1 : blocks_per_sm(w, p, &vers);
+	/* a consumer count that two blocks' share cannot give wants the SM alone */
+	if (consumer_regs && user_blocks < 1 && blocks > 1 &&
+	    (int64_t)w->t->warpgroup * producer_regs + w->threads * consumer_regs > w->t->regs_per_block / blocks)
+		blocks = 1;
 	/* clusters pay where two small-tiled blocks share an SM and their L2
 	 * traffic per flop is highest (5-20% on an H100); one-block kernels
 	 * with larger tiles gained nothing measurable, within the 3% that two
@@ -904,18 +928,35 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 	if (blocks < 2)
 		p->cluster = 1;
 	int64_t per_block = w->t->regs_per_block / blocks;
-	int64_t regs = (per_block - (int64_t)w->t->warpgroup * WS_PRODUCER_REGS) / w->threads / 8 * 8;
+	int64_t regs = (per_block - (int64_t)w->t->warpgroup * producer_regs) / w->threads / 8 * 8;
 	if (regs > WS_MAX_REGS)
 		regs = WS_MAX_REGS;
+	if (consumer_regs && !no_nreg) {
+		/* setmaxnreg.inc waits until the registers are free: asking for
+		 * more than the block holds would wait forever */
+		if ((int64_t)w->t->warpgroup * producer_regs + w->threads * consumer_regs > per_block) {
+			tlc_error(w->ctx, loc, "T.annotate_consumer_reg_alloc(%lld): %lld consumer threads at %lld registers "
+			          "and %d producer threads at %lld need more than the %lld registers a block has at %d "
+			          "block%s per SM; give at most %lld",
+			          (long long)consumer_regs, (long long)w->threads, (long long)consumer_regs,
+			          w->t->warpgroup, (long long)producer_regs, (long long)per_block, blocks,
+			          blocks == 1 ? "" : "s", (long long)regs);
+			w->failed = true;
+			return;
+		}
+		regs = consumer_regs;
+	}
 	/* the register cap at launch that setmaxnreg redistributes */
 	tlc_func_set_attr(m, w->f, "tlc.min_blocks", tlc_i32(m, blocks));
 
 	tlc_buffer *full = new_barriers(w, loc, "full", S, w->t->warpgroup);
 	tlc_buffer *empty = new_barriers(w, loc, "empty", S, w->threads * p->cluster);
 	tlc_stmt *producer = tlc_seq_new(m, loc);
-	tlc_seq_append(m, producer, set_max_nreg(w, loc, WS_PRODUCER_REGS, false));
 	tlc_stmt *consumer = tlc_seq_new(m, loc);
-	tlc_seq_append(m, consumer, set_max_nreg(w, loc, regs, true));
+	if (!no_nreg) {
+		tlc_seq_append(m, producer, set_max_nreg(w, loc, producer_regs, false));
+		tlc_seq_append(m, consumer, set_max_nreg(w, loc, regs, true));
+	}
 
 	/* where each role is: the loop's iteration, or its own count of the
 	 * iterations whose condition held */
@@ -1062,7 +1103,10 @@ int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	if (!tlc_opt_bool(opts, "enable", true) || !t || !(t->async_copy & TLC_ASYNC_TMA) ||
 	    !(t->barriers & TLC_BARRIER_MBARRIER_TX) || !t->warpgroup || !f->body || f->body->kind != TLC_STMT_SEQ)
 		return 0;
-	ws_state w = {m, tlc_module_context(m), f, t, 0};
+	int64_t off = 0;
+	if (int_attr(f, "tl.disable_warp_specialized", &off) && off)
+		return 0; /* TileLang's pass config: the loop is left to inject-pipeline */
+	ws_state w = {m, tlc_module_context(m), f, t, 0, false};
 	if (f->thread_ndim != 1 || !tlc_expr_as_int(f->threads[0], &w.threads) || w.threads % t->warpgroup ||
 	    w.threads + t->warpgroup > t->max_threads || w.threads / t->warpgroup > 8)
 		return 0;
@@ -1078,5 +1122,5 @@ int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	if (plan.cluster > 1 && tlc_opt_bool(opts, "remarks", false))
 		tlc_note(w.ctx, f->loc, "warp-specialize: kernel '%s' runs in clusters of %lld blocks along x that share "
 		         "the tiles they both load (TMA multicast)", f->name, (long long)plan.cluster);
-	return 0;
+	return w.failed;
 }
