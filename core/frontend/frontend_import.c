@@ -83,11 +83,8 @@ static const char *join(fe *F, const char *dir, const char *name, const char *ex
 
 static bool is_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
-	fclose(f);
-	return true;
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static fe_val *module_value_of(fe *F, fe_pymod *m)
@@ -215,12 +212,16 @@ static fe_pymod *load(fe *F, const char *name, const char *path, const char *pkg
 		 * a function or a kernel */
 		fe_kernel *kernel = F->kernel;
 		fe_frame top = {.caller = F->frame, .name = NULL};
+		/* the host values the module's own statements use do not make the
+		 * import statement host code (frontend_script.c) */
+		int64_t host_uses = F->host_uses;
 		F->kernel = NULL;
 		F->frame = &top;
 		for (int i = 0; ok && i < tree->nbody; i++)
 			ok = fe_exec_toplevel(F, m->env, tree->body[i]) == FL_NORMAL;
 		F->frame = top.caller;
 		F->kernel = kernel;
+		F->host_uses = host_uses;
 	}
 	m->state = ok ? PM_DONE : PM_FAILED;
 	if (!ok) {
