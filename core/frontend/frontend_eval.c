@@ -391,6 +391,8 @@ static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 			F->host_uses++; /* a statement that fails after this may be skipped */
 		return v;
 	}
+	if (strcmp(n->str, "globals") == 0)
+		return fe_globals_fn(F, env, n->loc);
 	static const char *const builtins[] = {
 		"range", "len", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
 		"dict", "print", "enumerate", "zip", "sum", "any", "all", "round", "sorted", "reversed",

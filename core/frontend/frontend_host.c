@@ -525,8 +525,30 @@ static fe_val *number_method(fe *F, const char *name, fe_val *self, int nargs, t
 	return self; /* conjugate, __float__ */
 }
 
+fe_val *fe_globals_fn(fe *F, fe_env *env, tlc_loc loc)
+{
+	while (env->parent)
+		env = env->parent;
+	if (!fe_work(F, env->n, loc))
+		return NULL;
+	fe_val *d = fe_dict(F);
+	for (int i = 0; i < env->n; i++)
+		fe_dict_set(F, d, fe_str(F, env->names[i]), env->vals[i]);
+	return host_bound(F, "globals", d);
+}
+
 bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, tlc_loc loc, fe_val **out)
 {
+	if (fn->kind == FV_BOUND && strcmp(fn->u.bound.name, "globals") == 0 &&
+	    fn->u.bound.self->kind == FV_DICT) {
+		if (nargs || nkw) {
+			tlc_error(F->ctx, loc, "globals() takes no arguments");
+			*out = NULL;
+			return true;
+		}
+		*out = fn->u.bound.self; /* a snapshot: assigning into it binds nothing */
+		return true;
+	}
 	if (fn->kind == FV_HOST)
 		return host_call(F, fn, nargs, loc, out);
 	if (fn->kind == FV_BUILTIN) {
