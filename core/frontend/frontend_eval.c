@@ -398,6 +398,7 @@ static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 		"dict", "print", "enumerate", "zip", "sum", "any", "all", "round", "sorted", "reversed",
 		"divmod", "pow", "isinstance", "ValueError", "AssertionError", "RuntimeError",
 		"TypeError", "NotImplementedError", "KeyError", "Exception", "map", "set", "type",
+		"getattr", "hasattr",
 	};
 	for (size_t i = 0; i < TLC_ARRAY_LEN(builtins); i++)
 		if (strcmp(builtins[i], n->str) == 0)

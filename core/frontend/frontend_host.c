@@ -537,8 +537,45 @@ fe_val *fe_globals_fn(fe *F, fe_env *env, tlc_loc loc)
 	return host_bound(F, "globals", d);
 }
 
+/* getattr(obj, name[, default]) and hasattr(obj, name): the attribute
+ * looked up as `obj.name` is; one that is not there is the default (or
+ * False), its error taken back.  Of an opaque host value the answer is
+ * host too: tlc does not know what torch has. */
+static fe_val *get_or_has(fe *F, bool has, int nargs, fe_val **args, tlc_loc loc)
+{
+	const char *fn = has ? "hasattr" : "getattr";
+	if (nargs < 2 || nargs > (has ? 2 : 3) || args[1]->kind != FV_STR) {
+		tlc_error(F->ctx, loc, "%s() needs an object and an attribute name%s", fn,
+			  has ? "" : " (and a default)");
+		return NULL;
+	}
+	if (args[0]->kind == FV_HOST)
+		return has ? args[0] : fe_getattr(F, args[0], args[1]->u.s, loc);
+	if (!has && nargs == 2)
+		return fe_getattr(F, args[0], args[1]->u.s, loc);
+	tlc_diag_held held;
+	tlc_diag_hold(F->ctx, &held);
+	fe_val *v = fe_getattr(F, args[0], args[1]->u.s, loc);
+	bool keep = v != NULL || F->budget_hit;
+	tlc_diag_release(F->ctx, &held, keep);
+	if (!v && F->budget_hit)
+		return NULL;
+	if (has)
+		return fe_bool(F, v != NULL);
+	return v ? v : args[2];
+}
+
 bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, tlc_loc loc, fe_val **out)
 {
+	if (fn->kind == FV_BUILTIN && (!strcmp(fn->u.s, "getattr") || !strcmp(fn->u.s, "hasattr"))) {
+		if (nkw) {
+			tlc_error(F->ctx, loc, "%s() takes no keyword arguments", fn->u.s);
+			*out = NULL;
+			return true;
+		}
+		*out = get_or_has(F, fn->u.s[0] == 'h', nargs, args, loc);
+		return true;
+	}
 	if (fn->kind == FV_BOUND && strcmp(fn->u.bound.name, "globals") == 0 &&
 	    fn->u.bound.self->kind == FV_DICT) {
 		if (nargs || nkw) {
