@@ -82,8 +82,8 @@ bool fe_host_module_has(int mod, const char *name, bool *has)
 	}
 }
 
-/* Attributes of modules this file adds to: NULL without a report when the
- * module's own table answers. */
+/* Attributes of modules this file adds to: false (nothing reported) when
+ * the module's own table answers, else true and *out as fe_host_getattr. */
 static bool module_attr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out)
 {
 	switch (v->mod) {
