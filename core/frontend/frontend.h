@@ -435,6 +435,8 @@ bool fe_host_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **o
 /* A call of such a value: true when handled, *out as above. */
 bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
 		  fe_val **kwv, tlc_loc loc, fe_val **out);
+/* globals: the function whose call gives a dict of the module globals of env. */
+fe_val *fe_globals_fn(fe *F, fe_env *env, tlc_loc loc);
 /* Whether module kind `mod` has `name` where this file adds to it: true
  * when it knows (*has the answer). */
 bool fe_host_module_has(int mod, const char *name, bool *has);

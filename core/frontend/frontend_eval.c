@@ -418,11 +418,14 @@ static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 			F->host_uses++; /* a statement that fails after this may be skipped */
 		return v;
 	}
+	if (strcmp(n->str, "globals") == 0)
+		return fe_globals_fn(F, env, n->loc);
 	static const char *const builtins[] = {
 		"range", "len", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
 		"dict", "print", "enumerate", "zip", "sum", "any", "all", "round", "sorted", "reversed",
 		"divmod", "pow", "isinstance", "ValueError", "AssertionError", "RuntimeError",
 		"TypeError", "NotImplementedError", "KeyError", "Exception", "map", "set", "type",
+		"getattr", "hasattr",
 	};
 	for (size_t i = 0; i < TLC_ARRAY_LEN(builtins); i++)
 		if (strcmp(builtins[i], n->str) == 0)

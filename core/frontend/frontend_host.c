@@ -82,8 +82,8 @@ bool fe_host_module_has(int mod, const char *name, bool *has)
 	}
 }
 
-/* Attributes of modules this file adds to: NULL without a report when the
- * module's own table answers. */
+/* Attributes of modules this file adds to: false (nothing reported) when
+ * the module's own table answers, else true and *out as fe_host_getattr. */
 static bool module_attr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out)
 {
 	switch (v->mod) {
@@ -668,9 +668,68 @@ static fe_val *number_method(fe *F, const char *name, fe_val *self, int nargs, t
 	return self; /* conjugate, __float__ */
 }
 
+fe_val *fe_globals_fn(fe *F, fe_env *env, tlc_loc loc)
+{
+	while (env->parent)
+		env = env->parent;
+	if (!fe_work(F, env->n, loc))
+		return NULL;
+	fe_val *d = fe_dict(F);
+	for (int i = 0; i < env->n; i++)
+		fe_dict_set(F, d, fe_str(F, env->names[i]), env->vals[i]);
+	return host_bound(F, "globals", d);
+}
+
+/* getattr(obj, name[, default]) and hasattr(obj, name): the attribute
+ * looked up as `obj.name` is; one that is not there is the default (or
+ * False), its error taken back.  Of an opaque host value the answer is
+ * host too: tlc does not know what torch has. */
+static fe_val *get_or_has(fe *F, bool has, int nargs, fe_val **args, tlc_loc loc)
+{
+	const char *fn = has ? "hasattr" : "getattr";
+	if (nargs < 2 || nargs > (has ? 2 : 3) || args[1]->kind != FV_STR) {
+		tlc_error(F->ctx, loc, "%s() needs an object and an attribute name%s", fn,
+			  has ? "" : " (and a default)");
+		return NULL;
+	}
+	if (args[0]->kind == FV_HOST)
+		return has ? args[0] : fe_getattr(F, args[0], args[1]->u.s, loc);
+	if (!has && nargs == 2)
+		return fe_getattr(F, args[0], args[1]->u.s, loc);
+	tlc_diag_held held;
+	tlc_diag_hold(F->ctx, &held);
+	fe_val *v = fe_getattr(F, args[0], args[1]->u.s, loc);
+	bool keep = v != NULL || F->budget_hit;
+	tlc_diag_release(F->ctx, &held, keep);
+	if (!v && F->budget_hit)
+		return NULL;
+	if (has)
+		return fe_bool(F, v != NULL);
+	return v ? v : args[2];
+}
+
 bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
 		  fe_val **kwv, tlc_loc loc, fe_val **out)
 {
+	if (fn->kind == FV_BUILTIN && (!strcmp(fn->u.s, "getattr") || !strcmp(fn->u.s, "hasattr"))) {
+		if (nkw) {
+			tlc_error(F->ctx, loc, "%s() takes no keyword arguments", fn->u.s);
+			*out = NULL;
+			return true;
+		}
+		*out = get_or_has(F, fn->u.s[0] == 'h', nargs, args, loc);
+		return true;
+	}
+	if (fn->kind == FV_BOUND && strcmp(fn->u.bound.name, "globals") == 0 &&
+	    fn->u.bound.self->kind == FV_DICT) {
+		if (nargs || nkw) {
+			tlc_error(F->ctx, loc, "globals() takes no arguments");
+			*out = NULL;
+			return true;
+		}
+		*out = fn->u.bound.self; /* a snapshot: assigning into it binds nothing */
+		return true;
+	}
 	if (fn->kind == FV_HOST)
 		return host_call(F, fn, nargs, args, loc, out);
 	if (fn->kind == FV_BUILTIN) {

@@ -20,7 +20,8 @@ struct fe_pymod {
 	const char *key;    /* the real path: one module per file, however imported */
 	const char *pkgdir; /* a package: the directory of its submodules; else NULL */
 	fe_env *env;        /* its globals */
-	enum { PM_LOADING, PM_DONE, PM_FAILED } state;
+	/* PM_HOST: its syntax is beyond tlc's reader: an opaque host module */
+	enum { PM_LOADING, PM_DONE, PM_FAILED, PM_HOST } state;
 };
 
 static fe_val *known_module(fe *F, const char *dotted)
@@ -85,15 +86,14 @@ static const char *join(fe *F, const char *dir, const char *name, const char *ex
 
 static bool is_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
-	fclose(f);
-	return true;
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static fe_val *module_value_of(fe *F, fe_pymod *m)
 {
+	if (m->state == PM_HOST)
+		return host_module(F, m->name);
 	int idx = 0;
 	for (; idx < F->npymods && F->pymods[idx] != m; idx++)
 		;
@@ -188,7 +188,24 @@ static fe_pymod *load(fe *F, const char *name, const char *path, const char *pkg
 	size_t len;
 	char *text = read_file(F, path, &len, loc);
 	uint32_t file = text ? tlc_add_source(F->ctx, path, text, len) : 0;
+	tlc_diag_held held;
+	tlc_diag_hold(F->ctx, &held);
 	py_node *tree = text ? py_parse(F->ctx, F->arena, file, text, len) : NULL;
+	if (text && !tree) {
+		/* a module Python reads and tlc's reader does not (host code that
+		 * uses newer syntax): the program may not need it at all */
+		const char *s = tlc_buf_str(&held.held), *e = strstr(s, "error: ");
+		const char *nl = e ? strchr(e, '\n') : NULL;
+		char why[160];
+		snprintf(why, sizeof why, "%.*s", e ? (int)(nl ? nl - e - 7 : 150) : 0, e ? e + 7 : "");
+		tlc_diag_release(F->ctx, &held, false);
+		tlc_warning(F->ctx, loc,
+			    "module '%s' (%s) is not read: %s; its names are opaque host values", name,
+			    path, why);
+		m->state = PM_HOST;
+		return m;
+	}
+	tlc_diag_release(F->ctx, &held, true);
 	bool ok = tree != NULL;
 	if (ok) {
 		m->env = fe_env_new(F, NULL);
@@ -198,12 +215,16 @@ static fe_pymod *load(fe *F, const char *name, const char *path, const char *pkg
 		 * a function or a kernel */
 		fe_kernel *kernel = F->kernel;
 		fe_frame top = {.caller = F->frame, .name = NULL};
+		/* the host values the module's own statements use do not make the
+		 * import statement host code (frontend_script.c) */
+		int64_t host_uses = F->host_uses;
 		F->kernel = NULL;
 		F->frame = &top;
 		for (int i = 0; ok && i < tree->nbody; i++)
 			ok = fe_exec_toplevel(F, m->env, tree->body[i]) == FL_NORMAL;
 		F->frame = top.caller;
 		F->kernel = kernel;
+		F->host_uses = host_uses;
 	}
 	m->state = ok ? PM_DONE : PM_FAILED;
 	if (!ok) {
@@ -284,6 +305,8 @@ static fe_pymod *find_dotted(fe *F, const char *dir, const char *dotted, tlc_loc
 		else
 			*top = sub;
 		m = sub;
+		if (m->state == PM_HOST) /* the rest is host code too */
+			return m;
 		p = dot ? dot + 1 : p + strlen(p);
 	}
 	return m;

@@ -10,6 +10,7 @@ import tlpkg.helpers
 from tlpkg import SCALE
 from common_sizes import *
 from nsdir.extra import EXTRA
+from newer_syntax import describe  # read as an opaque host module: a warning
 
 counter.calls.append("main")
 # one module object per file, however often it is imported
