@@ -35,7 +35,7 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 		return v;
 	}
 	if (fe_dtype_unsupported(name)) {
-		tlc_error(F->ctx, loc, "%s is not supported yet", name);
+		fe_dtype_unsupported_error(F, name, loc);
 		return NULL;
 	}
 	tlc_dtype t = tlc_dtype_from_name(name);
