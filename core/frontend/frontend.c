@@ -211,6 +211,9 @@ static bool instantiate(fe *F, fe_val *pf, const char *name, int first_dyn)
 					ps[i] = (tlc_param){.kind = TLC_PARAM_SCALAR, .var = v};
 					fe_env_set(F, env, p->name, fe_expr(F, tlc_var_ref(F->m, v)));
 				}
+			} else if (a->kind == FV_BUILTIN && (!strcmp(a->u.s, "T.ptr") || !strcmp(a->u.s, "T.handle"))) {
+				fe_err_pointer(F, a->u.s, p->annotation->loc);
+				ok = false;
 			} else {
 				tlc_error(F->ctx, p->annotation->loc, "parameter '%s' needs a T.Tensor or dtype "
 				          "annotation, got %s", p->name, fe_kind_name(a));

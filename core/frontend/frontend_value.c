@@ -268,6 +268,7 @@ const char *fe_kind_name(const fe_val *v)
 	case FV_BUF: return "buffer";
 	case FV_PRIMFUNC: return "T.prim_func";
 	case FV_TENSORTYPE: return "T.Tensor type";
+	case FV_DATAPTR: return "buffer data pointer";
 	case FV_MISSING: return "missing parameter";
 	case FV_RANGE: return "range";
 	case FV_LOOP: return "loop range";
@@ -744,6 +745,10 @@ bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 	}
 	if (v->kind == FV_HOST || v->kind == FV_MISSING) {
 		fe_err_not_kernel(F, v, loc);
+		return false;
+	}
+	if (v->kind == FV_BUILTIN && (strcmp(v->u.s, "T.ptr") == 0 || strcmp(v->u.s, "T.handle") == 0)) {
+		fe_err_pointer(F, v->u.s, loc);
 		return false;
 	}
 	tlc_error(F->ctx, loc, "expected a dtype, got %s", fe_kind_name(v));
