@@ -314,9 +314,24 @@ static void emit_banner(tlc_buf *out, const gpu_target *t)
 	tlc_buf_puts(out, "#include <stdint.h>\n\n");
 }
 
-static int emit_func(tlc_module *m, const gpu_target *t, tlc_func *f, tlc_buf *kernels,
+static int emit_func(tlc_module *m, const gpu_target *t, int fi, tlc_buf *kernels,
 		     tlc_buf *launchers, tlc_buf *header, unsigned *helpers)
 {
+	tlc_func *f = tlc_module_func(m, fi);
+	/* a launch group (several T.Kernel frames) gets one function and one
+	 * declaration, after its last kernel: the verifier has checked that its
+	 * kernels are the ones before, in order */
+	const char *group;
+	int nparts, part = tlc_func_launch_group(f, &group, &nparts);
+	bool group_end = part >= 0 && part == nparts - 1 && fi - part >= 0;
+	const tlc_func *parts[64];
+	if (group_end && nparts > (int)(sizeof parts / sizeof parts[0])) {
+		tlc_error(tlc_module_context(m), f->loc, "launch group '%s' has %d kernels; at most %d are supported",
+		          group, nparts, (int)(sizeof parts / sizeof parts[0]));
+		return 1;
+	}
+	for (int i = 0; group_end && i < nparts; i++)
+		parts[i] = tlc_module_func(m, fi - part + i);
 	gpu_emitter e = {.m = m, .ctx = tlc_module_context(m), .target = t, .f = f};
 	int64_t tdims[3];
 	tlc_buf decls, kernel;
@@ -353,8 +368,10 @@ static int emit_func(tlc_module *m, const gpu_target *t, tlc_func *f, tlc_buf *k
 	tlc_buf_puts(kernels, tlc_buf_str(&kernel));
 	if (!gpu_failed(&e))
 		gpu_emit_launcher(&e, launchers, tdims);
-	if (!gpu_failed(&e))
-		gpu_emit_header_decl(&e, header);
+	if (!gpu_failed(&e) && group_end)
+		gpu_emit_group_launcher(&e, launchers, parts, nparts);
+	if (!gpu_failed(&e) && (part < 0 || group_end))
+		gpu_emit_header_decl(&e, header, parts, group_end ? nparts : 0);
 	*helpers |= e.helpers;
 	tlc_buf_free(&kernel);
 	tlc_buf_free(&decls);
@@ -372,8 +389,7 @@ int gpu_emit_module(tlc_module *m, const gpu_target *t, tlc_codegen_result *out)
 	tlc_buf_init(&launchers);
 	tlc_buf_init(&header);
 	for (int i = 0; i < tlc_module_func_count(m); i++)
-		errors += emit_func(m, t, tlc_module_func(m, i), &kernels, &launchers, &header,
-				    &helpers);
+		errors += emit_func(m, t, i, &kernels, &launchers, &header, &helpers);
 	if (!errors) {
 		emit_banner(&out->source, t);
 		emit_helpers(&out->source, t->vendor, helpers);

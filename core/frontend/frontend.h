@@ -162,8 +162,13 @@ typedef struct fe_frame {
 } fe_frame;
 
 /* The kernel being built. */
+/* T.Kernel frames one prim_func may hold: kernels launched one after the other */
+#define FE_MAX_KERNEL_FRAMES 16
+
 typedef struct fe_kernel {
-	tlc_func *func;
+	tlc_func *func;       /* the kernel of the T.Kernel frame being read (the last one) */
+	tlc_func *parts[FE_MAX_KERNEL_FRAMES]; /* one kernel per T.Kernel frame, in order */
+	int nparts;
 	bool eager;           /* an eager @tilelang.jit function body */
 	bool has_frame;       /* T.Kernel seen */
 	tlc_stmt *block;      /* where statements go; NULL outside T.Kernel */
