@@ -253,6 +253,12 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_ANNOTATE_SAFE_VALUE:
 		/* no code: legalize-bounds put the safe values into the guards */
 		return;
+	case TLC_OP_CALL_EXTERN:
+		/* a call of the user's device code for its effect (T.call_extern) */
+		gpu_indent(e, ind);
+		gpu_emit_expr(e, c);
+		tlc_buf_puts(e->out, ";\n");
+		return;
 	case TLC_OP_USE_SWIZZLE: {
 		/* a permutation of the blocks for L2 locality; the block variables are
 		 * defined from it at kernel entry (gpu_module.c) */

@@ -15,7 +15,7 @@ static const char *const t_builtins[] = {
 	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
-	"make_tensor", "ptr", "handle",
+	"make_tensor", "ptr", "handle", "import_source",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -495,6 +495,42 @@ static fe_val *make_tensor(fe *F, int nargs, fe_val **args, int nkw, const char 
 	return view(F, 3, va, 0, NULL, NULL, loc);
 }
 
+/* T.import_source(code): device code of the user's that the kernel's
+ * T.call_extern calls, put into the generated source before the kernels.
+ * The kernel's attribute "tlc.import_source" lists the code strings in the
+ * order given, each once; None adds nothing (TileLang's default). */
+static fe_val *import_source(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                             tlc_loc loc)
+{
+	static const char *const names[] = {"source"};
+	fe_val *a[1];
+	if (!fe_bind_args(F, "T.import_source", names, 1, 0, nargs, args, nkw, kwn, kwv, a, loc) ||
+	    !fe_need_kernel(F, "T.import_source", false, loc))
+		return NULL;
+	if (!a[0] || a[0]->kind == FV_NONE)
+		return F->none;
+	if (a[0]->kind != FV_STR) {
+		tlc_error(F->ctx, loc, "T.import_source takes the source code as a string, not %s", fe_kind_name(a[0]));
+		return NULL;
+	}
+	fe_kernel *K = F->kernel;
+	const tlc_expr *old = NULL;
+	for (int i = 0; i < K->nattrs; i++)
+		if (strcmp(K->attr_keys[i], "tlc.import_source") == 0)
+			old = K->attr_values[i];
+	int n = old && old->kind == TLC_EXPR_TUPLE ? old->u.tuple.n : 0;
+	const tlc_expr **items = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
+	const tlc_expr *code = tlc_str(F->m, a[0]->u.s);
+	for (int i = 0; i < n; i++) {
+		items[i] = old->u.tuple.items[i];
+		if (items[i] == code) /* hash-consed: the same text */
+			return F->none;
+	}
+	items[n] = code;
+	fe_kernel_add_attr(F, "tlc.import_source", tlc_tuple(F->m, n + 1, items, false));
+	return F->none;
+}
+
 /* ---- symbolic sizes and tensors ---- */
 
 static fe_val *size_symbol(fe *F, const char *name, tlc_dtype t, tlc_loc loc)
@@ -826,6 +862,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return view(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "make_tensor") == 0)
 		return make_tensor(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "import_source") == 0)
+		return import_source(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "ptr") == 0 || strcmp(n, "handle") == 0) {
 		fe_err_pointer(F, name, loc);
 		return NULL;

@@ -399,10 +399,43 @@ static bool cluster_setup(sim *s, const int64_t grid[3], const int64_t cdims[3],
  * own, or for the tile level of --compare the lowered kernel's, which a
  * pass may have given them: both levels then run and sample the same
  * blocks).  0 on a clean run. */
+/* The first T.call_extern of a kernel and the statement holding it. */
+typedef struct extern_scan {
+	const tlc_stmt *at;
+	const tlc_expr *call;
+} extern_scan;
+
+static tlc_walk_action extern_stmt(void *p, const tlc_stmt *s)
+{
+	((extern_scan *)p)->at = s;
+	return TLC_WALK_CONTINUE;
+}
+
+static tlc_walk_action extern_expr(void *p, const tlc_expr *e)
+{
+	if (e->kind != TLC_EXPR_CALL || e->u.call.op != TLC_OP_CALL_EXTERN)
+		return TLC_WALK_CONTINUE;
+	((extern_scan *)p)->call = e;
+	return TLC_WALK_STOP;
+}
+
 static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_func *clusters, const tlc_sim_options *o,
                     bool *used, const sim *prev)
 {
 	*s = (sim){.m = m, .ctx = tlc_module_context(m), .f = f, .after_pass = o->after_pass};
+	/* the user's device code (T.import_source) is C++ the simulator does not
+	 * have: say so at the call rather than run something else */
+	extern_scan xs = {0};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &xs, .stmt_pre = extern_stmt, .expr_pre = extern_expr}, f->body);
+	if (xs.call) {
+		const tlc_expr *name = xs.call->u.call.nargs > 1 ? xs.call->u.call.args[1] : NULL;
+		sim_fail(s, xs.at ? xs.at->loc : f->loc,
+		         "cannot run T.call_extern of '%s': it calls device code (T.import_source) that the "
+		         "simulator does not have; compile the kernel for a GPU target (cuda-sm90, cuda-sm80, "
+		         "hip-gfx942, ...) and run it there",
+		         name && name->kind == TLC_EXPR_STR ? name->u.str : "?");
+		return 1;
+	}
 	s->threaded = sim_is_thread_level(f, s->ctx);
 	s->block_threads = 1;
 	for (int d = 0; d < f->thread_ndim; d++) {
