@@ -127,8 +127,10 @@ static void add_launch_group(fe *F, fe_kernel *K, int na)
 		char buf[256];
 		snprintf(buf, sizeof buf, "%s_k%d", name, i);
 		p->name = tlc_intern(F->m, buf);
+		/* an array of its own: a pass may replace f's parameters in place */
 		p->nparams = K->nparams;
-		p->params = K->params;
+		p->params = tlc_alloc(F->m, sizeof(tlc_param) * (size_t)(K->nparams + 1));
+		memcpy(p->params, K->params, sizeof(tlc_param) * (size_t)K->nparams);
 		p->nattrs = na + 1;
 		p->attr_keys = tlc_alloc(F->m, sizeof(char *) * (size_t)(na + 1));
 		p->attr_values = tlc_alloc(F->m, sizeof(tlc_expr *) * (size_t)(na + 1));
