@@ -578,10 +578,17 @@ static fe_val *t_const(fe *F, int nargs, fe_val **args, bool split, tlc_loc loc)
 static fe_val *tensor_type(fe *F, const char *fname, int nargs, fe_val **args, int nkw,
                            const char **kwn, fe_val **kwv, tlc_loc loc)
 {
-	static const char *const names[] = {"shape", "dtype"};
-	fe_val *a[2];
-	if (!fe_bind_args(F, fname, names, 2, 1, nargs, args, nkw, kwn, kwv, a, loc))
+	static const char *const names[] = {"shape", "dtype", "data"};
+	fe_val *a[3];
+	bool proxy = strcmp(fname, "T.Tensor") == 0 || strcmp(fname, "T.Buffer") == 0;
+	if (!fe_bind_args(F, fname, names, proxy ? 3 : 2, 1, nargs, args, nkw, kwn, kwv, a, loc))
 		return NULL;
+	if (proxy && a[2] && a[2]->kind != FV_NONE) {
+		/* T.Tensor(shape, dtype, data=X.data): TileLang's buffer over X's
+		 * storage, T.make_tensor(X.data, shape, dtype) */
+		fe_val *m[3] = {a[2], a[0], a[1] ? a[1] : fe_str(F, "float32")};
+		return make_tensor(F, 3, m, 0, NULL, NULL, loc);
+	}
 	fe_val *v = fe_new(F, FV_TENSORTYPE);
 	v->u.tensor.shape = a[0];
 	v->u.tensor.dt = TLC_DT_FLOAT32;
