@@ -246,6 +246,26 @@ void tlc_func_set_attr(tlc_module *m, tlc_func *f, const char *key, const tlc_ex
 	f->nattrs++;
 }
 
+int tlc_func_launch_group(const tlc_func *f, const char **name, int *count)
+{
+	*name = NULL;
+	*count = 1;
+	for (int i = 0; i < f->nattrs; i++) {
+		const tlc_expr *v = f->attr_values[i];
+		if (!f->attr_keys[i] || strcmp(f->attr_keys[i], "tlc.launch_group") != 0 || v->kind != TLC_EXPR_TUPLE ||
+		    v->u.tuple.n != 3 || v->u.tuple.items[0]->kind != TLC_EXPR_STR)
+			continue;
+		int64_t idx, n;
+		if (!tlc_expr_as_int(v->u.tuple.items[1], &idx) || !tlc_expr_as_int(v->u.tuple.items[2], &n) || n < 1 ||
+		    n > INT32_MAX || idx < 0 || idx >= n)
+			continue;
+		*name = v->u.tuple.items[0]->u.str;
+		*count = (int)n;
+		return (int)idx;
+	}
+	return -1;
+}
+
 int64_t tlc_func_cluster_dims(const tlc_func *f, int64_t dims[3])
 {
 	dims[0] = dims[1] = dims[2] = 1;

@@ -397,8 +397,16 @@ bool tlc_gemm_plan_for(tlc_module *m, const tlc_gemm_info *g, int64_t threads, i
 			reasons[nreasons++] = r;
 	}
 	if (!nreasons) {
-		*why = fmt(m, "target %s has no matrix instruction for %s x %s -> %s", tlc_module_target_name(m),
-		           tlc_dtype_name(g->A->dtype), tlc_dtype_name(g->B->dtype), tlc_dtype_name(g->C->dtype));
+		/* TileLang runs a float32 gemm on NVIDIA tensor cores as TF32 (inputs
+		 * rounded to a 10-bit mantissa); without such an instruction in the
+		 * table, say what to write instead */
+		bool f32 = g->A->dtype == TLC_DT_FLOAT32 && g->B->dtype == TLC_DT_FLOAT32;
+		*why = fmt(m, "target %s has no matrix instruction for %s x %s -> %s%s", tlc_module_target_name(m),
+		           tlc_dtype_name(g->A->dtype), tlc_dtype_name(g->B->dtype), tlc_dtype_name(g->C->dtype),
+		           f32 ? " (TileLang computes a float32 gemm as TF32, which tlc does not support on this "
+		                 "target yet: cast the operands to float16 or bfloat16, e.g. copy them into float16 "
+		                 "shared buffers, or write the product as a T.Parallel loop)"
+		               : "");
 		return false;
 	}
 	tlc_buf b;

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <tlc/tileops.h>
 #include <tlc/walk.h>
 
@@ -511,12 +512,55 @@ static void check_func(verifier *v, const tlc_func *f)
 	tlc_walk_stmt(&walk, f->body);
 }
 
+/* Whether kernels a and b take the same parameters: the kernels of a
+ * launch group are called with one argument list. */
+static bool same_params(const tlc_func *a, const tlc_func *b)
+{
+	if (a->nparams != b->nparams)
+		return false;
+	for (int i = 0; i < a->nparams; i++) {
+		const tlc_param *p = &a->params[i], *q = &b->params[i];
+		if (p->kind != q->kind || (p->buf && q->buf && (p->buf->dtype != q->buf->dtype || p->buf->ndim != q->buf->ndim)) ||
+		    (p->var && q->var && p->var->dtype != q->var->dtype))
+			return false;
+	}
+	return true;
+}
+
+/* The kernels of a launch group (tlc_func_launch_group) follow each other
+ * in the module, complete and in order, with the same parameters. */
+static void check_launch_groups(verifier *v, const tlc_module *m)
+{
+	for (int i = 0; i < m->nfuncs; i++) {
+		const tlc_func *f = m->funcs[i], *prev = i ? m->funcs[i - 1] : NULL;
+		const char *name, *pname = NULL;
+		int n, pn = 1, k = f ? tlc_func_launch_group(f, &name, &n) : -1;
+		int pk = prev ? tlc_func_launch_group(prev, &pname, &pn) : -1;
+		v->loc = f ? f->loc : v->loc;
+		/* a group left unfinished by the kernel before this one */
+		if (pk >= 0 && pk < pn - 1 && (k != pk + 1 || strcmp(name, pname) != 0))
+			error(v, "kernel '%s' is kernel %d of the %d of launch group '%s', but the next kernel is not the "
+			      "group's kernel %d", prev->name, pk, pn, pname, pk + 1);
+		if (k < 0)
+			continue;
+		if (k > 0 && (pk != k - 1 || strcmp(name, pname) != 0 || pn != n))
+			error(v, "kernel '%s' is kernel %d of launch group '%s', but the kernel before it is not the group's "
+			      "kernel %d", f->name, k, name, k - 1);
+		else if (k > 0 && !same_params(prev, f))
+			error(v, "the kernels '%s' and '%s' of launch group '%s' take different parameters", prev->name,
+			      f->name, name);
+		if (k < n - 1 && i == m->nfuncs - 1)
+			error(v, "launch group '%s' ends after its kernel %d of %d ('%s')", name, k, n, f->name);
+	}
+}
+
 bool tlc_verify_module(tlc_context *ctx, const tlc_module *m, const char *after)
 {
 	verifier v = {.ctx = ctx, .after = after};
 	for (int i = 0; i < m->nfuncs; i++)
 		if (m->funcs[i])
 			check_func(&v, m->funcs[i]);
+	check_launch_groups(&v, m);
 	free(v.vars);
 	free(v.bufs);
 	free(v.reported);

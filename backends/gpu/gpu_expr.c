@@ -234,6 +234,28 @@ static void emit_call(gpu_emitter *e, const tlc_expr *x)
 		}
 		return;
 	}
+	if (op == TLC_OP_CALL_EXTERN && !e->host && x->u.call.nargs >= 2 && x->u.call.args[1]->kind == TLC_EXPR_STR) {
+		/* a function of the kernel's T.import_source code, called as written */
+		put(e, x->u.call.args[1]->u.str);
+		put(e, "(");
+		for (int i = 2; i < x->u.call.nargs; i++) {
+			if (i > 2)
+				put(e, ", ");
+			gpu_emit_expr(e, x->u.call.args[i]);
+		}
+		put(e, ")");
+		return;
+	}
+	if (op == TLC_OP_ADDRESS_OF && !e->host && x->u.call.nargs == 1 && x->u.call.args[0]->kind == TLC_EXPR_LOAD) {
+		/* the element's address: the buffer's storage plus its flat offset */
+		const tlc_expr *l = x->u.call.args[0];
+		put(e, "(");
+		put(e, gpu_name(e, l->u.load.buf->name));
+		put(e, " + ");
+		gpu_emit_flat_index(e, l->u.load.buf, l->u.load.n, l->u.load.idx);
+		put(e, ")");
+		return;
+	}
 	if ((op == TLC_OP_THREAD_IDX || op == TLC_OP_BLOCK_IDX) && !e->host) {
 		int64_t d = 0;
 		if (x->u.call.nargs == 1 && tlc_expr_as_int(x->u.call.args[0], &d) && d >= 0 && d < 3) {

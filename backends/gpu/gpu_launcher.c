@@ -39,6 +39,12 @@ const char *gpu_launcher_name(const tlc_func *f)
 	return strcmp(f->name, "main") == 0 ? "main_launch" : f->name;
 }
 
+/* The C name of launch group `group`'s function (as gpu_launcher_name). */
+static const char *group_launcher_name(const char *group)
+{
+	return strcmp(group, "main") == 0 ? "main_launch" : group;
+}
+
 /* The C name of a parameter. */
 static const char *param_name(gpu_emitter *e, const tlc_param *p)
 {
@@ -156,23 +162,31 @@ static bool first_text(const gpu_emitter *e, int i, bool doc)
 
 /* NAME_error_string: the message of a host argument's builder when one
  * failed (gpu_host_arg.error_message), else the runtime's. */
-static void emit_error_string(gpu_emitter *e, tlc_buf *out)
+static void emit_error_string(gpu_emitter *e, tlc_buf *out, bool part)
 {
 	const char *rt = e->target->vendor->runtime;
-	tlc_buf_printf(out, "extern \"C\" const char *%s_error_string(int err)\n{\n", gpu_launcher_name(e->f));
+	tlc_buf_printf(out, "%s const char *%s_error_string(int err)\n{\n", part ? "static" : "extern \"C\"",
+	               gpu_launcher_name(e->f));
 	for (int i = 0; i < e->nhost_args; i++) {
 		const char *msg = e->host_args[i].error_message;
 		if (first_text(e, i, false))
 			tlc_buf_printf(out, "\tif (err != 0 && (%s)[0] != '\\0')\n\t\treturn %s;\n", msg, msg);
 	}
-	tlc_buf_printf(out, "\treturn %sGetErrorString((%sError_t)err);\n}\n\n", rt, rt);
+	/* a kernel of a launch group: NULL, and the group's function goes on */
+	if (part)
+		tlc_buf_puts(out, "\treturn NULL;\n}\n\n");
+	else
+		tlc_buf_printf(out, "\treturn %sGetErrorString((%sError_t)err);\n}\n\n", rt, rt);
 }
 
 void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 {
-	const char *launcher = gpu_launcher_name(e->f), *rt = e->target->vendor->runtime;
-	emit_error_string(e, out);
-	tlc_buf_printf(out, "extern \"C\" int %s(", launcher);
+	const char *launcher = gpu_launcher_name(e->f), *rt = e->target->vendor->runtime, *group;
+	int nparts;
+	/* the kernels of a launch group are launched by the group's function */
+	bool part = tlc_func_launch_group(e->f, &group, &nparts) >= 0;
+	emit_error_string(e, out, part);
+	tlc_buf_printf(out, "%s int %s(", part ? "static" : "extern \"C\"", launcher);
 	emit_launcher_params(e, out, false);
 	tlc_buf_puts(out, "\n{\n");
 	/* static arrays and mbarriers count against the same default */
@@ -199,6 +213,34 @@ void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	for (int i = 0; i < e->nhost_args; i++, first = false)
 		tlc_buf_printf(out, "%s%s", first ? "" : ", ", e->host_args[i].name);
 	tlc_buf_printf(out, ");\n\treturn (int)%sGetLastError();\n}\n\n", rt);
+}
+
+/* The function of a launch group (tlc_func_launch_group), after its
+ * kernels' static launchers: each launched in order on `stream`, the first
+ * failure returned; its error string asks each kernel's for a message of
+ * its own (a host argument that could not be built) before the runtime's. */
+void gpu_emit_group_launcher(gpu_emitter *e, tlc_buf *out, const tlc_func *const *parts, int nparts)
+{
+	const char *group, *rt = e->target->vendor->runtime;
+	int n;
+	tlc_func_launch_group(e->f, &group, &n);
+	const char *launcher = group_launcher_name(group);
+	tlc_buf_printf(out, "extern \"C\" const char *%s_error_string(int err)\n{\n\tconst char *tlc_msg;\n",
+	               launcher);
+	for (int i = 0; i < nparts; i++)
+		tlc_buf_printf(out, "\tif ((tlc_msg = %s_error_string(err)) != NULL)\n\t\treturn tlc_msg;\n",
+		               gpu_launcher_name(parts[i]));
+	tlc_buf_printf(out, "\treturn %sGetErrorString((%sError_t)err);\n}\n\n", rt, rt);
+	tlc_buf_printf(out, "extern \"C\" int %s(", launcher);
+	emit_launcher_params(e, out, false);
+	tlc_buf_puts(out, "\n{\n\tint tlc_err;\n");
+	for (int i = 0; i < nparts; i++) {
+		tlc_buf_printf(out, "\tif ((tlc_err = %s(", gpu_launcher_name(parts[i]));
+		for (int k = 0; k < e->f->nparams; k++)
+			tlc_buf_printf(out, "%s, ", param_name(e, &e->f->params[k]));
+		tlc_buf_puts(out, "stream)) != 0)\n\t\treturn tlc_err;\n");
+	}
+	tlc_buf_puts(out, "\treturn 0;\n}\n\n");
 }
 
 /* ---- the C header ---- */
@@ -242,9 +284,9 @@ static void emit_param_docs(gpu_emitter *e, tlc_buf *h)
 }
 
 /* The machine-readable line: see the top of this file. */
-static void emit_signature(gpu_emitter *e, tlc_buf *h)
+static void emit_signature(gpu_emitter *e, tlc_buf *h, const char *launcher)
 {
-	tlc_buf_printf(h, " * tlc-signature: %s", gpu_launcher_name(e->f));
+	tlc_buf_printf(h, " * tlc-signature: %s", launcher);
 	for (int i = 0; i < e->f->nparams; i++) {
 		const tlc_param *p = &e->f->params[i];
 		if (p->kind == TLC_PARAM_TENSOR)
@@ -254,7 +296,7 @@ static void emit_signature(gpu_emitter *e, tlc_buf *h)
 			tlc_buf_printf(h, " %s:%s", param_name(e, p), tlc_dtype_name(p->var->dtype));
 	}
 	tlc_buf_puts(h, " stream\n");
-	tlc_buf_printf(h, " * tlc-shapes: %s", gpu_launcher_name(e->f));
+	tlc_buf_printf(h, " * tlc-shapes: %s", launcher);
 	for (int i = 0; i < e->f->nparams; i++) {
 		const tlc_param *p = &e->f->params[i];
 		if (p->kind != TLC_PARAM_TENSOR)
@@ -276,12 +318,23 @@ static void emit_signature(gpu_emitter *e, tlc_buf *h)
 	tlc_buf_putc(h, '\n');
 }
 
-void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h)
+void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h, const tlc_func *const *parts, int nparts)
 {
-	const char *launcher = gpu_launcher_name(e->f), *rt = e->target->vendor->runtime;
-	tlc_buf_printf(h,
-		       "/* %s: launch kernel %s_kernel on `stream` (a %sStream_t; NULL for the default stream).\n",
-		       launcher, e->f->name, rt);
+	const char *group, *rt = e->target->vendor->runtime;
+	int n;
+	bool grouped = tlc_func_launch_group(e->f, &group, &n) >= 0;
+	const char *launcher = grouped ? group_launcher_name(group) : gpu_launcher_name(e->f);
+	if (grouped) {
+		tlc_buf_printf(h, "/* %s: launch the kernels", launcher);
+		for (int i = 0; i < nparts; i++)
+			tlc_buf_printf(h, "%s %s_kernel", i ? "," : "", parts[i]->name);
+		tlc_buf_printf(h, "\n *   (the T.Kernel frames of %s) one after the other on `stream` (a %sStream_t; NULL "
+		               "for the\n *   default stream).\n", group, rt);
+	} else {
+		tlc_buf_printf(h,
+			       "/* %s: launch kernel %s_kernel on `stream` (a %sStream_t; NULL for the default stream).\n",
+			       launcher, e->f->name, rt);
+	}
 	emit_param_docs(e, h);
 	for (int i = 0; i < e->nhost_args; i++)
 		if (first_text(e, i, true))
@@ -289,7 +342,7 @@ void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h)
 	tlc_buf_printf(h,
 		       " * Returns a %sError_t value: 0 on success; %s_error_string() names it.\n",
 		       rt, launcher);
-	emit_signature(e, h);
+	emit_signature(e, h, launcher);
 	tlc_buf_printf(h, " */\nint %s(", launcher);
 	emit_launcher_params(e, h, true);
 	bool setup_message = false;

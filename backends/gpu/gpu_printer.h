@@ -351,10 +351,16 @@ void gpu_paste_device_text(tlc_buf *out, const char *text, const char *file);
 
 /* The C symbol of f's launcher: f's name, but never `main`. */
 const char *gpu_launcher_name(const tlc_func *f);
-/* Append f's NAME_error_string() and its launcher NAME(...) to out. */
+/* Append f's NAME_error_string() and its launcher NAME(...) to out (static
+ * when f is a kernel of a launch group, tlc_func_launch_group). */
 void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3]);
-/* Append the documented C declarations of f's launcher to h. */
-void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h);
+/* Append the function of e->f's launch group, which launches its kernels
+ * `parts` (e->f the last) in order, and its error string, to out. */
+void gpu_emit_group_launcher(gpu_emitter *e, tlc_buf *out, const tlc_func *const *parts, int nparts);
+/* Append the documented C declarations of f's launcher to h; for the last
+ * kernel of a launch group, those of the group's function (its kernels
+ * `parts`). */
+void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h, const tlc_func *const *parts, int nparts);
 /* Write the whole C header of module m around the declarations `decls`. */
 void gpu_emit_header_file(tlc_buf *out, const tlc_module *m, const gpu_target *t, const char *decls);
 

@@ -83,10 +83,21 @@ static void emit_alloc(gpu_emitter *e, const tlc_stmt *s, int ind)
 			  tlc_dtype_name(b->dtype), gpu_target_name(e));
 		return;
 	}
-	if (b->alias_of) {
-		tlc_error(e->ctx, s->loc,
-			  "T.view ('%s' over '%s') is not supported by target %s yet", b->name,
-			  b->alias_of->name, gpu_target_name(e));
+	if (b->alias_of && b->scope != TLC_SCOPE_SHARED_DYN) {
+		/* a view of a tensor (T.view, T.make_tensor(A.data, ...)) or of a
+		 * static shared or local array: a pointer to the same storage, which
+		 * the accesses index with the view's own shape; a dynamic-shared view
+		 * is placed at its source's offset by storage-plan (below) */
+		const tlc_buffer *src = b->alias_of;
+		if (src->scope != TLC_SCOPE_GLOBAL && src->scope != TLC_SCOPE_SHARED && src->scope != TLC_SCOPE_LOCAL) {
+			tlc_error(e->ctx, s->loc, "T.view ('%s' over '%s', a %s buffer) is not supported by target %s yet: "
+			          "view tensors and shared or local buffers", b->name, src->name,
+			          tlc_scope_name(src->scope), gpu_target_name(e));
+			return;
+		}
+		gpu_indent(e, ind);
+		tlc_buf_printf(e->out, "%s *%s = reinterpret_cast<%s *>(%s);\n", ty, name, ty,
+		               gpu_name(e, src->name));
 		return;
 	}
 	if (b->scope != TLC_SCOPE_VAR && !tlc_buffer_numel(b, &numel)) {
@@ -241,6 +252,12 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 		return;
 	case TLC_OP_ANNOTATE_SAFE_VALUE:
 		/* no code: legalize-bounds put the safe values into the guards */
+		return;
+	case TLC_OP_CALL_EXTERN:
+		/* a call of the user's device code for its effect (T.call_extern) */
+		gpu_indent(e, ind);
+		gpu_emit_expr(e, c);
+		tlc_buf_puts(e->out, ";\n");
 		return;
 	case TLC_OP_USE_SWIZZLE: {
 		/* a permutation of the blocks for L2 locality; the block variables are

@@ -115,6 +115,36 @@ static bool apply_configs(fe *F, fe_val *cfg, tlc_loc loc)
 	return true;
 }
 
+/* A prim_func of several T.Kernel frames: kernel i of them is NAME_k<i>,
+ * with all the prim_func's parameters and attributes and ("tlc.launch_group":
+ * (NAME, i, n)), which tells the host launcher and tlc-sim to run them in
+ * order (tlc_func_launch_group). */
+static void add_launch_group(fe *F, fe_kernel *K, int na)
+{
+	const char *name = K->parts[0]->name;
+	for (int i = 0; i < K->nparts; i++) {
+		tlc_func *p = K->parts[i];
+		char buf[256];
+		snprintf(buf, sizeof buf, "%s_k%d", name, i);
+		p->name = tlc_intern(F->m, buf);
+		/* an array of its own: a pass may replace f's parameters in place */
+		p->nparams = K->nparams;
+		p->params = tlc_alloc(F->m, sizeof(tlc_param) * (size_t)(K->nparams + 1));
+		memcpy(p->params, K->params, sizeof(tlc_param) * (size_t)K->nparams);
+		p->nattrs = na + 1;
+		p->attr_keys = tlc_alloc(F->m, sizeof(char *) * (size_t)(na + 1));
+		p->attr_values = tlc_alloc(F->m, sizeof(tlc_expr *) * (size_t)(na + 1));
+		for (int a = 0; a < na; a++) {
+			p->attr_keys[a] = K->attr_keys[a];
+			p->attr_values[a] = K->attr_values[a];
+		}
+		const tlc_expr *g[3] = {tlc_str(F->m, name), tlc_i32(F->m, i), tlc_i32(F->m, K->nparts)};
+		p->attr_keys[na] = tlc_intern(F->m, "tlc.launch_group");
+		p->attr_values[na] = tlc_tuple(F->m, 3, g, false);
+		tlc_module_add_func(F->m, p);
+	}
+}
+
 /* Move the finished kernel into the module. */
 static bool finish_kernel(fe *F, fe_kernel *K, fe_val *out_idx, fe_val *configs, tlc_loc loc)
 {
@@ -152,6 +182,10 @@ static bool finish_kernel(fe *F, fe_kernel *K, fe_val *out_idx, fe_val *configs,
 		}
 		K->attr_keys[na] = K->attr_keys[i];
 		K->attr_values[na++] = K->attr_values[i];
+	}
+	if (K->nparts > 1) {
+		add_launch_group(F, K, na);
+		return true;
 	}
 	f->nparams = K->nparams;
 	f->params = K->params;
@@ -211,6 +245,9 @@ static bool instantiate(fe *F, fe_val *pf, const char *name, int first_dyn)
 					ps[i] = (tlc_param){.kind = TLC_PARAM_SCALAR, .var = v};
 					fe_env_set(F, env, p->name, fe_expr(F, tlc_var_ref(F->m, v)));
 				}
+			} else if (a->kind == FV_BUILTIN && (!strcmp(a->u.s, "T.ptr") || !strcmp(a->u.s, "T.handle"))) {
+				fe_err_pointer(F, a->u.s, p->annotation->loc);
+				ok = false;
 			} else {
 				tlc_error(F->ctx, p->annotation->loc, "parameter '%s' needs a T.Tensor or dtype "
 				          "annotation, got %s", p->name, fe_kind_name(a));

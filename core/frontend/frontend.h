@@ -52,6 +52,7 @@ typedef enum fe_kind {
 	FV_LOOP,      /* T.Parallel(...), T.Pipelined(...), ...: only iterable by `for` in a kernel */
 	FV_KERNEL,    /* T.Kernel(...): only usable in `with` */
 	FV_SCOPEOP,   /* T.ws(...), T.attr(...): only usable in `with` */
+	FV_DATAPTR,   /* buf.data: the storage of buffer u.buf, for T.make_tensor */
 } fe_kind;
 
 /* Module kinds (FV_MODULE). */
@@ -172,8 +173,13 @@ typedef struct fe_frame {
 } fe_frame;
 
 /* The kernel being built. */
+/* T.Kernel frames one prim_func may hold: kernels launched one after the other */
+#define FE_MAX_KERNEL_FRAMES 16
+
 typedef struct fe_kernel {
-	tlc_func *func;
+	tlc_func *func;       /* the kernel of the T.Kernel frame being read (the last one) */
+	tlc_func *parts[FE_MAX_KERNEL_FRAMES]; /* one kernel per T.Kernel frame, in order */
+	int nparts;
 	bool eager;           /* an eager @tilelang.jit function body */
 	bool has_frame;       /* T.Kernel seen */
 	tlc_stmt *block;      /* where statements go; NULL outside T.Kernel */
@@ -372,6 +378,11 @@ bool fe_as_int(fe_val *v, int64_t *out);
 bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out);
 /* True for TileLang dtypes tlc does not support yet (int4, float4_e2m1fn, ...). */
 bool fe_dtype_unsupported(const char *name);
+/* The error for a raw pointer (T.ptr, T.handle, T.make_tensor of one):
+ * what names it, and what to write instead. */
+void fe_err_pointer(fe *F, const char *what, tlc_loc loc);
+/* The error for such a name: what to write instead (packed uint8 storage). */
+void fe_dtype_unsupported_error(fe *F, const char *name, tlc_loc loc);
 /* Print a value for a message ("128", "'n'", "n * 2"); nesting past
  * FE_MAX_VALUE_DEPTH prints as [...] and the text stops near F->lim.string_bytes. */
 const char *fe_show(fe *F, fe_val *v);

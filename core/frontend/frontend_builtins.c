@@ -188,6 +188,11 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 			return fe_str(F, v->u.buf->name);
 		if (strcmp(name, "ndim") == 0)
 			return fe_int(F, v->u.buf->ndim);
+		if (strcmp(name, "data") == 0) {
+			fe_val *p = fe_new(F, FV_DATAPTR);
+			p->u.buf = v->u.buf;
+			return p;
+		}
 		break;
 	case FV_EXPR:
 		if (strcmp(name, "dtype") == 0)
@@ -206,6 +211,11 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 			return fe_dtype(F, v->u.tensor.dt);
 		if (strcmp(name, "shape") == 0)
 			return v->u.tensor.shape;
+		break;
+	case FV_BUILTIN:
+		/* T.Tensor.from_ptr(ptr, shape, dtype, strides) is T.make_tensor */
+		if (strcmp(v->u.s, "T.Tensor") == 0 && strcmp(name, "from_ptr") == 0)
+			return fe_builtin(F, "T.make_tensor");
 		break;
 	case FV_DTYPE:
 		if (strcmp(name, "bits") == 0)

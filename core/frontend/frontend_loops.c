@@ -439,10 +439,16 @@ static fe_flow with_kernel(fe *F, fe_env *env, py_node *s, int item, fe_val *k, 
 		return FL_ERROR;
 	}
 	if (K->has_frame) {
-		tlc_error(F->ctx, s->loc, "a kernel can have only one T.Kernel frame");
-		return FL_ERROR;
+		/* another T.Kernel frame: another kernel, launched after the ones
+		 * before it on the same stream (finish_kernel makes them a group) */
+		if (K->nparts == FE_MAX_KERNEL_FRAMES) {
+			tlc_error(F->ctx, s->loc, "a kernel can have at most %d T.Kernel frames", FE_MAX_KERNEL_FRAMES);
+			return FL_ERROR;
+		}
+		K->func = tlc_func_new(F->m, K->func->name, s->loc);
 	}
 	tlc_func *f = K->func;
+	K->parts[K->nparts++] = f;
 	f->grid_ndim = k->u.kernel->ngrid;
 	f->thread_ndim = k->u.kernel->nthreads;
 	for (int i = 0; i < 3; i++) {

@@ -321,6 +321,62 @@ static bool atomic_keyword(fe *F, const char *kw, fe_val *v, bool *keep, tlc_loc
 	return true;
 }
 
+/* A C++ callee as T.call_extern names it: an identifier, maybe qualified
+ * (ns::f) or with template arguments (f<8, float>). */
+static bool is_callee_name(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr("_:<>, ", *s)))
+			return false;
+	return true;
+}
+
+/* T.call_extern(dtype, "name", args...): the return type ("handle" or
+ * None: none), the function's name, then its arguments -- scalars, and
+ * pointers as T.address_of(buf[i]) or buf.data (the address of its first
+ * element).  The dtype is kept as its name, which the printed IR reads
+ * back. */
+static bool extern_call_args(fe *F, int n, fe_val **slot, const tlc_expr **ax, tlc_dtype *t, tlc_loc loc)
+{
+	*t = TLC_DT_VOID;
+	if (slot[0]->kind == FV_NONE || (slot[0]->kind == FV_STR && strcmp(slot[0]->u.s, "handle") == 0)) {
+		ax[0] = tlc_str(F->m, "handle");
+	} else {
+		if (!fe_to_dtype(F, slot[0], loc, t))
+			return false;
+		ax[0] = tlc_str(F->m, tlc_dtype_name(*t));
+	}
+	if (slot[1]->kind != FV_STR || !is_callee_name(slot[1]->u.s)) {
+		tlc_error(F->ctx, loc, "T.call_extern: the function must be named by a string holding a C++ name "
+		          "(f, ns::f, f<8>), not %s", fe_show(F, slot[1]));
+		return false;
+	}
+	ax[1] = tlc_str(F->m, slot[1]->u.s);
+	for (int i = 2; i < n; i++) {
+		if (slot[i]->kind == FV_DATAPTR) {
+			tlc_buffer *b = slot[i]->u.buf;
+			const tlc_expr **zero = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(b->ndim + 1));
+			for (int d = 0; d < b->ndim; d++)
+				zero[d] = tlc_i32(F->m, 0);
+			const tlc_expr *el = tlc_load(F->m, b, b->ndim, zero);
+			ax[i] = tlc_call(F->m, TLC_OP_ADDRESS_OF, TLC_DT_VOID, 1, &el, 0, NULL, NULL);
+		} else if (slot[i]->kind == FV_STR) {
+			tlc_error(F->ctx, loc, "T.call_extern: argument %d is a string; pass numbers, elements and "
+			          "pointers (T.address_of(buf[i]), buf.data)", i + 1);
+			return false;
+		} else if (slot[i]->kind == FV_EXPR && slot[i]->u.e->kind == TLC_EXPR_CALL &&
+		           slot[i]->u.e->u.call.op == TLC_OP_ADDRESS_OF) {
+			ax[i] = slot[i]->u.e;
+		} else if (!(ax[i] = fe_to_scalar(F, slot[i], loc))) {
+			return false;
+		}
+	}
+	return true;
+}
+
 fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **args, int nkw,
                    const char **kw_names, fe_val **kw_vals, tlc_loc loc)
 {
@@ -431,7 +487,12 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		return NULL;
 	}
 	const tlc_expr **ax = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
+	tlc_dtype extern_type = TLC_DT_VOID;
+	if (op == TLC_OP_CALL_EXTERN && !extern_call_args(F, n, slot, ax, &extern_type, loc))
+		return NULL;
 	for (int i = 0; i < n; i++) {
+		if (op == TLC_OP_CALL_EXTERN)
+			continue; /* converted above */
 		if (op == TLC_OP_ANNOTATE_LAYOUT)
 			ax[i] = fe_layout_map(F, slot[i], loc);
 		else if (op == TLC_OP_ANNOTATE_SAFE_VALUE)
@@ -511,6 +572,13 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 			return NULL;
 		}
 	}
+	if (op == TLC_OP_ADDRESS_OF && ax[0]->kind != TLC_EXPR_LOAD) {
+		tlc_error(F->ctx, loc, "T.address_of takes one element of a buffer, such as buf[i, 0], not '%s'",
+		          fe_show(F, slot[0]));
+		return NULL;
+	}
+	if (op == TLC_OP_CALL_EXTERN)
+		call = tlc_call(F->m, op, extern_type, n, ax, nk, kwn, kwx);
 	if (!fe_expr_depth_ok(F, call))
 		return NULL;
 	fe_val *v = fe_new(F, FV_EXPR);

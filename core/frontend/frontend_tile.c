@@ -15,6 +15,7 @@ static const char *const t_builtins[] = {
 	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
+	"make_tensor", "ptr", "handle", "import_source",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -35,7 +36,7 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 		return v;
 	}
 	if (fe_dtype_unsupported(name)) {
-		tlc_error(F->ctx, loc, "%s is not supported yet", name);
+		fe_dtype_unsupported_error(F, name, loc);
 		return NULL;
 	}
 	tlc_dtype t = tlc_dtype_from_name(name);
@@ -438,6 +439,98 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	return fe_buf(F, b);
 }
 
+void fe_err_pointer(fe *F, const char *what, tlc_loc loc)
+{
+	tlc_error(F->ctx, loc, "%s (a raw pointer: a pointer parameter or a tensor of pointers) is not supported: a "
+	          "kernel's parameters are tensors with a shape and integer scalars; declare the tensor as a "
+	          "parameter 'X: T.Tensor(shape, dtype)' (a flat one may be viewed with another shape by "
+	          "T.make_tensor(X.data, shape, dtype))", what);
+}
+
+/* T.make_tensor(ptr, shape, dtype="float32", strides=None) (and
+ * T.Tensor.from_ptr): TileLang's buffer over a pointer.  tlc has pointers
+ * only as the storage of its buffers (X.data), so it is T.view(X, shape,
+ * dtype) -- with TileLang's default dtype, float32, not X's. */
+static fe_val *make_tensor(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                           tlc_loc loc)
+{
+	static const char *const names[] = {"ptr", "shape", "dtype", "strides"};
+	fe_val *a[4];
+	if (!fe_bind_args(F, "T.make_tensor", names, 4, 2, nargs, args, nkw, kwn, kwv, a, loc))
+		return NULL;
+	if (a[0]->kind != FV_DATAPTR) {
+		if (a[0]->kind == FV_BUF)
+			tlc_error(F->ctx, loc, "T.make_tensor takes a pointer: write '%s.data' for the storage of "
+			          "buffer '%s'", a[0]->u.buf->name, a[0]->u.buf->name);
+		else
+			fe_err_pointer(F, "T.make_tensor of a pointer value", loc);
+		return NULL;
+	}
+	int n;
+	const tlc_expr **dims;
+	if (!shape_of(F, a[1], "T.make_tensor shape", false, loc, &n, &dims))
+		return NULL;
+	if (a[3] && a[3]->kind != FV_NONE) {
+		/* only the row-major strides of the shape: what a view is */
+		fe_val *s = a[3];
+		bool seq = s->kind == FV_TUPLE || s->kind == FV_LIST;
+		bool ok = seq && s->u.seq.n == n;
+		const tlc_expr *want = tlc_i32(F->m, 1);
+		for (int d = n - 1; ok && d >= 0; d--) {
+			const tlc_expr *got = fe_to_scalar(F, s->u.seq.items[d], loc);
+			if (!got)
+				return NULL;
+			int64_t diff;
+			ok = tlc_expr_as_int(tlc_simplify_expr(F->m, tlc_binary(F->m, TLC_EXPR_SUB, got, want)), &diff) &&
+			     diff == 0;
+			want = tlc_binary(F->m, TLC_EXPR_MUL, want, dims[d]);
+		}
+		if (!ok) {
+			tlc_error(F->ctx, loc, "T.make_tensor with strides %s: only the row-major strides of its shape "
+			          "are supported (leave strides=None)", fe_show(F, s));
+			return NULL;
+		}
+	}
+	fe_val *va[3] = {fe_buf(F, a[0]->u.buf), a[1], a[2] ? a[2] : fe_str(F, "float32")};
+	return view(F, 3, va, 0, NULL, NULL, loc);
+}
+
+/* T.import_source(code): device code of the user's that the kernel's
+ * T.call_extern calls, put into the generated source before the kernels.
+ * The kernel's attribute "tlc.import_source" lists the code strings in the
+ * order given, each once; None adds nothing (TileLang's default). */
+static fe_val *import_source(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                             tlc_loc loc)
+{
+	static const char *const names[] = {"source"};
+	fe_val *a[1];
+	if (!fe_bind_args(F, "T.import_source", names, 1, 0, nargs, args, nkw, kwn, kwv, a, loc) ||
+	    !fe_need_kernel(F, "T.import_source", false, loc))
+		return NULL;
+	if (!a[0] || a[0]->kind == FV_NONE)
+		return F->none;
+	if (a[0]->kind != FV_STR) {
+		tlc_error(F->ctx, loc, "T.import_source takes the source code as a string, not %s", fe_kind_name(a[0]));
+		return NULL;
+	}
+	fe_kernel *K = F->kernel;
+	const tlc_expr *old = NULL;
+	for (int i = 0; i < K->nattrs; i++)
+		if (strcmp(K->attr_keys[i], "tlc.import_source") == 0)
+			old = K->attr_values[i];
+	int n = old && old->kind == TLC_EXPR_TUPLE ? old->u.tuple.n : 0;
+	const tlc_expr **items = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
+	const tlc_expr *code = tlc_str(F->m, a[0]->u.s);
+	for (int i = 0; i < n; i++) {
+		items[i] = old->u.tuple.items[i];
+		if (items[i] == code) /* hash-consed: the same text */
+			return F->none;
+	}
+	items[n] = code;
+	fe_kernel_add_attr(F, "tlc.import_source", tlc_tuple(F->m, n + 1, items, false));
+	return F->none;
+}
+
 /* ---- symbolic sizes and tensors ---- */
 
 static fe_val *size_symbol(fe *F, const char *name, tlc_dtype t, tlc_loc loc)
@@ -535,10 +628,17 @@ static fe_val *t_dynamic(fe *F, const char *fname, int nargs, fe_val **args, int
 static fe_val *tensor_type(fe *F, const char *fname, int nargs, fe_val **args, int nkw,
                            const char **kwn, fe_val **kwv, tlc_loc loc)
 {
-	static const char *const names[] = {"shape", "dtype"};
-	fe_val *a[2];
-	if (!fe_bind_args(F, fname, names, 2, 1, nargs, args, nkw, kwn, kwv, a, loc))
+	static const char *const names[] = {"shape", "dtype", "data"};
+	fe_val *a[3];
+	bool proxy = strcmp(fname, "T.Tensor") == 0 || strcmp(fname, "T.Buffer") == 0;
+	if (!fe_bind_args(F, fname, names, proxy ? 3 : 2, 1, nargs, args, nkw, kwn, kwv, a, loc))
 		return NULL;
+	if (proxy && a[2] && a[2]->kind != FV_NONE) {
+		/* T.Tensor(shape, dtype, data=X.data): TileLang's buffer over X's
+		 * storage, T.make_tensor(X.data, shape, dtype) */
+		fe_val *m[3] = {a[2], a[0], a[1] ? a[1] : fe_str(F, "float32")};
+		return make_tensor(F, 3, m, 0, NULL, NULL, loc);
+	}
 	fe_val *v = fe_new(F, FV_TENSORTYPE);
 	v->u.tensor.shape = a[0];
 	v->u.tensor.dt = TLC_DT_FLOAT32;
@@ -822,6 +922,14 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_simple_loop(F, name, TLC_FOR_THREAD, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "view") == 0)
 		return view(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "make_tensor") == 0)
+		return make_tensor(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "import_source") == 0)
+		return import_source(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "ptr") == 0 || strcmp(n, "handle") == 0) {
+		fe_err_pointer(F, name, loc);
+		return NULL;
+	}
 	if (strcmp(n, "alloc_global") == 0)
 		return t_alloc_global(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Persistent") == 0)

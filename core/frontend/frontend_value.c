@@ -273,6 +273,7 @@ const char *fe_kind_name(const fe_val *v)
 	case FV_BUF: return "buffer";
 	case FV_PRIMFUNC: return "T.prim_func";
 	case FV_TENSORTYPE: return "T.Tensor type";
+	case FV_DATAPTR: return "buffer data pointer";
 	case FV_MISSING: return "missing parameter";
 	case FV_RANGE: return "range";
 	case FV_LOOP: return "loop range";
@@ -693,7 +694,7 @@ bool fe_scalar_pair(fe *F, tlc_expr_kind k, fe_val *a, fe_val *b, tlc_loc loc, c
 static const char *const unsupported_dtypes[] = {
 	"int4", "uint4", "int2", "uint2", "int1", "uint1", "float4_e2m1fn", "float4",
 	"float6_e2m3fn", "float6_e3m2fn", "float8_e8m0fnu",
-	"float8_e4m3b11fnuz", "float4_e2m1fnx2",
+	"float8_e4m3b11fnuz", "float4_e2m1fnx2", "tfloat32",
 };
 
 bool fe_dtype_unsupported(const char *name)
@@ -704,6 +705,27 @@ bool fe_dtype_unsupported(const char *name)
 	return false;
 }
 
+void fe_dtype_unsupported_error(fe *F, const char *name, tlc_loc loc)
+{
+	/* TileLang's sub-byte types pack several values into each byte; its
+	 * dequantizing kernels declare that packed storage as uint8/int8 and
+	 * unpack with shifts, which tlc compiles: say so */
+	if (strncmp(name, "int", 3) == 0 || strncmp(name, "uint", 4) == 0)
+		tlc_error(F->ctx, loc, "%s is not supported yet: tlc has no packed sub-byte integer tensors; declare "
+		          "the packed storage as a uint8 (or int8) tensor with %s values per byte and unpack them with "
+		          "shifts and masks, e.g. (B[i, j // 2] >> (4 * (j %% 2))) & 0xF for 4-bit values",
+		          name, name[strlen(name) - 1] == '4' ? "two" : name[strlen(name) - 1] == '2' ? "four" : "eight");
+	else if (strncmp(name, "float4", 6) == 0 || strncmp(name, "float6", 6) == 0)
+		tlc_error(F->ctx, loc, "%s is not supported yet: tlc has no packed sub-byte float tensors; declare the "
+		          "packed storage as a uint8 tensor and decode each value's sign, exponent and mantissa bits "
+		          "with shifts and masks into a float16/bfloat16/float32 value", name);
+	else if (strcmp(name, "tfloat32") == 0 || strcmp(name, "tf32") == 0)
+		tlc_error(F->ctx, loc, "%s is not supported yet: declare float32 buffers (TileLang's T.gemm of float32 "
+		          "operands is the TF32 tensor-core gemm)", name);
+	else
+		tlc_error(F->ctx, loc, "%s is not supported yet", name);
+}
+
 bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 {
 	if (v->kind == FV_DTYPE) {
@@ -712,7 +734,7 @@ bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 	}
 	if (v->kind == FV_STR) {
 		if (fe_dtype_unsupported(v->u.s)) {
-			tlc_error(F->ctx, loc, "%s is not supported yet", v->u.s);
+			fe_dtype_unsupported_error(F, v->u.s, loc);
 			return false;
 		}
 		tlc_dtype t = tlc_dtype_from_name(v->u.s);
@@ -730,6 +752,10 @@ bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 	}
 	if (v->kind == FV_HOST || v->kind == FV_MISSING) {
 		fe_err_not_kernel(F, v, loc);
+		return false;
+	}
+	if (v->kind == FV_BUILTIN && (strcmp(v->u.s, "T.ptr") == 0 || strcmp(v->u.s, "T.handle") == 0)) {
+		fe_err_pointer(F, v->u.s, loc);
 		return false;
 	}
 	tlc_error(F->ctx, loc, "expected a dtype, got %s", fe_kind_name(v));

@@ -68,8 +68,10 @@ static void random_fill(sim_array *a, uint64_t seed)
 	}
 }
 
-/* The parameters: scalars bound, tensors allocated and filled. */
-static bool bind_params(sim *s, const tlc_sim_options *o, bool *used)
+/* The parameters: scalars bound, tensors allocated and filled (with the
+ * values `prev`, the kernel before this one in its launch group, left in
+ * them, when there is one). */
+static bool bind_params(sim *s, const tlc_sim_options *o, bool *used, const sim *prev)
 {
 	const tlc_func *f = s->f;
 	for (int i = 0; i < f->nparams && !s->stop; i++) {
@@ -107,6 +109,18 @@ static bool bind_params(sim *s, const tlc_sim_options *o, bool *used)
 			break;
 		}
 		sim_set_array(s, b, a);
+		if (prev) {
+			const tlc_param *q = i < prev->f->nparams ? &prev->f->params[i] : NULL;
+			const sim_array *pa = q && q->kind == TLC_PARAM_TENSOR ? prev->arrays[q->buf->id] : NULL;
+			if (!pa || pa->numel != a->numel || pa->dtype != a->dtype) {
+				sim_fail(s, b->loc, "'%s' of kernel '%s' is not the tensor of the kernel before it in its "
+				         "launch group", b->name, f->name);
+				break;
+			}
+			for (int64_t e = 0; e < a->numel; e++)
+				sim_array_set(a, e, sim_array_get(pa, e));
+			continue;
+		}
 		const char *path = input_of(o, b->name, used);
 		char why[512];
 		if (path && !sim_npy_read(path, a, why, sizeof why))
@@ -117,7 +131,9 @@ static bool bind_params(sim *s, const tlc_sim_options *o, bool *used)
 	return !s->stop;
 }
 
-static bool write_outputs(sim *s, const tlc_sim_options *o, bool prefix)
+/* The tensors of s's kernel into the output directory, as NAME.npy or,
+ * when `prefix` is not NULL, PREFIX.NAME.npy. */
+static bool write_outputs(sim *s, const tlc_sim_options *o, const char *prefix)
 {
 	if (!o->out_dir)
 		return true;
@@ -129,9 +145,9 @@ static bool write_outputs(sim *s, const tlc_sim_options *o, bool prefix)
 		const tlc_param *p = &s->f->params[i];
 		if (p->kind != TLC_PARAM_TENSOR)
 			continue;
-		size_t n = strlen(o->out_dir) + strlen(s->f->name) + strlen(p->buf->name) + 8;
+		size_t n = strlen(o->out_dir) + (prefix ? strlen(prefix) : 0) + strlen(p->buf->name) + 8;
 		char *path = tlc_xmalloc(n), why[512];
-		snprintf(path, n, "%s/%s%s%s.npy", o->out_dir, prefix ? s->f->name : "", prefix ? "." : "", p->buf->name);
+		snprintf(path, n, "%s/%s%s%s.npy", o->out_dir, prefix ? prefix : "", prefix ? "." : "", p->buf->name);
 		bool ok = sim_npy_write(path, s->arrays[p->buf->id], why, sizeof why);
 		free(path);
 		if (!ok) {
@@ -383,10 +399,43 @@ static bool cluster_setup(sim *s, const int64_t grid[3], const int64_t cdims[3],
  * own, or for the tile level of --compare the lowered kernel's, which a
  * pass may have given them: both levels then run and sample the same
  * blocks).  0 on a clean run. */
+/* The first T.call_extern of a kernel and the statement holding it. */
+typedef struct extern_scan {
+	const tlc_stmt *at;
+	const tlc_expr *call;
+} extern_scan;
+
+static tlc_walk_action extern_stmt(void *p, const tlc_stmt *s)
+{
+	((extern_scan *)p)->at = s;
+	return TLC_WALK_CONTINUE;
+}
+
+static tlc_walk_action extern_expr(void *p, const tlc_expr *e)
+{
+	if (e->kind != TLC_EXPR_CALL || e->u.call.op != TLC_OP_CALL_EXTERN)
+		return TLC_WALK_CONTINUE;
+	((extern_scan *)p)->call = e;
+	return TLC_WALK_STOP;
+}
+
 static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_func *clusters, const tlc_sim_options *o,
-                    bool *used)
+                    bool *used, const sim *prev)
 {
 	*s = (sim){.m = m, .ctx = tlc_module_context(m), .f = f, .after_pass = o->after_pass};
+	/* the user's device code (T.import_source) is C++ the simulator does not
+	 * have: say so at the call rather than run something else */
+	extern_scan xs = {0};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &xs, .stmt_pre = extern_stmt, .expr_pre = extern_expr}, f->body);
+	if (xs.call) {
+		const tlc_expr *name = xs.call->u.call.nargs > 1 ? xs.call->u.call.args[1] : NULL;
+		sim_fail(s, xs.at ? xs.at->loc : f->loc,
+		         "cannot run T.call_extern of '%s': it calls device code (T.import_source) that the "
+		         "simulator does not have; compile the kernel for a GPU target (cuda-sm90, cuda-sm80, "
+		         "hip-gfx942, ...) and run it there",
+		         name && name->kind == TLC_EXPR_STR ? name->u.str : "?");
+		return 1;
+	}
 	s->threaded = sim_is_thread_level(f, s->ctx);
 	s->block_threads = 1;
 	for (int d = 0; d < f->thread_ndim; d++) {
@@ -394,7 +443,7 @@ static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_func *cl
 		if (tlc_expr_as_int(f->threads[d], &n) && n > 0 && s->block_threads <= INT32_MAX / n)
 			s->block_threads *= n;
 	}
-	if ((s->threaded && !count_threads(s)) || !bind_params(s, o, used))
+	if ((s->threaded && !count_threads(s)) || !bind_params(s, o, used, prev))
 		return 1;
 	s->masked = !s->threaded && !bounds_legalized(f);
 	s->strict_bounds = o->strict_bounds;
@@ -455,6 +504,32 @@ static bool check_inputs_used(tlc_context *ctx, const tlc_sim_options *o, const 
 	return true;
 }
 
+/* The programs of module m: its kernels, a launch group (the T.Kernel
+ * frames of one prim_func, tlc_func_launch_group) counting as one. */
+static int count_programs(const tlc_module *m)
+{
+	int n = 0;
+	for (int i = 0; i < tlc_module_func_count(m); i++) {
+		const char *g;
+		int parts, k = tlc_func_launch_group(tlc_module_func(m, i), &g, &parts);
+		n += k <= 0;
+	}
+	return n;
+}
+
+/* Whether kernel i of m goes on from the one before it (its launch group's
+ * kernel k - 1), and whether it ends its program; the output prefix of its
+ * program (NULL when m runs one program). */
+static bool program_step(const tlc_module *m, int i, bool *last, const char **prefix)
+{
+	const tlc_func *f = tlc_module_func(m, i);
+	const char *g;
+	int parts, k = tlc_func_launch_group(f, &g, &parts);
+	*last = k < 0 || k == parts - 1;
+	*prefix = count_programs(m) > 1 ? (k < 0 ? f->name : g) : NULL;
+	return k > 0;
+}
+
 int tlc_sim_run(tlc_module *m, const tlc_sim_options *o)
 {
 	tlc_context *ctx = tlc_module_context(m);
@@ -464,19 +539,31 @@ int tlc_sim_run(tlc_module *m, const tlc_sim_options *o)
 		tlc_error(ctx, (tlc_loc){0}, "tlc-sim: the module has no kernel to run");
 		rc = 1;
 	}
+	/* the kernels of a launch group run in order, each on the tensors the
+	 * one before it left; outputs are written after the last */
+	sim prev = {0};
+	bool have_prev = false;
 	for (int i = 0; i < n && !rc; i++) {
 		sim s;
-		rc = run_func(&s, m, tlc_module_func(m, i), tlc_module_func(m, i), o, used);
+		bool last;
+		const char *prefix;
+		bool cont = program_step(m, i, &last, &prefix);
+		rc = run_func(&s, m, tlc_module_func(m, i), tlc_module_func(m, i), o, used, cont && have_prev ? &prev : NULL);
 		if (o->strict_bounds && !s.masked)
 			tlc_warning(ctx, s.f->loc,
 			            "tlc-sim: --strict-bounds checks the tile level, but '%s' ran after legalize-bounds or "
 			            "lowering, where its guards are in the IR and nothing is masked: run it with --passes= or "
 			            "--compare",
 			            s.f->name);
-		if (!rc && !write_outputs(&s, o, n > 1))
+		if (!rc && last && !write_outputs(&s, o, prefix))
 			rc = 1;
-		free_sim(&s);
+		if (have_prev)
+			free_sim(&prev);
+		prev = s;
+		have_prev = true;
 	}
+	if (have_prev)
+		free_sim(&prev);
 	if (!rc && !check_inputs_used(ctx, o, used))
 		rc = 1;
 	free(used);
@@ -565,19 +652,35 @@ int tlc_sim_compare(tlc_module *lowered, tlc_module *tile, const tlc_sim_options
 		tlc_error(ctx, (tlc_loc){0}, "tlc-sim: the two modules do not hold the same kernels");
 		rc = 1;
 	}
+	sim prev_low = {0}, prev_top = {0};
+	bool have_prev = false;
 	for (int i = 0; i < n && !rc; i++) {
 		sim low, top;
-		rc = run_func(&top, tile, tlc_module_func(tile, i), tlc_module_func(lowered, i), o, used);
+		bool last;
+		const char *prefix;
+		bool cont = program_step(lowered, i, &last, &prefix) && have_prev;
+		rc = run_func(&top, tile, tlc_module_func(tile, i), tlc_module_func(lowered, i), o, used,
+		              cont ? &prev_top : NULL);
 		if (!rc)
-			rc = run_func(&low, lowered, tlc_module_func(lowered, i), tlc_module_func(lowered, i), o, used);
+			rc = run_func(&low, lowered, tlc_module_func(lowered, i), tlc_module_func(lowered, i), o, used,
+			              cont ? &prev_low : NULL);
 		else
 			low = (sim){0};
 		if (!rc && !compare_tensors(ctx, &low, &top, c))
 			rc = 1;
-		if (!rc && !write_outputs(&low, o, n > 1))
+		if (!rc && last && !write_outputs(&low, o, prefix))
 			rc = 1;
-		free_sim(&low);
-		free_sim(&top);
+		if (have_prev) {
+			free_sim(&prev_low);
+			free_sim(&prev_top);
+		}
+		prev_low = low;
+		prev_top = top;
+		have_prev = true;
+	}
+	if (have_prev) {
+		free_sim(&prev_low);
+		free_sim(&prev_top);
 	}
 	if (!rc && !check_inputs_used(ctx, o, used))
 		rc = 1;

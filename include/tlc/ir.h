@@ -431,6 +431,13 @@ TLC_API void tlc_func_set_attr(tlc_module *m, tlc_func *f, const char *key, cons
  * "tlc.cluster_dims" attribute, a tuple of three positive constants) and
  * their product, the blocks per cluster; 1, 1, 1 and 1 without it. */
 TLC_API int64_t tlc_func_cluster_dims(const tlc_func *f, int64_t dims[3]);
+/* A prim_func with several T.Kernel frames is one function per frame, in
+ * launch order, each with the attribute "tlc.launch_group": (name, index,
+ * count) naming the prim_func, and all with its parameters: the host
+ * launches them one after the other on one stream.  f's index in its group
+ * (0 .. *count - 1) and the group's name; -1, NULL and 1 when f is a
+ * kernel of its own. */
+TLC_API int tlc_func_launch_group(const tlc_func *f, const char **name, int *count);
 TLC_API tlc_var *tlc_var_new(tlc_module *m, const char *name, tlc_dtype t);
 TLC_API tlc_buffer *tlc_buffer_new(tlc_module *m, const char *name, tlc_dtype t, tlc_scope s, int ndim,
                                    const tlc_expr *const *shape, tlc_loc loc);

@@ -243,6 +243,12 @@ static const tlc_expr *lb_expr_pre(tlc_rewriter *rw, const tlc_expr *e)
 		return rewrite_select(rw, e);
 	if (e->kind == TLC_EXPR_LAMBDA)
 		return e; /* a layout function: index arithmetic, no memory */
+	if (e->kind == TLC_EXPR_CALL && e->u.call.op == TLC_OP_ADDRESS_OF && e->u.call.nargs == 1) {
+		/* T.address_of(A[i]) names a place for T.call_extern and reads
+		 * nothing: its indices are rewritten, the element is not guarded */
+		const tlc_expr *at = rewrite_indices(rw, e->u.call.args[0]);
+		return tlc_call(rw->m, TLC_OP_ADDRESS_OF, e->dtype, 1, &at, 0, NULL, NULL);
+	}
 	return NULL;
 }
 
