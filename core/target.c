@@ -311,12 +311,9 @@ static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_ge
 	int groups = (int)(threads / x->threads);
 	const char *grid_why = NULL;
 	if (!tlc_gemm_warp_grid(g->M, g->N, x->m, x->n, groups, g->policy, &plan->warp_m, &plan->warp_n, &grid_why)) {
-		const char *rule =
-		    g->policy == TLC_WARP_POLICY_FULL_ROW
-		        ? fmt(m, "with policy FullRow, M must be a multiple of %d x %d = %d", x->m, groups, x->m * groups)
-		    : g->policy == TLC_WARP_POLICY_FULL_COL
-		        ? fmt(m, "with policy FullCol, N must be a multiple of %d x %d = %d", x->n, groups, x->n * groups)
-		        : square_rule(m, x, groups);
+		/* every policy falls back to any grid that divides the tile, so
+		 * none does: name the splits that would */
+		const char *rule = square_rule(m, x, groups);
 		return fmt(m, "a %lldx%lld accumulator over %d group%s of %d threads (%s): %s", (long long)g->M,
 		           (long long)g->N, groups, groups == 1 ? "" : "s", x->threads, x->name, rule);
 	}

@@ -167,7 +167,7 @@ bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
 bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, int warps, tlc_warp_policy policy,
                         int *warp_m, int *warp_n, const char **why)
 {
-	int best_m = 0;
+	int best_m = 0, most_m = 0, most_n = 0;
 	double best_cost = 0;
 	for (int wm = 1; wm <= warps; wm++) {
 		if (warps % wm)
@@ -175,6 +175,13 @@ bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, in
 		int wn = warps / wm;
 		if (M % (atom_m * wm) || N % (atom_n * wn))
 			continue;
+		/* the fallbacks of FullRow and FullCol (TileLang's
+		 * compute_warp_partition): when the tile is too small to put every
+		 * group along M (N), as many as divide it, the rest along the other */
+		if (wm > most_m)
+			most_m = wm;
+		if (wn > most_n)
+			most_n = wn;
 		if (policy == TLC_WARP_POLICY_FULL_ROW && wn != 1)
 			continue;
 		if (policy == TLC_WARP_POLICY_FULL_COL && wm != 1)
@@ -188,10 +195,12 @@ bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, in
 			best_cost = cost;
 		}
 	}
+	if (!best_m && policy == TLC_WARP_POLICY_FULL_ROW)
+		best_m = most_m;
+	if (!best_m && policy == TLC_WARP_POLICY_FULL_COL && most_n)
+		best_m = warps / most_n;
 	if (!best_m) {
-		*why = policy == TLC_WARP_POLICY_FULL_ROW   ? "with policy FullRow, M must be a multiple of atom_m x warps"
-		       : policy == TLC_WARP_POLICY_FULL_COL ? "with policy FullCol, N must be a multiple of atom_n x warps"
-		                                            : "no split of the warps into a grid divides the tile into atoms";
+		*why = "no split of the warps into a grid divides the tile into atoms";
 		return false;
 	}
 	*warp_m = best_m;

@@ -95,7 +95,9 @@ typedef struct tlc_gemm_info {
 TLC_API bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why);
 /* Split `warps` warps into a warp_m x warp_n grid for an M x N accumulator
  * tiled by atoms of atom_m x atom_n, following the policy; false (and *why)
- * when no split divides the tile. */
+ * when no split divides the tile.  As in TileLang, FullRow (FullCol) puts
+ * every warp along M (N) when the tile allows, else as many as divide it and
+ * the rest along the other dimension. */
 TLC_API bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, int warps,
                                 tlc_warp_policy policy, int *warp_m, int *warp_n, const char **why);
 
