@@ -359,11 +359,13 @@ static void reduce(sim *s, const tlc_expr *call, tlc_loc loc)
 	}
 	if (dim < 0)
 		dim += S->ndim;
+	/* a 1-D source reduces into a (1,) result */
+	bool scalar = S->ndim == 1 && D->ndim == 1 && D->shape[0] == 1 && dim == 0;
 	bool fits = dim >= 0 && dim < S->ndim && D->ndim == S->ndim - 1;
-	for (int d = 0, e = 0; fits && d < S->ndim; d++)
+	for (int d = 0, e = 0; fits && !scalar && d < S->ndim; d++)
 		if (d != dim)
 			fits = D->shape[e++] == S->shape[d];
-	if (!fits) {
+	if (!fits && !scalar) {
 		sim_fail(s, loc, "T.%s: '%s' must have the shape of '%s' without dimension %lld", name, db->name, sb->name,
 		         (long long)dim);
 		return;

@@ -262,8 +262,11 @@ static int collect_reduce(li_state *st, tlc_stmt *s)
 	if (dim < 0 || dim >= src->ndim)
 		return op_error(st, s->loc, "%s: dim is out of range%s", op->who, "");
 	op->dim = (int)dim;
-	if (dst->ndim != src->ndim - 1)
-		return op_error(st, s->loc, "%s: the result '%s' must have one dimension less than the source", op->who,
+	/* a 1-D source reduces into a (1,) fragment, as in TileLang */
+	int64_t one = 0;
+	bool scalar = src->ndim == 1 && dst->ndim == 1 && tlc_expr_as_int(dst->shape[0], &one) && one == 1;
+	if (dst->ndim != src->ndim - 1 && !scalar)
+		return op_error(st, s->loc, "%s: the result '%s' must have one dimension less than the source (or shape (1,) for a 1-D source)", op->who,
 		                dst->name);
 	return 0;
 }
@@ -404,7 +407,24 @@ static bool reduction_result(const li_state *st, const li_buf *b)
 	return false;
 }
 
-bool li_common(li_state *st, li_op *op, li_proposals *out)
+/* Whether an op other than `self` writes b: a nest or tile copy storing
+ * into it, or a reduction into it. */
+static bool written_elsewhere(const li_state *st, const li_op *self, const li_buf *b)
+{
+	for (int i = 0; i < st->nops; i++) {
+		const li_op *op = &st->ops[i];
+		if (op == self)
+			continue;
+		if (op->kind == LI_REDUCE && op->dst == b)
+			return true;
+		for (int k = 0; op->kind == LI_NEST && k < op->nacc; k++)
+			if (op->acc[k].b == b && op->acc[k].write)
+				return true;
+	}
+	return false;
+}
+
+bool li_common(li_state *st, li_op *op, li_proposals *out, bool readers)
 {
 	bool changed = false;
 	if (op->kind == LI_REDUCE) {
@@ -438,9 +458,19 @@ bool li_common(li_state *st, li_op *op, li_proposals *out)
 		op->loop = best;
 		changed = true;
 	}
-	for (int i = 0; i < op->nacc; i++)
-		if (op->acc[i].regular && !op->acc[i].b->layout && !reduction_result(st, op->acc[i].b))
-			li_propose(out, op->acc[i].b, projected(st, op->loop, &op->acc[i], op->ndim), false, op->who);
+	for (int i = 0; i < op->nacc; i++) {
+		const li_access *a = &op->acc[i];
+		if (!a->regular || a->b->layout || reduction_result(st, a->b))
+			continue;
+		/* a fragment another op writes takes its layout from that writer
+		 * (whose loop must hold what it stores; a reader can stage), once
+		 * the writer knows its loop: readers propose only when no writer
+		 * can (the per-row scale a 1-D loop computes from a reduction's
+		 * result, read by the 2-D loop that applies it) */
+		if (!a->write && !readers && written_elsewhere(st, op, a->b))
+			continue;
+		li_propose(out, a->b, projected(st, op->loop, a, op->ndim), false, op->who);
+	}
 	return changed;
 }
 
@@ -450,6 +480,16 @@ static const tlc_layout *free_partition(li_state *st, int ndim, const int64_t *s
 {
 	const tlc_layout *l = tlc_target_partition(st->m, ndim, shape, op->threads, elem_bytes, NULL);
 	return l && op->thread_lo ? tlc_fragment_rebind(st->m, l, op->thread_lo) : l;
+}
+
+int li_free_rank(const li_state *st, const li_op *op)
+{
+	(void)st;
+	if (op->kind == LI_REDUCE && !op->src->layout)
+		return op->src->buf->ndim;
+	if (op->kind == LI_NEST && !op->loop)
+		return op->ndim;
+	return 0;
 }
 
 bool li_free(li_state *st, li_op *op, li_proposals *out)

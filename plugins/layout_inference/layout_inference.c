@@ -134,17 +134,30 @@ static int infer(li_state *st)
 	for (int i = 0; i < st->nops; i++)
 		li_strict(st, &st->ops[i], &p);
 	merge(st, &p);
-	for (int guard = 0; !st->errors && guard < 64; guard++) {
+	for (int guard = 0; !st->errors && guard < 256; guard++) {
 		bool changed = false;
 		for (int i = 0; i < st->nops; i++)
-			changed |= li_common(st, &st->ops[i], &p);
+			changed |= li_common(st, &st->ops[i], &p, false);
 		changed |= merge(st, &p);
 		if (changed)
 			continue;
-		bool freed = false;
+		/* then what readers alone can say */
 		for (int i = 0; i < st->nops; i++)
-			freed |= li_free(st, &st->ops[i], &p);
-		freed |= merge(st, &p);
+			changed |= li_common(st, &st->ops[i], &p, true);
+		changed |= merge(st, &p);
+		if (changed)
+			continue;
+		/* free choices of the highest rank first: a tile's partition
+		 * decides the rows and columns of the vectors broadcast into it,
+		 * not the other way round (a 1-D loop over a reduction's rows
+		 * waits for the 2-D tile it was reduced from) */
+		bool freed = false;
+		for (int rank = LI_MAX_DIMS; rank > 0 && !freed; rank--) {
+			for (int i = 0; i < st->nops; i++)
+				if (li_free_rank(st, &st->ops[i]) == rank)
+					freed |= li_free(st, &st->ops[i], &p);
+			freed |= merge(st, &p);
+		}
 		if (!freed)
 			break;
 	}
