@@ -209,9 +209,16 @@ static tlc_walk_action swizzle_staged_output(void *p, const tlc_stmt *s)
 	const tlc_expr *const *args = s->u.eval.call->u.call.args;
 	tlc_tile_operand src, dst;
 	const char *why = NULL;
-	if (tlc_tile_operand_from_expr(st->m, args[0], &src, &why) &&
-	    tlc_tile_operand_from_expr(st->m, args[1], &dst, &why) && dst.buf->scope == TLC_SCOPE_GLOBAL)
+	if (!tlc_tile_operand_from_expr(st->m, args[0], &src, &why) ||
+	    !tlc_tile_operand_from_expr(st->m, args[1], &dst, &why))
+		return TLC_WALK_CONTINUE;
+	if (dst.buf->scope == TLC_SCOPE_GLOBAL)
 		swizzle_shared(st, src.buf);
+	/* the tiles warp-specialize's TMA producers fill: it cut their boxes
+	 * for the widest swizzle (a box is at most tma_box_max elements wide,
+	 * so a wide unswizzled tile could not be filled) */
+	if (tlc_stmt_is_call(s, TLC_OP_TMA_COPY) && src.buf->scope == TLC_SCOPE_GLOBAL)
+		swizzle_shared(st, dst.buf);
 	return TLC_WALK_CONTINUE;
 }
 
