@@ -238,6 +238,14 @@ static int collect_gemm(li_state *st, tlc_stmt *s)
 		return op_error(st, s->loc, "T.gemm: %s%s", why, "");
 	if (op->g.C->scope != TLC_SCOPE_FRAGMENT)
 		return op_error(st, s->loc, "T.gemm: the accumulator '%s' must be a fragment%s", op->g.C->name, "");
+	/* a fragment operand's registers follow the instruction's layout of
+	 * the whole fragment: a part of it would need another one */
+	for (int k = 0; k < 2; k++)
+		if (op->g.sub[k] && (k ? op->g.B : op->g.A)->scope == TLC_SCOPE_FRAGMENT)
+			return op_error(st, s->loc,
+			                "T.gemm: operand '%s' is a part of a fragment; a fragment operand must be the whole "
+			                "fragment (copy the part into a fragment of its own first)%s",
+			                (k ? op->g.B : op->g.A)->name, "");
 	if (!tlc_gemm_plan_for(st->m, &op->g, op->threads, op->thread_lo, &op->plan, &why))
 		return op_error(st, s->loc, "T.gemm: %s%s", why, "");
 	return 0;

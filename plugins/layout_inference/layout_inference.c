@@ -232,9 +232,13 @@ static void prefer_swizzles(li_state *st)
 {
 	for (int i = 0; i < st->nops; i++) {
 		li_op *op = &st->ops[i];
+		/* a part of whole rows of a tile wider than a swizzle block is
+		 * a tile only of a row-major buffer: that one stays unswizzled */
 		if (op->kind == LI_GEMM) {
-			swizzle_shared(st, op->g.A);
-			swizzle_shared(st, op->g.B);
+			if (!tlc_gemm_part_unswizzled(&op->g, 0))
+				swizzle_shared(st, op->g.A);
+			if (!tlc_gemm_part_unswizzled(&op->g, 1))
+				swizzle_shared(st, op->g.B);
 		}
 	}
 	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = swizzle_staged_output}, st->f->body);
