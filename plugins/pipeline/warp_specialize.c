@@ -121,7 +121,7 @@ static tlc_swizzle predicted_swizzle(const tlc_buffer *dst, int64_t cols)
 }
 
 /* A producer TMA can copy: a 2-D shared tile of a global tensor whose rows
- * are a known multiple of 16 bytes, at most tma_box_max rows per box and the tile's
+ * are a multiple of 16 bytes, at most tma_box_max rows per box and the tile's
  * width in boxes of the swizzle layout-inference will give it. */
 static bool tma_producer(ws_state *w, const tlc_stmt *s)
 {
@@ -133,10 +133,10 @@ static bool tma_producer(ws_state *w, const tlc_stmt *s)
 	int64_t rows, cols, row_elems;
 	if (esize < 1 || !tlc_expr_as_int(dst->shape[0], &rows) || !tlc_expr_as_int(dst->shape[1], &cols))
 		return false;
-	/* the tensor map's row pitches must be multiples of 16 bytes: a
-	 * runtime last dimension might not be (the tensor map would fail at
-	 * launch), so such a copy stays a cp.async one */
-	if (!tlc_expr_as_int(src->shape[src->ndim - 1], &row_elems) || (row_elems * esize) % 16)
+	/* the tensor map's row pitches must be multiples of 16 bytes; a
+	 * runtime last dimension is checked where the launcher encodes the
+	 * tensor map (as TileLang's descriptor initialisation does) */
+	if (tlc_expr_as_int(src->shape[src->ndim - 1], &row_elems) && (row_elems * esize) % 16)
 		return false;
 	if (dst->layout && dst->layout->kind != TLC_LAYOUT_SWIZZLED)
 		return false;
