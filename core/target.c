@@ -323,11 +323,14 @@ static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_ge
 		return fmt(m, "%s covers at most %d columns per group of threads and each of the %d groups along N has %lld",
 		           x->name, x->n_max, plan->warp_n, (long long)NW);
 	const char *bad = NULL;
-	for (int k = 0; k < 2 && !bad; k++)
-		if (tlc_gemm_part_unswizzled(g, k) && (k ? !(x->b_from & TLC_MMA_FROM_REGS) : (x->a_from & TLC_MMA_FROM_SHARED) != 0))
-			bad = fmt(m, "%s reads %s through a shared-memory descriptor, which needs a swizzled tile: a part of "
-			             "whole rows of a tile wider than one swizzle block stays unswizzled",
+	for (int k = 0; k < 2 && !bad; k++) {
+		bool by_descriptor = k ? !(x->b_from & TLC_MMA_FROM_REGS) : (x->a_from & TLC_MMA_FROM_SHARED) != 0;
+		if (by_descriptor && tlc_gemm_part_unswizzled(g, k))
+			bad = fmt(m, "%s reads %s through a shared-memory descriptor, which needs a swizzled "
+			             "tile: a part of whole rows of a tile wider than one swizzle block stays "
+			             "unswizzled",
 			          x->name, k ? "B" : "A");
+	}
 	if (!bad && (x->a_from & TLC_MMA_FROM_SHARED) && !a_regs)
 		bad = descriptor_unfit(m, x, g->A, g->nlead[0], !g->trans_A, plan->warp_m, MW, "A");
 	if (!bad && !(x->b_from & TLC_MMA_FROM_REGS))

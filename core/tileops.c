@@ -98,8 +98,8 @@ static bool gemm_slice(const tlc_expr *a, int *nlead, const tlc_range **lead, bo
 				return false;
 			continue;
 		}
-		if (r->is_point || !tlc_expr_as_int(r->extent, &e) || !tlc_expr_as_int(b->shape[d], &full) || e <= 0 ||
-		    e > full)
+		if (r->is_point || !tlc_expr_as_int(r->extent, &e) || !tlc_expr_as_int(b->shape[d], &full) ||
+		    e <= 0 || e > full)
 			return false;
 		off[d - (n - 2)] = r->begin;
 		ext[d - (n - 2)] = e;
@@ -124,9 +124,9 @@ bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
 		const tlc_expr *a = call->u.call.args[i];
 		if (a->kind == TLC_EXPR_REGION && i < 2 &&
 		    !gemm_slice(a, &g->nlead[i], &g->lead[i], &g->sub[i], g->off[i], sub_ext[i])) {
-			*why = "a gemm operand region must select a 2-D tile or a part of one: single indices on the "
-			       "leading dimensions and slices of compile-time extent of the last two "
-			       "(A_shared[s, :, :], A_shared[:, k * 64:(k + 1) * 64])";
+			*why = "a gemm operand region must select a 2-D tile or a part of one: single "
+			       "indices on the leading dimensions and slices of compile-time extent of "
+			       "the last two (A_shared[s, :, :], A_shared[:, k * 64:(k + 1) * 64])";
 			return false;
 		}
 		if (a->kind != TLC_EXPR_BUF && a->kind != TLC_EXPR_REGION) {
@@ -194,8 +194,9 @@ bool tlc_gemm_part_unswizzled(const tlc_gemm_info *g, int k)
 	int64_t cols = k ? (tr ? g->K : g->N) : (tr ? g->M : g->K);
 	if (cols != fc)
 		return false; /* a part of whole swizzle blocks of columns */
-	tlc_swizzle sw = b->layout && b->layout->kind == TLC_LAYOUT_SWIZZLED ? b->layout->swizzle
-	                                                                     : tlc_swizzle_widest(fc, b->dtype);
+	tlc_swizzle sw = tlc_swizzle_widest(fc, b->dtype);
+	if (b->layout && b->layout->kind == TLC_LAYOUT_SWIZZLED)
+		sw = b->layout->swizzle;
 	if (sw == TLC_SWIZZLE_NONE)
 		return false;
 	return fc != tlc_swizzle_get(sw)->bytes / (tlc_dtype_bits(b->dtype) / 8);

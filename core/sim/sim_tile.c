@@ -249,8 +249,9 @@ static bool operand_lead(sim *s, const tlc_gemm_info *g, int k, const sim_array 
 		int n = g->nlead[k] + d;
 		lead[n] = g->sub[k] ? sim_eval_int(s, g->off[k][d], loc) : 0;
 		if (!s->stop && (lead[n] < 0 || lead[n] + ext[d] > a->shape[n])) {
-			sim_fail(s, loc, "T.gemm: operand %c's part [%lld, %lld) is outside dimension %d of '%s'", "AB"[k],
-			         (long long)lead[n], (long long)(lead[n] + ext[d]), n, (k ? g->B : g->A)->name);
+			sim_fail(s, loc, "T.gemm: operand %c's part [%lld, %lld) is outside dimension %d of '%s'",
+			         "AB"[k], (long long)lead[n], (long long)(lead[n] + ext[d]), n,
+			         (k ? g->B : g->A)->name);
 			return false;
 		}
 	}

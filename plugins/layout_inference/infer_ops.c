@@ -243,8 +243,8 @@ static int collect_gemm(li_state *st, tlc_stmt *s)
 	for (int k = 0; k < 2; k++)
 		if (op->g.sub[k] && (k ? op->g.B : op->g.A)->scope == TLC_SCOPE_FRAGMENT)
 			return op_error(st, s->loc,
-			                "T.gemm: operand '%s' is a part of a fragment; a fragment operand must be the whole "
-			                "fragment (copy the part into a fragment of its own first)%s",
+			                "T.gemm: operand '%s' is a part of a fragment; a fragment operand must "
+			                "be the whole fragment (copy the part into a fragment of its own first)%s",
 			                (k ? op->g.B : op->g.A)->name, "");
 	if (!tlc_gemm_plan_for(st->m, &op->g, op->threads, op->thread_lo, &op->plan, &why))
 		return op_error(st, s->loc, "T.gemm: %s%s", why, "");
@@ -272,10 +272,13 @@ static int collect_reduce(li_state *st, tlc_stmt *s)
 	op->dim = (int)dim;
 	/* a 1-D source reduces into a (1,) fragment, as in TileLang */
 	int64_t one = 0;
-	bool scalar = src->ndim == 1 && dst->ndim == 1 && tlc_expr_as_int(dst->shape[0], &one) && one == 1;
+	bool scalar = src->ndim == 1 && dst->ndim == 1 && tlc_expr_as_int(dst->shape[0], &one) &&
+	              one == 1;
 	if (dst->ndim != src->ndim - 1 && !scalar)
-		return op_error(st, s->loc, "%s: the result '%s' must have one dimension less than the source (or shape (1,) for a 1-D source)", op->who,
-		                dst->name);
+		return op_error(st, s->loc,
+		                "%s: the result '%s' must have one dimension less than the source (or "
+		                "shape (1,) for a 1-D source)",
+		                op->who, dst->name);
 	return 0;
 }
 

@@ -36,18 +36,15 @@ static void note_staging(lw_state *st, const tlc_stmt *s, tlc_stmt *stage)
 {
 	if (!stage->u.seq.n)
 		return;
-	int cap = st->cap_pending;
-	st->pending_at = tlc_mem_grow(st->pending_at, st->npending, &cap, sizeof(*st->pending_at));
-	st->pending_stage = tlc_mem_grow(st->pending_stage, st->npending, &st->cap_pending, sizeof(*st->pending_stage));
-	st->pending_at[st->npending] = s;
-	st->pending_stage[st->npending++] = stage;
+	st->pending = tlc_mem_grow(st->pending, st->npending, &st->cap_pending, sizeof(*st->pending));
+	st->pending[st->npending++] = (struct lw_pending){s, stage};
 }
 
 static tlc_stmt *staging_of(const lw_state *st, const tlc_stmt *s)
 {
 	for (int i = 0; i < st->npending; i++)
-		if (st->pending_at[i] == s)
-			return st->pending_stage[i];
+		if (st->pending[i].at == s)
+			return st->pending[i].stage;
 	return NULL;
 }
 
@@ -242,7 +239,8 @@ static tlc_stmt *lower_post(tlc_rewriter *rw, tlc_stmt *s)
 		 * its block, where the binding stays in scope */
 		tlc_stmt *out = NULL;
 		for (int i = 0; i < s->u.seq.n; i++) {
-			tlc_stmt *it = s->u.seq.items[i], *stage = it->kind == TLC_STMT_LET ? staging_of(st, it) : NULL;
+			tlc_stmt *it = s->u.seq.items[i];
+			tlc_stmt *stage = it->kind == TLC_STMT_LET ? staging_of(st, it) : NULL;
 			if (stage && !out) {
 				out = tlc_seq_new(st->m, s->loc);
 				for (int k = 0; k < i; k++)
@@ -372,8 +370,7 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	if (!st.errors)
 		init_barriers(&st);
 	tlc_mem_free(walk.saved);
-	tlc_mem_free(st.pending_at);
-	tlc_mem_free(st.pending_stage);
+	tlc_mem_free(st.pending);
 	if (!st.errors)
 		lw_lower_buffers(&st);
 	tlc_ranges_free(&st.ranges);

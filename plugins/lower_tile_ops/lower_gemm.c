@@ -35,7 +35,8 @@ static const tlc_layout *operand_layout(lw_state *st, const tlc_buffer *b, int n
 static bool multiple_of(lw_state *st, const tlc_expr *x, int64_t q)
 {
 	int64_t v;
-	const tlc_expr *r = tlc_simplify_expr(st->m, tlc_binary(st->m, TLC_EXPR_FLOORMOD, x, tlc_i32(st->m, q)));
+	const tlc_expr *mod = tlc_binary(st->m, TLC_EXPR_FLOORMOD, x, tlc_i32(st->m, q));
+	const tlc_expr *r = tlc_simplify_expr(st->m, mod);
 	return tlc_expr_as_int(r, &v) && v == 0;
 }
 
@@ -46,14 +47,16 @@ static bool multiple_of(lw_state *st, const tlc_expr *x, int64_t q)
  * another), or the rows from a multiple of 8 of a tile one block wide (the
  * swizzle repeats every 8 rows); row-major, whole rows.  NULL and an error
  * otherwise. */
-static const tlc_layout *operand_part_layout(lw_state *st, const tlc_stmt *s, const tlc_gemm_info *g, int k)
+static const tlc_layout *operand_part_layout(lw_state *st, const tlc_stmt *s, const tlc_gemm_info *g,
+                                             int k)
 {
 	const tlc_buffer *b = k ? g->B : g->A;
 	const tlc_layout *l = operand_layout(st, b, g->nlead[k]);
 	if (!g->sub[k] || !l)
 		return l;
 	bool tr = k ? g->trans_B : g->trans_A;
-	int64_t rows = k ? (tr ? g->N : g->K) : (tr ? g->K : g->M), cols = k ? (tr ? g->K : g->N) : (tr ? g->M : g->K);
+	int64_t rows = k ? (tr ? g->N : g->K) : (tr ? g->K : g->M);
+	int64_t cols = k ? (tr ? g->K : g->N) : (tr ? g->M : g->K);
 	int64_t full_r = l->shape[0], full_c = l->shape[1];
 	int64_t part[2] = {rows, cols};
 	const tlc_expr *r0 = g->off[k][0], *c0 = g->off[k][1];
