@@ -121,8 +121,10 @@ static fe_val *fragment_value(fe *F, int nargs, fe_val **args, int nkw, const ch
 		                                     : "T.Fragment needs forward_fn or forward_thread_fn");
 		return NULL;
 	}
-	if (!given(a[FWD]) && (!given(a[THREAD]) || !given(a[INDEX]))) {
-		tlc_error(F->ctx, loc, "T.Fragment needs both forward_thread_fn and forward_index_fn");
+	/* forward_index_fn alone is not enough; forward_thread_fn alone is
+	 * TileLang's: the layout algebra counts the registers per thread */
+	if (!given(a[FWD]) && !given(a[THREAD])) {
+		tlc_error(F->ctx, loc, "T.Fragment needs forward_thread_fn with forward_index_fn");
 		return NULL;
 	}
 	int64_t rep = 1;
@@ -145,9 +147,11 @@ static fe_val *fragment_value(fe *F, int nargs, fe_val **args, int nkw, const ch
 		kn[nk] = "forward_thread_fn";
 		if (!(kx[nk++] = fe_layout_fn(F, a[THREAD], -1, loc)))
 			return NULL;
-		kn[nk] = "forward_index_fn";
-		if (!(kx[nk++] = index_fn(F, a[INDEX], loc)))
-			return NULL;
+		if (given(a[INDEX])) {
+			kn[nk] = "forward_index_fn";
+			if (!(kx[nk++] = index_fn(F, a[INDEX], loc)))
+				return NULL;
+		}
 	}
 	if (rep != 1) {
 		kn[nk] = "replicate";
