@@ -182,7 +182,7 @@ static bool is_annotate(const tlc_stmt *s)
 
 /* Shared buffer b gets the widest swizzle its rows allow, unless it has a
  * layout (the user's, or an earlier preference's). */
-static void swizzle_shared(li_state *st, tlc_buffer *b)
+static void swizzle_shared_within(li_state *st, tlc_buffer *b, int64_t part_cols)
 {
 	if (!tlc_buffer_in_shared(b) || b->layout || b->ndim > TLC_LAYOUT_MAX_DIMS || b->ndim < 2)
 		return;
@@ -192,10 +192,30 @@ static void swizzle_shared(li_state *st, tlc_buffer *b)
 	for (int d = 0; d < b->ndim; d++)
 		if (!tlc_expr_as_int(b->shape[d], &shape[d]))
 			return;
-	tlc_swizzle mode = tlc_swizzle_widest(shape[b->ndim - 1], b->dtype);
+	/* a gemm reading parts of part_cols columns needs them in whole
+	 * swizzle blocks: the widest swizzle such a part's rows allow */
+	tlc_swizzle mode = tlc_swizzle_widest(part_cols ? part_cols : shape[b->ndim - 1], b->dtype);
 	const char *why = NULL;
 	if (mode != TLC_SWIZZLE_NONE)
 		b->layout = tlc_layout_swizzled(st->m, b->ndim, shape, b->dtype, mode, &why);
+}
+
+static void swizzle_shared(li_state *st, tlc_buffer *b)
+{
+	swizzle_shared_within(st, b, 0);
+}
+
+/* The columns of the part of its 2-D tile that gemm operand k is, when it
+ * takes fewer than all of them (0 otherwise). */
+static int64_t part_cols(const tlc_gemm_info *g, int k)
+{
+	const tlc_buffer *b = k ? g->B : g->A;
+	int64_t full;
+	bool tr = k ? g->trans_B : g->trans_A;
+	int64_t cols = k ? (tr ? g->K : g->N) : (tr ? g->M : g->K);
+	if (!g->sub[k] || !tlc_expr_as_int(b->shape[b->ndim - 1], &full) || cols == full)
+		return 0;
+	return cols;
 }
 
 /* Output tiles staged through shared memory: the shared source of each
@@ -236,9 +256,9 @@ static void prefer_swizzles(li_state *st)
 		 * a tile only of a row-major buffer: that one stays unswizzled */
 		if (op->kind == LI_GEMM) {
 			if (!tlc_gemm_part_unswizzled(&op->g, 0))
-				swizzle_shared(st, op->g.A);
+				swizzle_shared_within(st, op->g.A, part_cols(&op->g, 0));
 			if (!tlc_gemm_part_unswizzled(&op->g, 1))
-				swizzle_shared(st, op->g.B);
+				swizzle_shared_within(st, op->g.B, part_cols(&op->g, 1));
 		}
 	}
 	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = swizzle_staged_output}, st->f->body);
