@@ -316,12 +316,9 @@ static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_ge
 	int groups = (int)(threads / x->threads);
 	const char *grid_why = NULL;
 	if (!tlc_gemm_warp_grid(g->M, g->N, x->m, x->n, groups, g->policy, &plan->warp_m, &plan->warp_n, &grid_why)) {
-		const char *rule =
-		    g->policy == TLC_WARP_POLICY_FULL_ROW
-		        ? fmt(m, "with policy FullRow, M must be a multiple of %d x %d = %d", x->m, groups, x->m * groups)
-		    : g->policy == TLC_WARP_POLICY_FULL_COL
-		        ? fmt(m, "with policy FullCol, N must be a multiple of %d x %d = %d", x->n, groups, x->n * groups)
-		        : square_rule(m, x, groups);
+		/* every policy falls back to any grid that divides the tile, so
+		 * none does: name the splits that would */
+		const char *rule = square_rule(m, x, groups);
 		return fmt(m, "a %lldx%lld accumulator over %d group%s of %d threads (%s): %s", (long long)g->M,
 		           (long long)g->N, groups, groups == 1 ? "" : "s", x->threads, x->name, rule);
 	}
@@ -331,7 +328,15 @@ static const char *plan_on(tlc_module *m, const tlc_matrix_inst *x, const tlc_ge
 		return fmt(m, "%s covers at most %d columns per group of threads and each of the %d groups along N has %lld",
 		           x->name, x->n_max, plan->warp_n, (long long)NW);
 	const char *bad = NULL;
-	if ((x->a_from & TLC_MMA_FROM_SHARED) && !a_regs)
+	for (int k = 0; k < 2 && !bad; k++) {
+		bool by_descriptor = k ? !(x->b_from & TLC_MMA_FROM_REGS) : (x->a_from & TLC_MMA_FROM_SHARED) != 0;
+		if (by_descriptor && tlc_gemm_part_unswizzled(g, k))
+			bad = fmt(m, "%s reads %s through a shared-memory descriptor, which needs a swizzled "
+			             "tile: a part of whole rows of a tile wider than one swizzle block stays "
+			             "unswizzled",
+			          x->name, k ? "B" : "A");
+	}
+	if (!bad && (x->a_from & TLC_MMA_FROM_SHARED) && !a_regs)
 		bad = descriptor_unfit(m, x, g->A, g->nlead[0], !g->trans_A, plan->warp_m, MW, "A");
 	if (!bad && !(x->b_from & TLC_MMA_FROM_REGS))
 		bad = descriptor_unfit(m, x, g->B, g->nlead[1], g->trans_B, plan->warp_n, NW, "B");

@@ -6,6 +6,7 @@
 #include <tlc/bounds.h>
 #include <tlc/pass.h>
 #include <tlc/tileops.h>
+#include <tlc/layout.h>
 
 bool tlc_tile_operand_from_expr(tlc_module *m, const tlc_expr *x, tlc_tile_operand *s, const char **why)
 {
@@ -77,25 +78,33 @@ static bool shape2(const tlc_buffer *b, int nlead, int64_t *r, int64_t *c)
 	return b->ndim == nlead + 2 && tlc_expr_as_int(b->shape[nlead], r) && tlc_expr_as_int(b->shape[nlead + 1], c);
 }
 
-/* A region that is one whole 2-D tile of its buffer: points, then two full
- * slices; *nlead and *lead give the points. */
-static bool gemm_slice(const tlc_expr *a, int *nlead, const tlc_range **lead)
+/* A region that is a 2-D tile of its buffer, or a part of one: points,
+ * then two slices of constant extent; *nlead and *lead give the points,
+ * *sub whether the slices are less than the whole tile, off[] their starts
+ * and ext[] their extents. */
+static bool gemm_slice(const tlc_expr *a, int *nlead, const tlc_range **lead, bool *sub,
+                       const tlc_expr **off, int64_t *ext)
 {
 	const tlc_buffer *b = a->u.region.buf;
 	int n = a->u.region.n;
 	if (n != b->ndim || n < 2)
 		return false;
+	*sub = false;
 	for (int d = 0; d < n; d++) {
 		const tlc_range *r = &a->u.region.dims[d];
-		int64_t begin, ext, full;
+		int64_t e, full, b0;
 		if (d < n - 2) {
 			if (!r->is_point)
 				return false;
 			continue;
 		}
-		if (r->is_point || !tlc_expr_as_int(r->begin, &begin) || begin != 0 || !tlc_expr_as_int(r->extent, &ext) ||
-		    !tlc_expr_as_int(b->shape[d], &full) || ext != full)
+		if (r->is_point || !tlc_expr_as_int(r->extent, &e) || !tlc_expr_as_int(b->shape[d], &full) ||
+		    e <= 0 || e > full)
 			return false;
+		off[d - (n - 2)] = r->begin;
+		ext[d - (n - 2)] = e;
+		if (e != full || !tlc_expr_as_int(r->begin, &b0) || b0 != 0)
+			*sub = true;
 	}
 	*nlead = n - 2;
 	*lead = a->u.region.dims;
@@ -110,11 +119,14 @@ bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
 		return false;
 	}
 	tlc_buffer *ops[3];
+	int64_t sub_ext[2][2] = {{0, 0}, {0, 0}};
 	for (int i = 0; i < 3; i++) {
 		const tlc_expr *a = call->u.call.args[i];
-		if (a->kind == TLC_EXPR_REGION && i < 2 && !gemm_slice(a, &g->nlead[i], &g->lead[i])) {
-			*why = "a gemm operand region must select whole 2-D tiles: single indices on the leading "
-			       "dimensions and the full extent of the last two (A_shared[s, :, :])";
+		if (a->kind == TLC_EXPR_REGION && i < 2 &&
+		    !gemm_slice(a, &g->nlead[i], &g->lead[i], &g->sub[i], g->off[i], sub_ext[i])) {
+			*why = "a gemm operand region must select a 2-D tile or a part of one: single "
+			       "indices on the leading dimensions and slices of compile-time extent of "
+			       "the last two (A_shared[s, :, :], A_shared[:, k * 64:(k + 1) * 64])";
 			return false;
 		}
 		if (a->kind != TLC_EXPR_BUF && a->kind != TLC_EXPR_REGION) {
@@ -153,6 +165,14 @@ bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
 		*why = "gemm operands must be 2-D with compile-time shapes";
 		return false;
 	}
+	if (g->sub[0]) {
+		ar = sub_ext[0][0];
+		ac = sub_ext[0][1];
+	}
+	if (g->sub[1]) {
+		br = sub_ext[1][0];
+		bc = sub_ext[1][1];
+	}
 	g->M = g->trans_A ? ac : ar;
 	g->K = g->trans_A ? ar : ac;
 	g->N = g->trans_B ? br : bc;
@@ -164,10 +184,28 @@ bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why)
 	return true;
 }
 
+bool tlc_gemm_part_unswizzled(const tlc_gemm_info *g, int k)
+{
+	const tlc_buffer *b = k ? g->B : g->A;
+	int64_t fr, fc;
+	if (!g->sub[k] || !tlc_buffer_in_shared(b) || !shape2(b, g->nlead[k], &fr, &fc))
+		return false;
+	bool tr = k ? g->trans_B : g->trans_A;
+	int64_t cols = k ? (tr ? g->K : g->N) : (tr ? g->M : g->K);
+	if (cols != fc)
+		return false; /* a part of whole swizzle blocks of columns */
+	tlc_swizzle sw = tlc_swizzle_widest(fc, b->dtype);
+	if (b->layout && b->layout->kind == TLC_LAYOUT_SWIZZLED)
+		sw = b->layout->swizzle;
+	if (sw == TLC_SWIZZLE_NONE)
+		return false;
+	return fc != tlc_swizzle_get(sw)->bytes / (tlc_dtype_bits(b->dtype) / 8);
+}
+
 bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, int warps, tlc_warp_policy policy,
                         int *warp_m, int *warp_n, const char **why)
 {
-	int best_m = 0;
+	int best_m = 0, most_m = 0, most_n = 0;
 	double best_cost = 0;
 	for (int wm = 1; wm <= warps; wm++) {
 		if (warps % wm)
@@ -175,6 +213,13 @@ bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, in
 		int wn = warps / wm;
 		if (M % (atom_m * wm) || N % (atom_n * wn))
 			continue;
+		/* the fallbacks of FullRow and FullCol (TileLang's
+		 * compute_warp_partition): when the tile is too small to put every
+		 * group along M (N), as many as divide it, the rest along the other */
+		if (wm > most_m)
+			most_m = wm;
+		if (wn > most_n)
+			most_n = wn;
 		if (policy == TLC_WARP_POLICY_FULL_ROW && wn != 1)
 			continue;
 		if (policy == TLC_WARP_POLICY_FULL_COL && wm != 1)
@@ -188,10 +233,12 @@ bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, in
 			best_cost = cost;
 		}
 	}
+	if (!best_m && policy == TLC_WARP_POLICY_FULL_ROW)
+		best_m = most_m;
+	if (!best_m && policy == TLC_WARP_POLICY_FULL_COL && most_n)
+		best_m = warps / most_n;
 	if (!best_m) {
-		*why = policy == TLC_WARP_POLICY_FULL_ROW   ? "with policy FullRow, M must be a multiple of atom_m x warps"
-		       : policy == TLC_WARP_POLICY_FULL_COL ? "with policy FullCol, N must be a multiple of atom_n x warps"
-		                                            : "no split of the warps into a grid divides the tile into atoms";
+		*why = "no split of the warps into a grid divides the tile into atoms";
 		return false;
 	}
 	*warp_m = best_m;

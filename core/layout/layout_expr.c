@@ -130,20 +130,22 @@ static const tlc_layout *fragment_from_expr(tlc_module *m, const tlc_expr *e, co
 		thread_body = items[0];
 		index_body = items[1];
 	} else {
-		if (!tfn || !ifn || tfn->kind != TLC_EXPR_LAMBDA || ifn->kind != TLC_EXPR_LAMBDA ||
+		/* forward_index_fn may be left out, as in TileLang: the registers
+		 * are then counted per thread (frag_fit) */
+		if (!tfn || tfn->kind != TLC_EXPR_LAMBDA || (ifn && ifn->kind != TLC_EXPR_LAMBDA) ||
 		    (tfn->u.lambda.nparams != ndim && tfn->u.lambda.nparams != ndim + 1) ||
-		    ifn->u.lambda.nparams != ndim) {
+		    (ifn && ifn->u.lambda.nparams != ndim)) {
 			fail(why, "T.Fragment needs forward_thread_fn (lambda of the indices and optionally the replica) "
-			          "and forward_index_fn (lambda of the indices)");
+			          "and optionally forward_index_fn (lambda of the indices)");
 			return NULL;
 		}
 		vars = tfn->u.lambda.params;
 		repv = tfn->u.lambda.nparams > ndim ? vars[ndim] : NULL;
 		thread_body = tfn->u.lambda.body;
-		index_body = body_in(m, ifn, ndim, vars);
+		index_body = ifn ? body_in(m, ifn, ndim, vars) : NULL;
 	}
-	const tlc_expr *const *ritems;
-	if (body_items(&index_body, &ritems) != 1) {
+	const tlc_expr *const *ritems = NULL;
+	if (index_body && body_items(&index_body, &ritems) != 1) {
 		fail(why, "T.Fragment's index function must give one register index");
 		return NULL;
 	}
@@ -154,11 +156,11 @@ static const tlc_layout *fragment_from_expr(tlc_module *m, const tlc_expr *e, co
 	vars_rep[ndim] = repv;
 	lprog tp, ip;
 	if (!lprog_compile(m, tlc_simplify_expr(m, thread_body), repv ? ndim + 1 : ndim, vars_rep, &tp, why) ||
-	    !lprog_compile(m, tlc_simplify_expr(m, ritems[0]), ndim, vars_rep, &ip, why))
+	    (ritems && !lprog_compile(m, tlc_simplify_expr(m, ritems[0]), ndim, vars_rep, &ip, why)))
 		return NULL;
 	tlc_var **own = tlc_alloc(m, sizeof(tlc_var *) * (size_t)(ndim + 1));
 	memcpy(own, vars, sizeof(tlc_var *) * (size_t)ndim);
-	return frag_fit(m, ndim, shape, own, repv, &tp, &ip, rep, threads, lo, why);
+	return frag_fit(m, ndim, shape, own, repv, &tp, ritems ? &ip : NULL, rep, threads, lo, why);
 }
 
 /* ---- a per-module cache: layout expression -> layout ----

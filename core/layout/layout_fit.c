@@ -249,12 +249,12 @@ const tlc_layout *frag_fit(tlc_module *m, int ndim, const int64_t *shape, tlc_va
 	uint8_t *seen = NULL;
 	const tlc_layout *f = NULL;
 	for (int64_t i = 0; i < n; i++, layout_next_index(ndim, shape, vals)) {
-		if (!lprog_eval(index_fn, vals, &r) || r < 0 || r >= ((int64_t)1 << 24)) {
+		if (index_fn && (!lprog_eval(index_fn, vals, &r) || r < 0 || r >= ((int64_t)1 << 24))) {
 			fail(why, "the fragment's register index is negative or too large");
 			goto out;
 		}
-		rs[i] = r;
-		nregs = r + 1 > nregs ? r + 1 : nregs;
+		rs[i] = index_fn ? r : 0;
+		nregs = rs[i] + 1 > nregs ? rs[i] + 1 : nregs;
 		for (int64_t p = 0; p < replicate; p++) {
 			vals[ndim] = p;
 			if (!lprog_eval(thread_fn, vals, &t) || t < 0 || t >= ((int64_t)1 << 16) ||
@@ -269,6 +269,19 @@ const tlc_layout *frag_fit(tlc_module *m, int ndim, const int64_t *shape, tlc_va
 	}
 	if (threads <= 0)
 		threads = maxt;
+	if (!index_fn) {
+		/* no index function (TileLang's T.Fragment with forward_thread_fn
+		 * only): each thread's elements take its registers in row-major
+		 * order of their logical index, counted on the first replica's
+		 * thread, so the register is a function of the index alone */
+		int64_t *next = tlc_xcalloc((size_t)maxt + 1, sizeof(int64_t));
+		nregs = 0;
+		for (int64_t i = 0; i < n; i++) {
+			rs[i] = next[ts[i * replicate]]++;
+			nregs = rs[i] + 1 > nregs ? rs[i] + 1 : nregs;
+		}
+		free(next);
+	}
 	if (threads * nregs != n * replicate) {
 		fail(why, "the fragment does not use every (thread, register) slot exactly once");
 		goto out;

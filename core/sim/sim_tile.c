@@ -217,13 +217,14 @@ static void fill_tile(sim *s, const tlc_expr *dst_x, const tlc_expr *value, cons
 
 /* ---- gemm ---- */
 
-/* Element (r, c) of a gemm operand's 2-D tile (after its leading indices). */
+/* Element (r, c) of a gemm operand's 2-D tile (after its leading indices;
+ * lead[nlead], lead[nlead + 1]: the first row and column of its part). */
 static sim_val operand_at(const sim_array *a, const int64_t *lead, int nlead, int64_t r, int64_t c)
 {
 	int64_t e = 0;
 	for (int d = 0; d < nlead; d++)
 		e = e * a->shape[d] + lead[d];
-	e = (e * a->shape[nlead] + r) * a->shape[nlead + 1] + c;
+	e = (e * a->shape[nlead] + r + lead[nlead]) * a->shape[nlead + 1] + c + lead[nlead + 1];
 	return sim_array_get(a, e);
 }
 
@@ -238,6 +239,19 @@ static bool operand_lead(sim *s, const tlc_gemm_info *g, int k, const sim_array 
 		if (lead[d] < 0 || lead[d] >= a->shape[d]) {
 			sim_fail(s, loc, "T.gemm: operand %c's index %lld is outside dimension %d of '%s'", "AB"[k],
 			         (long long)lead[d], d, (k ? g->B : g->A)->name);
+			return false;
+		}
+	}
+	/* the part of the tile it takes: starts, then its extent inside */
+	int64_t ext[2] = {k ? (g->trans_B ? g->N : g->K) : (g->trans_A ? g->K : g->M),
+	                  k ? (g->trans_B ? g->K : g->N) : (g->trans_A ? g->M : g->K)};
+	for (int d = 0; d < 2; d++) {
+		int n = g->nlead[k] + d;
+		lead[n] = g->sub[k] ? sim_eval_int(s, g->off[k][d], loc) : 0;
+		if (!s->stop && (lead[n] < 0 || lead[n] + ext[d] > a->shape[n])) {
+			sim_fail(s, loc, "T.gemm: operand %c's part [%lld, %lld) is outside dimension %d of '%s'",
+			         "AB"[k], (long long)lead[n], (long long)(lead[n] + ext[d]), n,
+			         (k ? g->B : g->A)->name);
 			return false;
 		}
 	}
@@ -359,11 +373,13 @@ static void reduce(sim *s, const tlc_expr *call, tlc_loc loc)
 	}
 	if (dim < 0)
 		dim += S->ndim;
+	/* a 1-D source reduces into a (1,) result */
+	bool scalar = S->ndim == 1 && D->ndim == 1 && D->shape[0] == 1 && dim == 0;
 	bool fits = dim >= 0 && dim < S->ndim && D->ndim == S->ndim - 1;
-	for (int d = 0, e = 0; fits && d < S->ndim; d++)
+	for (int d = 0, e = 0; fits && !scalar && d < S->ndim; d++)
 		if (d != dim)
 			fits = D->shape[e++] == S->shape[d];
-	if (!fits) {
+	if (!fits && !scalar) {
 		sim_fail(s, loc, "T.%s: '%s' must have the shape of '%s' without dimension %lld", name, db->name, sb->name,
 		         (long long)dim);
 		return;

@@ -80,6 +80,12 @@ typedef struct tlc_gemm_info {
 	tlc_buffer *A, *B, *C;
 	int nlead[2];
 	const tlc_range *lead[2];
+	/* A or B a part of its 2-D tile (A_shared[:, k * 64:(k + 1) * 64]):
+	 * sub[k], the first row and column off[k][0..1]; M, N, K are then the
+	 * part's (lower-tile-ops decides whether the layout lets the target
+	 * address it) */
+	bool sub[2];
+	const tlc_expr *off[2][2];
 	bool trans_A, trans_B;
 	bool clear_accum;
 	tlc_warp_policy policy;
@@ -90,12 +96,22 @@ typedef struct tlc_gemm_info {
 	int k_pack;
 } tlc_gemm_info;
 
-/* Decode a gemm call (whole-buffer operands with constant 2-D shapes); false
- * and *why otherwise. */
+/* Decode a gemm call (operands: buffers with constant 2-D shapes, or
+ * regions of them: single indices on leading dimensions and slices of
+ * constant extent of the last two); false and *why otherwise. */
 TLC_API bool tlc_gemm_decode(const tlc_expr *call, tlc_gemm_info *g, const char **why);
+/* Whether operand k of g is a part of whole rows (B_shared[k * 64:(k + 1) *
+ * 64, :]) of a shared tile wider than one block of the swizzle it would
+ * get: its rows lie in several column blocks, which no standalone swizzled
+ * tile matches, so layout-inference leaves the buffer unswizzled (a
+ * row-major part of whole rows is a row-major tile) and descriptor-based
+ * instructions (WGMMA) cannot read it. */
+TLC_API bool tlc_gemm_part_unswizzled(const tlc_gemm_info *g, int k);
 /* Split `warps` warps into a warp_m x warp_n grid for an M x N accumulator
  * tiled by atoms of atom_m x atom_n, following the policy; false (and *why)
- * when no split divides the tile. */
+ * when no split divides the tile.  As in TileLang, FullRow (FullCol) puts
+ * every warp along M (N) when the tile allows, else as many as divide it and
+ * the rest along the other dimension. */
 TLC_API bool tlc_gemm_warp_grid(int64_t M, int64_t N, int64_t atom_m, int64_t atom_n, int warps,
                                 tlc_warp_policy policy, int *warp_m, int *warp_n, const char **why);
 

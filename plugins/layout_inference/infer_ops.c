@@ -238,6 +238,14 @@ static int collect_gemm(li_state *st, tlc_stmt *s)
 		return op_error(st, s->loc, "T.gemm: %s%s", why, "");
 	if (op->g.C->scope != TLC_SCOPE_FRAGMENT)
 		return op_error(st, s->loc, "T.gemm: the accumulator '%s' must be a fragment%s", op->g.C->name, "");
+	/* a fragment operand's registers follow the instruction's layout of
+	 * the whole fragment: a part of it would need another one */
+	for (int k = 0; k < 2; k++)
+		if (op->g.sub[k] && (k ? op->g.B : op->g.A)->scope == TLC_SCOPE_FRAGMENT)
+			return op_error(st, s->loc,
+			                "T.gemm: operand '%s' is a part of a fragment; a fragment operand must "
+			                "be the whole fragment (copy the part into a fragment of its own first)%s",
+			                (k ? op->g.B : op->g.A)->name, "");
 	if (!tlc_gemm_plan_for(st->m, &op->g, op->threads, op->thread_lo, &op->plan, &why))
 		return op_error(st, s->loc, "T.gemm: %s%s", why, "");
 	return 0;
@@ -262,9 +270,15 @@ static int collect_reduce(li_state *st, tlc_stmt *s)
 	if (dim < 0 || dim >= src->ndim)
 		return op_error(st, s->loc, "%s: dim is out of range%s", op->who, "");
 	op->dim = (int)dim;
-	if (dst->ndim != src->ndim - 1)
-		return op_error(st, s->loc, "%s: the result '%s' must have one dimension less than the source", op->who,
-		                dst->name);
+	/* a 1-D source reduces into a (1,) fragment, as in TileLang */
+	int64_t one = 0;
+	bool scalar = src->ndim == 1 && dst->ndim == 1 && tlc_expr_as_int(dst->shape[0], &one) &&
+	              one == 1;
+	if (dst->ndim != src->ndim - 1 && !scalar)
+		return op_error(st, s->loc,
+		                "%s: the result '%s' must have one dimension less than the source (or "
+		                "shape (1,) for a 1-D source)",
+		                op->who, dst->name);
 	return 0;
 }
 
@@ -404,7 +418,24 @@ static bool reduction_result(const li_state *st, const li_buf *b)
 	return false;
 }
 
-bool li_common(li_state *st, li_op *op, li_proposals *out)
+/* Whether an op other than `self` writes b: a nest or tile copy storing
+ * into it, or a reduction into it. */
+static bool written_elsewhere(const li_state *st, const li_op *self, const li_buf *b)
+{
+	for (int i = 0; i < st->nops; i++) {
+		const li_op *op = &st->ops[i];
+		if (op == self)
+			continue;
+		if (op->kind == LI_REDUCE && op->dst == b)
+			return true;
+		for (int k = 0; op->kind == LI_NEST && k < op->nacc; k++)
+			if (op->acc[k].b == b && op->acc[k].write)
+				return true;
+	}
+	return false;
+}
+
+bool li_common(li_state *st, li_op *op, li_proposals *out, bool readers)
 {
 	bool changed = false;
 	if (op->kind == LI_REDUCE) {
@@ -438,9 +469,19 @@ bool li_common(li_state *st, li_op *op, li_proposals *out)
 		op->loop = best;
 		changed = true;
 	}
-	for (int i = 0; i < op->nacc; i++)
-		if (op->acc[i].regular && !op->acc[i].b->layout && !reduction_result(st, op->acc[i].b))
-			li_propose(out, op->acc[i].b, projected(st, op->loop, &op->acc[i], op->ndim), false, op->who);
+	for (int i = 0; i < op->nacc; i++) {
+		const li_access *a = &op->acc[i];
+		if (!a->regular || a->b->layout || reduction_result(st, a->b))
+			continue;
+		/* a fragment another op writes takes its layout from that writer
+		 * (whose loop must hold what it stores; a reader can stage), once
+		 * the writer knows its loop: readers propose only when no writer
+		 * can (the per-row scale a 1-D loop computes from a reduction's
+		 * result, read by the 2-D loop that applies it) */
+		if (!a->write && !readers && written_elsewhere(st, op, a->b))
+			continue;
+		li_propose(out, a->b, projected(st, op->loop, a, op->ndim), false, op->who);
+	}
 	return changed;
 }
 
@@ -450,6 +491,16 @@ static const tlc_layout *free_partition(li_state *st, int ndim, const int64_t *s
 {
 	const tlc_layout *l = tlc_target_partition(st->m, ndim, shape, op->threads, elem_bytes, NULL);
 	return l && op->thread_lo ? tlc_fragment_rebind(st->m, l, op->thread_lo) : l;
+}
+
+int li_free_rank(const li_state *st, const li_op *op)
+{
+	(void)st;
+	if (op->kind == LI_REDUCE && !op->src->layout)
+		return op->src->buf->ndim;
+	if (op->kind == LI_NEST && !op->loop)
+		return op->ndim;
+	return 0;
 }
 
 bool li_free(li_state *st, li_op *op, li_proposals *out)

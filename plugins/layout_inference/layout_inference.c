@@ -134,17 +134,30 @@ static int infer(li_state *st)
 	for (int i = 0; i < st->nops; i++)
 		li_strict(st, &st->ops[i], &p);
 	merge(st, &p);
-	for (int guard = 0; !st->errors && guard < 64; guard++) {
+	for (int guard = 0; !st->errors && guard < 256; guard++) {
 		bool changed = false;
 		for (int i = 0; i < st->nops; i++)
-			changed |= li_common(st, &st->ops[i], &p);
+			changed |= li_common(st, &st->ops[i], &p, false);
 		changed |= merge(st, &p);
 		if (changed)
 			continue;
-		bool freed = false;
+		/* then what readers alone can say */
 		for (int i = 0; i < st->nops; i++)
-			freed |= li_free(st, &st->ops[i], &p);
-		freed |= merge(st, &p);
+			changed |= li_common(st, &st->ops[i], &p, true);
+		changed |= merge(st, &p);
+		if (changed)
+			continue;
+		/* free choices of the highest rank first: a tile's partition
+		 * decides the rows and columns of the vectors broadcast into it,
+		 * not the other way round (a 1-D loop over a reduction's rows
+		 * waits for the 2-D tile it was reduced from) */
+		bool freed = false;
+		for (int rank = LI_MAX_DIMS; rank > 0 && !freed; rank--) {
+			for (int i = 0; i < st->nops; i++)
+				if (li_free_rank(st, &st->ops[i]) == rank)
+					freed |= li_free(st, &st->ops[i], &p);
+			freed |= merge(st, &p);
+		}
 		if (!freed)
 			break;
 	}
@@ -169,7 +182,7 @@ static bool is_annotate(const tlc_stmt *s)
 
 /* Shared buffer b gets the widest swizzle its rows allow, unless it has a
  * layout (the user's, or an earlier preference's). */
-static void swizzle_shared(li_state *st, tlc_buffer *b)
+static void swizzle_shared_within(li_state *st, tlc_buffer *b, int64_t part_cols)
 {
 	if (!tlc_buffer_in_shared(b) || b->layout || b->ndim > TLC_LAYOUT_MAX_DIMS || b->ndim < 2)
 		return;
@@ -179,10 +192,30 @@ static void swizzle_shared(li_state *st, tlc_buffer *b)
 	for (int d = 0; d < b->ndim; d++)
 		if (!tlc_expr_as_int(b->shape[d], &shape[d]))
 			return;
-	tlc_swizzle mode = tlc_swizzle_widest(shape[b->ndim - 1], b->dtype);
+	/* a gemm reading parts of part_cols columns needs them in whole
+	 * swizzle blocks: the widest swizzle such a part's rows allow */
+	tlc_swizzle mode = tlc_swizzle_widest(part_cols ? part_cols : shape[b->ndim - 1], b->dtype);
 	const char *why = NULL;
 	if (mode != TLC_SWIZZLE_NONE)
 		b->layout = tlc_layout_swizzled(st->m, b->ndim, shape, b->dtype, mode, &why);
+}
+
+static void swizzle_shared(li_state *st, tlc_buffer *b)
+{
+	swizzle_shared_within(st, b, 0);
+}
+
+/* The columns of the part of its 2-D tile that gemm operand k is, when it
+ * takes fewer than all of them (0 otherwise). */
+static int64_t part_cols(const tlc_gemm_info *g, int k)
+{
+	const tlc_buffer *b = k ? g->B : g->A;
+	int64_t full;
+	bool tr = k ? g->trans_B : g->trans_A;
+	int64_t cols = k ? (tr ? g->K : g->N) : (tr ? g->M : g->K);
+	if (!g->sub[k] || !tlc_expr_as_int(b->shape[b->ndim - 1], &full) || cols == full)
+		return 0;
+	return cols;
 }
 
 /* Output tiles staged through shared memory: the shared source of each
@@ -196,9 +229,16 @@ static tlc_walk_action swizzle_staged_output(void *p, const tlc_stmt *s)
 	const tlc_expr *const *args = s->u.eval.call->u.call.args;
 	tlc_tile_operand src, dst;
 	const char *why = NULL;
-	if (tlc_tile_operand_from_expr(st->m, args[0], &src, &why) &&
-	    tlc_tile_operand_from_expr(st->m, args[1], &dst, &why) && dst.buf->scope == TLC_SCOPE_GLOBAL)
+	if (!tlc_tile_operand_from_expr(st->m, args[0], &src, &why) ||
+	    !tlc_tile_operand_from_expr(st->m, args[1], &dst, &why))
+		return TLC_WALK_CONTINUE;
+	if (dst.buf->scope == TLC_SCOPE_GLOBAL)
 		swizzle_shared(st, src.buf);
+	/* the tiles warp-specialize's TMA producers fill: it cut their boxes
+	 * for the widest swizzle (a box is at most tma_box_max elements wide,
+	 * so a wide unswizzled tile could not be filled) */
+	if (tlc_stmt_is_call(s, TLC_OP_TMA_COPY) && src.buf->scope == TLC_SCOPE_GLOBAL)
+		swizzle_shared(st, dst.buf);
 	return TLC_WALK_CONTINUE;
 }
 
@@ -212,9 +252,13 @@ static void prefer_swizzles(li_state *st)
 {
 	for (int i = 0; i < st->nops; i++) {
 		li_op *op = &st->ops[i];
+		/* a part of whole rows of a tile wider than a swizzle block is
+		 * a tile only of a row-major buffer: that one stays unswizzled */
 		if (op->kind == LI_GEMM) {
-			swizzle_shared(st, op->g.A);
-			swizzle_shared(st, op->g.B);
+			if (!tlc_gemm_part_unswizzled(&op->g, 0))
+				swizzle_shared_within(st, op->g.A, part_cols(&op->g, 0));
+			if (!tlc_gemm_part_unswizzled(&op->g, 1))
+				swizzle_shared_within(st, op->g.B, part_cols(&op->g, 1));
 		}
 	}
 	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = swizzle_staged_output}, st->f->body);

@@ -103,8 +103,12 @@ void li_propose(li_proposals *p, li_buf *b, const tlc_layout *l, bool strict, co
 /* Strict proposals of op (gemm operands). */
 void li_strict(li_state *st, li_op *op, li_proposals *out);
 /* Proposals that follow from what is known; also derives loop layouts from
- * the state (returns true if it set one). */
-bool li_common(li_state *st, li_op *op, li_proposals *out);
+ * the state (returns true if it set one).  Without `readers`, a nest
+ * proposes nothing for a fragment it only reads that another op writes. */
+bool li_common(li_state *st, li_op *op, li_proposals *out, bool readers);
+/* The rank of the tile op's free choice (its nest, or the source it
+ * reduces), 0 when it has none left: free rounds go from the highest. */
+int li_free_rank(const li_state *st, const li_op *op);
 /* Free choices: layouts for fragments nobody constrains. */
 bool li_free(li_state *st, li_op *op, li_proposals *out); /* true if it fixed a loop */
 /* A total order on fragments, used to break ties independently of op order. */

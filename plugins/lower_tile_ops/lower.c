@@ -30,26 +30,32 @@ tlc_var *lw_fresh(lw_state *st, const char *base)
 	return tlc_var_new(st->m, name, TLC_DT_INT32);
 }
 
-static tlc_walk_action find_fragment_load(void *p, const tlc_expr *e)
+/* Statement s (outside T.Parallel) reads fragments staged by the nests of
+ * `stage`: they go before it (lower_post). */
+static void note_staging(lw_state *st, const tlc_stmt *s, tlc_stmt *stage)
 {
-	const tlc_buffer **b = p;
-	if (e->kind == TLC_EXPR_LOAD && e->u.load.buf->scope == TLC_SCOPE_FRAGMENT) {
-		*b = e->u.load.buf;
-		return TLC_WALK_STOP;
-	}
-	return TLC_WALK_CONTINUE;
+	if (!stage->u.seq.n)
+		return;
+	st->pending = tlc_mem_grow(st->pending, st->npending, &st->cap_pending, sizeof(*st->pending));
+	st->pending[st->npending++] = (struct lw_pending){s, stage};
 }
 
-/* A fragment read or written outside any T.Parallel loop or tile op has no
- * thread to live in: say so. */
-static void check_outside(lw_state *st, const tlc_stmt *s, const tlc_expr *e)
+static tlc_stmt *staging_of(const lw_state *st, const tlc_stmt *s)
 {
-	const tlc_buffer *b = NULL;
-	if (!tlc_walk_expr(&(tlc_visitor){.ctx = &b, .expr_pre = find_fragment_load}, e))
-		lw_error(st, s->loc,
-		         "fragment '%s' is accessed outside a T.Parallel loop; its elements live in many threads, so "
-		         "wrap the access in a T.Parallel loop over the fragment",
-		         b->name);
+	for (int i = 0; i < st->npending; i++)
+		if (st->pending[i].at == s)
+			return st->pending[i].stage;
+	return NULL;
+}
+
+/* The fragment reads of expression e of statement s, outside any
+ * T.Parallel loop or tile op (lower_outside.c). */
+static const tlc_expr *outside(lw_state *st, const tlc_stmt *s, const tlc_expr *e)
+{
+	tlc_stmt *stage = tlc_seq_new(st->m, s->loc);
+	const tlc_expr *r = lw_outside_reads(st, s, e, stage);
+	note_staging(st, s, stage);
+	return r;
 }
 
 /* The walk over the body (a tlc_stmt_rewrite in place): tile ops and
@@ -105,7 +111,7 @@ static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
 	case TLC_OP_CLEAR: low = lw_expand_fill(st, s, true); break;
 	case TLC_OP_ATOMIC_ADD:
 		if (c->u.call.args[0]->kind == TLC_EXPR_LOAD) {
-			check_outside(st, s, c);
+			s->u.eval.call = outside(st, s, c);
 			return s; /* one element: the target emits it */
 		}
 		low = lw_expand_atomic(st, s);
@@ -142,7 +148,7 @@ static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
 			lw_error(st, s->loc, "T.%s is not supported by lower-tile-ops yet", tlc_op_get(st->ctx, c->u.call.op)->name);
 			return s;
 		}
-		check_outside(st, s, c);
+		s->u.eval.call = outside(st, s, c);
 		return s;
 	}
 	if (!low)
@@ -203,23 +209,22 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 			s->u.loop.kind = TLC_FOR_SERIAL;
 		tlc_ranges_push_loop(&st->ranges, s->u.loop.var, s->u.loop.min, s->u.loop.extent);
 		break;
-	case TLC_STMT_IF: check_outside(st, s, s->u.if_.cond); break;
+	case TLC_STMT_IF: s->u.if_.cond = outside(st, s, s->u.if_.cond); break;
 	case TLC_STMT_LET: {
 		int64_t lo, hi;
-		check_outside(st, s, s->u.let.value);
+		s->u.let.value = outside(st, s, s->u.let.value);
 		if (tlc_expr_bounds(&st->ranges, s->u.let.value, &lo, &hi))
 			tlc_ranges_push(&st->ranges, s->u.let.var, lo, hi);
 		break;
 	}
-	case TLC_STMT_STORE:
-		if (s->u.store.buf->scope == TLC_SCOPE_FRAGMENT)
-			lw_error(st, s->loc,
-			         "fragment '%s' is written outside a T.Parallel loop; its elements live in many threads, so "
-			         "wrap the store in a T.Parallel loop over the fragment",
-			         s->u.store.buf->name);
-		else
-			check_outside(st, s, s->u.store.value);
-		break;
+	case TLC_STMT_STORE: {
+		tlc_stmt *stage = tlc_seq_new(st->m, s->loc);
+		tlc_stmt *out = lw_outside_store(st, s, stage);
+		if (!stage->u.seq.n)
+			return out; /* nothing inside a store to lower */
+		tlc_seq_append(st->m, stage, out);
+		return stage;
+	}
 	default: break;
 	}
 	return NULL;
@@ -228,12 +233,42 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 static tlc_stmt *lower_post(tlc_rewriter *rw, tlc_stmt *s)
 {
 	lower_walk *w = rw->ctx;
+	lw_state *st = w->st;
+	if (st->npending && s->kind == TLC_STMT_SEQ) {
+		/* a let reading staged fragments: its staging goes before it in
+		 * its block, where the binding stays in scope */
+		tlc_stmt *out = NULL;
+		for (int i = 0; i < s->u.seq.n; i++) {
+			tlc_stmt *it = s->u.seq.items[i];
+			tlc_stmt *stage = it->kind == TLC_STMT_LET ? staging_of(st, it) : NULL;
+			if (stage && !out) {
+				out = tlc_seq_new(st->m, s->loc);
+				for (int k = 0; k < i; k++)
+					tlc_seq_append(st->m, out, s->u.seq.items[k]);
+			}
+			if (stage)
+				for (int k = 0; k < stage->u.seq.n; k++)
+					tlc_seq_append(st->m, out, stage->u.seq.items[k]);
+			if (out)
+				tlc_seq_append(st->m, out, it);
+		}
+		if (out) {
+			s->u.seq.n = 0;
+			for (int i = 0; i < out->u.seq.n; i++)
+				tlc_seq_append(st->m, s, out->u.seq.items[i]);
+		}
+	}
 	if (s->kind == TLC_STMT_SCOPE && s->u.scope.call->u.call.op == TLC_OP_WS) {
 		w->st->op_lo = 0;
 		w->st->op_threads = 0;
 	}
 	if (opens_scope(s))
 		w->st->ranges.n = w->saved[--w->depth];
+	tlc_stmt *stage = st->npending && s->kind != TLC_STMT_LET ? staging_of(st, s) : NULL;
+	if (stage) {
+		tlc_seq_append(st->m, stage, s);
+		return stage;
+	}
 	return NULL;
 }
 
@@ -335,6 +370,7 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	if (!st.errors)
 		init_barriers(&st);
 	tlc_mem_free(walk.saved);
+	tlc_mem_free(st.pending);
 	if (!st.errors)
 		lw_lower_buffers(&st);
 	tlc_ranges_free(&st.ranges);

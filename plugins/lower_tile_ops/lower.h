@@ -63,6 +63,13 @@ typedef struct lw_state {
 	 * copy per fragment, allocated at the top of the kernel */
 	int nstaged;
 	tlc_buffer *staged_from[LW_MAX_STAGED], *staged_to[LW_MAX_STAGED];
+	/* statements outside T.Parallel that read fragments staged through
+	 * shared memory, and the staging nests that go before each */
+	int npending, cap_pending;
+	struct lw_pending {
+		const tlc_stmt *at;
+		tlc_stmt *stage;
+	} *pending;
 	int nwgmma_acc;      /* accumulators of the T.wgmma_gemm calls lowered so far */
 	tlc_buffer *wgmma_acc[LW_MAX_WGMMA_ACC];
 } lw_state;
@@ -95,6 +102,18 @@ tlc_stmt *lw_lower_wait_wgmma(lw_state *st, const tlc_stmt *s);
 
 /* lower_parallel.c: the thread-level form of a T.Parallel nest. */
 tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s);
+/* Append to out the nest that copies fragment P (one replica of each
+ * element) into its shared copy, which it returns (allocated at the top of
+ * the kernel, one per fragment), with P's shape in *shape; NULL after an
+ * error.  The readers need a barrier after it (sync-insert puts it). */
+tlc_buffer *lw_stage_copy(lw_state *st, tlc_buffer *P, tlc_stmt *out, tlc_loc loc,
+                          const int64_t **shape);
+/* lower_outside.c: fragment accesses outside T.Parallel nests: e (of
+ * statement s) with its fragment reads rewritten, staging nests appended to
+ * stage; a store outside a nest, rewritten. */
+const tlc_expr *lw_outside_reads(lw_state *st, const tlc_stmt *s, const tlc_expr *e,
+                                 tlc_stmt *stage);
+tlc_stmt *lw_outside_store(lw_state *st, tlc_stmt *s, tlc_stmt *stage);
 /* The register index of fragment P at the element that fragment L holds in
  * register r of this thread, P's dimension d being L's dimension keep[d];
  * NULL and *why when P does not hold that element in this thread (or would

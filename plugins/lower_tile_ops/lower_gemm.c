@@ -31,16 +31,70 @@ static const tlc_layout *operand_layout(lw_state *st, const tlc_buffer *b, int n
 	return NULL;
 }
 
+/* Whether x is a multiple of q (a compile-time fact). */
+static bool multiple_of(lw_state *st, const tlc_expr *x, int64_t q)
+{
+	int64_t v;
+	const tlc_expr *mod = tlc_binary(st->m, TLC_EXPR_FLOORMOD, x, tlc_i32(st->m, q));
+	const tlc_expr *r = tlc_simplify_expr(st->m, mod);
+	return tlc_expr_as_int(r, &v) && v == 0;
+}
+
+/* The layout of operand k of g as the target addresses it from its first
+ * element: its 2-D tile's, or, for a part of the tile (sub), the part's
+ * when the part is itself a tile of that layout: with a swizzle of blocks
+ * of bw columns, all rows and whole blocks (the blocks lie one after
+ * another), or the rows from a multiple of 8 of a tile one block wide (the
+ * swizzle repeats every 8 rows); row-major, whole rows.  NULL and an error
+ * otherwise. */
+static const tlc_layout *operand_part_layout(lw_state *st, const tlc_stmt *s, const tlc_gemm_info *g,
+                                             int k)
+{
+	const tlc_buffer *b = k ? g->B : g->A;
+	const tlc_layout *l = operand_layout(st, b, g->nlead[k]);
+	if (!g->sub[k] || !l)
+		return l;
+	bool tr = k ? g->trans_B : g->trans_A;
+	int64_t rows = k ? (tr ? g->N : g->K) : (tr ? g->K : g->M);
+	int64_t cols = k ? (tr ? g->K : g->N) : (tr ? g->M : g->K);
+	int64_t full_r = l->shape[0], full_c = l->shape[1];
+	int64_t part[2] = {rows, cols};
+	const tlc_expr *r0 = g->off[k][0], *c0 = g->off[k][1];
+	if (l->kind == TLC_LAYOUT_SWIZZLED) {
+		int64_t bw = tlc_swizzle_get(l->swizzle)->bytes / (tlc_dtype_bits(b->dtype) / 8);
+		bool col_part = rows == full_r && multiple_of(st, r0, full_r) && multiple_of(st, c0, bw) && cols % bw == 0;
+		bool row_part = cols == full_c && full_c == bw && multiple_of(st, c0, full_c) && multiple_of(st, r0, 8);
+		if (col_part || row_part)
+			return tlc_layout_swizzled(st->m, 2, part, l->elem, l->swizzle, NULL);
+	} else if (l->kind == TLC_LAYOUT_MEMORY && tlc_layout_equal(l, tlc_layout_row_major(st->m, 2, l->shape))) {
+		if (cols == full_c && multiple_of(st, c0, full_c))
+			return tlc_layout_row_major(st->m, 2, part);
+	}
+	tlc_buf d;
+	tlc_buf_init(&d);
+	tlc_layout_describe(&d, l);
+	lw_error(st, s->loc,
+	         "T.gemm: the part [%lld rows, %lld columns] of operand '%s' is not a tile its layout (%s) lets the "
+	         "target %s address: a part must take all rows and whole swizzle blocks of columns, or (a tile one "
+	         "swizzle block or one row wide) whole rows from a multiple of 8; give the operand a leading "
+	         "dimension per part instead (%s[k, :, :])",
+	         (long long)rows, (long long)cols, b->name, tlc_buf_str(&d), tlc_module_target_name(st->m), b->name);
+	tlc_buf_free(&d);
+	return NULL;
+}
+
 /* The operand the lowered call takes: the buffer, or the first element of
- * the selected tile (the target takes its address). */
-static const tlc_expr *operand_base(lw_state *st, tlc_buffer *b, int nlead, const tlc_range *lead)
+ * the selected tile (the target takes its address), or of its part. */
+static const tlc_expr *operand_base(lw_state *st, const tlc_gemm_info *g, int k)
 {
 	tlc_module *m = st->m;
-	if (nlead == 0)
+	tlc_buffer *b = k ? g->B : g->A;
+	int nlead = g->nlead[k];
+	if (nlead == 0 && !g->sub[k])
 		return tlc_buf_ref(m, b);
 	const tlc_expr *idx[TLC_TILE_MAX_DIMS];
 	for (int d = 0; d < b->ndim; d++)
-		idx[d] = d < nlead ? lead[d].begin : tlc_i32(m, 0);
+		idx[d] = d < nlead ? g->lead[k][d].begin : g->sub[k] ? g->off[k][d - nlead] : tlc_i32(m, 0);
 	return tlc_load(m, b, b->ndim, idx);
 }
 
@@ -104,7 +158,9 @@ static tlc_stmt *lower_wgmma(lw_state *st, const tlc_stmt *s, const tlc_gemm_inf
 	for (int k = 0; k < 2; k++) {
 		if (!tlc_buffer_in_shared(ops[k]))
 			continue;
-		const tlc_layout *l = operand_layout(st, ops[k], g->nlead[k]);
+		const tlc_layout *l = operand_part_layout(st, s, g, k);
+		if (st->errors)
+			return NULL;
 		if (!l || l->kind != TLC_LAYOUT_SWIZZLED) {
 			lw_error(st, s->loc, "T.gemm: %s reads '%s' through a descriptor, which needs a swizzled layout",
 			         plan->inst->name, ops[k]->name);
@@ -116,8 +172,7 @@ static tlc_stmt *lower_wgmma(lw_state *st, const tlc_stmt *s, const tlc_gemm_inf
 	KW("accumulate", tlc_bool(m, !g->clear_accum));
 	KW("inst", tlc_str(m, plan->inst->name));
 #undef KW
-	const tlc_expr *args[3] = {operand_base(st, g->A, g->nlead[0], g->lead[0]),
-	                           operand_base(st, g->B, g->nlead[1], g->lead[1]), call->u.call.args[2]};
+	const tlc_expr *args[3] = {operand_base(st, g, 0), operand_base(st, g, 1), call->u.call.args[2]};
 	tlc_stmt *out = tlc_seq_new(m, s->loc);
 	tlc_seq_append(m, out,
 	               tlc_eval_new(m, s->loc, tlc_call(m, TLC_OP_WGMMA_ISSUE, TLC_DT_VOID, 3, args, nk, names, vals)));
@@ -215,7 +270,9 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 	for (int k = 0; k < 2; k++) {
 		if (!tlc_buffer_in_shared(ops[k]))
 			continue;
-		const tlc_layout *l = operand_layout(st, ops[k], g.nlead[k]);
+		const tlc_layout *l = operand_part_layout(st, s, &g, k);
+		if (st->errors)
+			return NULL;
 		if (!l || l->kind == TLC_LAYOUT_FRAGMENT) {
 			lw_error(st, s->loc,
 			         "T.gemm: operand '%s' needs a 2-D memory layout (a swizzle when it has versions)",
@@ -234,8 +291,7 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 	if (g.k_pack > 1)
 		KW("k_pack", tlc_i32(m, g.k_pack));
 #undef KW
-	const tlc_expr *args[3] = {operand_base(st, g.A, g.nlead[0], g.lead[0]),
-	                           operand_base(st, g.B, g.nlead[1], g.lead[1]), call->u.call.args[2]};
+	const tlc_expr *args[3] = {operand_base(st, &g, 0), operand_base(st, &g, 1), call->u.call.args[2]};
 	const tlc_expr *mma = tlc_call(m, TLC_OP_MMA_GEMM, TLC_DT_VOID, 3, args, nk, names, vals);
 	tlc_stmt *out = tlc_seq_new(m, s->loc);
 	if (g.clear_accum)

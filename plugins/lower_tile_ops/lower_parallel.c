@@ -412,15 +412,12 @@ static const tlc_expr *read_staged(tlc_rewriter *rw, const tlc_expr *e)
 	return tlc_load(rw->m, sm->S, 1, &flat);
 }
 
-/* Stage fragment P: append the nest that fills its shared copy to out (the
- * copy's allocation goes to the top of the kernel: lw_alloc_staged), and
- * make the body read the copy. */
-static void stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, tlc_loc loc)
+tlc_buffer *lw_stage_copy(lw_state *st, tlc_buffer *P, tlc_stmt *out, tlc_loc loc, const int64_t **shape_out)
 {
-	int64_t shape[LW_MAX_DIMS], numel = 1;
+	int64_t *shape = tlc_alloc(st->m, sizeof(int64_t) * LW_MAX_DIMS), numel = 1;
 	for (int d = 0; d < P->ndim; d++) {
 		if (d >= LW_MAX_DIMS || !tlc_expr_as_int(P->shape[d], &shape[d]))
-			return; /* fragments have constant shapes: frag_index reports it */
+			return NULL; /* fragments have constant shapes: frag_index reports it */
 		numel *= shape[d];
 	}
 	/* one shared copy per fragment, whichever nests stage it */
@@ -432,7 +429,7 @@ static void stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, 
 		if (st->nstaged == LW_MAX_STAGED) {
 			lw_error(st, loc, "fragment '%s' needs staging through shared memory, and %d fragments of this kernel "
 			         "already are", P->name, LW_MAX_STAGED);
-			return;
+			return NULL;
 		}
 		char name[64];
 		snprintf(name, sizeof name, "%s_staged", P->name);
@@ -457,6 +454,19 @@ static void stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, 
 	st->one_replica_stores = true;
 	tlc_seq_append(st->m, out, lw_lower_nest(st, body));
 	st->one_replica_stores = saved;
+	*shape_out = shape;
+	return S;
+}
+
+/* Stage fragment P: append the nest that fills its shared copy to out (the
+ * copy's allocation goes to the top of the kernel: lw_alloc_staged), and
+ * make the body read the copy. */
+static void stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, tlc_loc loc)
+{
+	const int64_t *shape = NULL;
+	tlc_buffer *S = lw_stage_copy(st, P, out, loc, &shape);
+	if (!S)
+		return;
 	stage_map sm = {P, S, shape};
 	tlc_rewriter rw;
 	tlc_rewriter_init(&rw, st->m);

@@ -130,7 +130,9 @@ tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 		lw_error(st, s->loc, "T.%s: clear must be True or False", name);
 		return NULL;
 	}
-	if (dim < 0 || dim >= S->ndim || D->ndim != S->ndim - 1) {
+	/* a 1-D source reduces into a (1,) fragment (tlc_fragment_project) */
+	bool scalar = S->ndim == 1 && D->ndim == 1 && D->shape[0] == 1;
+	if (dim < 0 || dim >= S->ndim || (D->ndim != S->ndim - 1 && !scalar)) {
 		lw_error(st, s->loc, "T.%s: '%s' must have the dimensions of '%s' without dim %lld", name, dst->name,
 		         src->name, (long long)dim);
 		return NULL;
@@ -139,6 +141,8 @@ tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 	for (int d = 0; d < S->ndim; d++)
 		if (d != dim)
 			keep[nk++] = d;
+	if (scalar)
+		keep[nk++] = -2; /* D's one dimension has extent 1: no digit of S is on it */
 	tlc_loc loc = s->loc;
 	tlc_module *m = st->m;
 	tlc_dtype acc = dst->dtype;
@@ -190,8 +194,26 @@ tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 		tlc_seq_append(m, out, tlc_alloc_new(m, loc, ws));
 		tlc_stmt *pub = tlc_seq_new(m, loc);
 		tlc_var *r = lw_fresh(st, "rd");
-		const tlc_expr *slot = tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, r), ci(st, T)), t);
-		tlc_seq_append(m, pub, unrolled(st, loc, r, nD, store1(st, loc, ws, slot, load1(st, tmp, tlc_var_ref(m, r)))));
+		/* slot (r, t): r * T + t; when the fragment has fewer threads than
+		 * the block, t * nD + r, which distinct threads never share whatever
+		 * t's range (sync-insert then sees no hazard between the stores of
+		 * different threads inside the `t < T` guard) */
+		bool by_thread = T < st->threads;
+		const tlc_expr *slot =
+		    by_thread ? tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, t, ci(st, nD)), tlc_var_ref(m, r))
+		              : tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, r), ci(st, T)), t);
+		if (by_thread) {
+			/* stores spelled out, no loop: inside the `t < T` guard no
+			 * barrier may go, and sync-insert would want one between the
+			 * iterations of a loop that stores the same buffer */
+			for (int64_t k = 0; k < nD; k++) {
+				const tlc_expr *sk = tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, t, ci(st, nD)), ci(st, k));
+				tlc_seq_append(m, pub, store1(st, loc, ws, tlc_simplify_expr(m, sk), load1(st, tmp, ci(st, k))));
+			}
+		} else {
+			tlc_seq_append(m, pub,
+			               unrolled(st, loc, r, nD, store1(st, loc, ws, slot, load1(st, tmp, tlc_var_ref(m, r)))));
+		}
 		tlc_seq_append(m, out, tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL)));
 		tlc_seq_append(m, out, in_range(st, loc, t, T, pub));
 		tlc_seq_append(m, out, tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL)));
@@ -217,7 +239,9 @@ tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 		tlc_var *r2 = lw_fresh(st, "rd");
 		const tlc_expr *partner = tlc_binary(m, TLC_EXPR_ADD, base, partner_of_c);
 		const tlc_expr *wslot =
-		    tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, r2), ci(st, T)), partner);
+		    by_thread
+		        ? tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, partner, ci(st, nD)), tlc_var_ref(m, r2))
+		        : tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, tlc_var_ref(m, r2), ci(st, T)), partner);
 		tlc_stmt *fold = unrolled(st, loc, r2, nD,
 		                          store1(st, loc, tmp, tlc_var_ref(m, r2),
 		                                 combine(st, kind, load1(st, tmp, tlc_var_ref(m, r2)), load1(st, ws, wslot))));

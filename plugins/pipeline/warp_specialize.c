@@ -144,6 +144,9 @@ static bool tma_producer(ws_state *w, const tlc_stmt *s)
 	int64_t rows, cols, row_elems;
 	if (esize < 1 || !tlc_expr_as_int(dst->shape[0], &rows) || !tlc_expr_as_int(dst->shape[1], &cols))
 		return false;
+	/* the tensor map's row pitches must be multiples of 16 bytes; a
+	 * runtime last dimension is checked where the launcher encodes the
+	 * tensor map (as TileLang's descriptor initialisation does) */
 	if (tlc_expr_as_int(src->shape[src->ndim - 1], &row_elems) && (row_elems * esize) % 16)
 		return false;
 	if (dst->layout && dst->layout->kind != TLC_LAYOUT_SWIZZLED)

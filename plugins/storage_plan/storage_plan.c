@@ -29,6 +29,10 @@
  * the bytes of static arrays and mbarriers as "tlc.smem_static".  An arena (plus static __shared__ arrays) larger than
  * the option `max-bytes` is an error listing every buffer and the total.
  *
+ * When that plan does not fit, a finer one (below: liveness inside T.ws
+ * scopes and statement by statement) is tried; kernels that fit keep the
+ * plain plan's bytes.
+ *
  * Barriers between the last use of one buffer and the first write of another
  * that shares its bytes are the business of sync-insert, which treats
  * buffers with overlapping planned bytes as one. */
@@ -43,12 +47,22 @@
 #include <tlc/tileops.h>
 #include <tlc/walk.h>
 
+#define SP_MAX_GROUPS 8
+
 typedef struct sp_buf {
 	tlc_buffer *buf; /* a shared buffer with storage of its own (not a view) */
 	int64_t bytes, align;
 	int first, last; /* live range in top-level statements; first > last: untouched */
 	int alloc_at;    /* the top-level statement that declares it */
 	int order;       /* declaration order, for deterministic ties */
+	/* the fine plan (only when the plain one does not fit): live range in
+	 * the points of the body in program order, and per T.ws group it is
+	 * used in, the scopes of the group that use it */
+	int ffirst, flast;
+	int ngroups;
+	bool many_groups; /* in more than SP_MAX_GROUPS: conflicts with every buffer of a group */
+	int group[SP_MAX_GROUPS];
+	unsigned scopes[SP_MAX_GROUPS];
 } sp_buf;
 
 typedef struct sp_state {
@@ -61,6 +75,10 @@ typedef struct sp_state {
 	int64_t static_bytes; /* scope="shared": not in the arena, but in the same per-block budget */
 	int64_t base_align;   /* of every buffer: the target's widest shared access */
 	int errors;
+	/* the fine plan: per T.ws group (from 1), the points from the block
+	 * barrier before it to the one after it */
+	int nhalo, cap_halo;
+	int *halo_lo, *halo_hi;
 } sp_state;
 
 static sp_buf *find(sp_state *st, const tlc_buffer *b)
@@ -100,7 +118,8 @@ static void add_alloc(sp_state *st, tlc_buffer *b, int top)
 		return;
 	}
 	st->bufs = tlc_mem_grow(st->bufs, st->n, &st->cap, sizeof(*st->bufs));
-	st->bufs[st->n] = (sp_buf){b, bytes, st->base_align, 1, 0, top, st->n};
+	st->bufs[st->n] = (sp_buf){.buf = b, .bytes = bytes, .align = st->base_align, .first = 1, .last = 0,
+	                           .alloc_at = top, .order = st->n};
 	st->n++;
 }
 
@@ -230,13 +249,56 @@ static int64_t align_up(int64_t x, int64_t a)
 	return (x + a - 1) / a * a;
 }
 
+/* Whether a and b are live at the same time: in the plain plan, their
+ * ranges of top-level statements meet; in the fine plan, their ranges of
+ * points meet, or different scopes of one T.ws group use them (those run
+ * at the same time on their warpgroups, whatever the points say). */
+static bool in_group(const sp_buf *a, int g, unsigned *scopes)
+{
+	for (int i = 0; i < a->ngroups; i++)
+		if (a->group[i] == g) {
+			*scopes = a->scopes[i];
+			return true;
+		}
+	return false;
+}
+
+/* a is in group g, b is not: b meets the group's halo */
+static bool meets_halo(const sp_state *st, const sp_buf *a, const sp_buf *b)
+{
+	for (int i = 0; i < a->ngroups; i++) {
+		unsigned sb;
+		int g = a->group[i];
+		if (!in_group(b, g, &sb) && b->ffirst <= st->halo_hi[g] && st->halo_lo[g] <= b->flast)
+			return true;
+	}
+	return false;
+}
+
+static bool live_together(const sp_state *st, const sp_buf *a, const sp_buf *b, bool fine)
+{
+	if (!fine)
+		return a->first <= b->last && b->first <= a->last;
+	if (a->ffirst <= b->flast && b->ffirst <= a->flast)
+		return true;
+	if (a->many_groups || b->many_groups)
+		return true; /* too many to tell */
+	for (int i = 0; i < a->ngroups; i++) {
+		unsigned sb;
+		if (in_group(b, a->group[i], &sb) && (a->scopes[i] != sb || (sb & (sb - 1))))
+			return true;
+	}
+	return meets_halo(st, a, b) || meets_halo(st, b, a);
+}
+
 /* The lowest offset aligned for p that overlaps no placed buffer live at
  * the same time; `busy` is scratch space for n pointers. */
-static int64_t first_fit(sp_buf *const *placed, int nplaced, const sp_buf *p, const sp_buf **busy)
+static int64_t first_fit(const sp_state *st, sp_buf *const *placed, int nplaced, const sp_buf *p,
+                         const sp_buf **busy, bool fine)
 {
 	int nbusy = 0;
 	for (int i = 0; i < nplaced; i++)
-		if (placed[i]->first <= p->last && p->first <= placed[i]->last)
+		if (live_together(st, placed[i], p, fine))
 			busy[nbusy++] = placed[i];
 	qsort(busy, (size_t)nbusy, sizeof(*busy), by_offset);
 	int64_t at = 0;
@@ -250,7 +312,7 @@ static int64_t first_fit(sp_buf *const *placed, int nplaced, const sp_buf *p, co
 	return at;
 }
 
-static int64_t place_all(sp_state *st)
+static int64_t place_all(sp_state *st, bool fine)
 {
 	sp_buf **order = tlc_mem_alloc(((size_t)st->n + 1) * sizeof(*order));
 	const sp_buf **busy = tlc_mem_alloc(((size_t)st->n + 1) * sizeof(*busy));
@@ -260,13 +322,198 @@ static int64_t place_all(sp_state *st)
 	int64_t arena = 0;
 	for (int i = 0; i < st->n; i++) {
 		sp_buf *p = order[i];
-		p->buf->offset = first_fit(order, i, p, busy);
+		p->buf->offset = first_fit(st, order, i, p, busy, fine);
 		if (p->buf->offset + p->bytes > arena)
 			arena = p->buf->offset + p->bytes;
 	}
 	tlc_mem_free(order);
 	tlc_mem_free(busy);
 	return arena;
+}
+
+
+/* ---- the fine plan ----
+ *
+ * Only when the plain plan does not fit (so that kernels that fit keep their
+ * bytes): liveness over the points of the body in program order, every
+ * statement that holds no loop or if one point, and a loop or an if one
+ * point as a whole (a buffer used anywhere inside a loop, pipelined ones
+ * included, is live for the whole loop; an if's branches may run at once in
+ * different threads).  Inside a T.ws group each scope's statements are
+ * points from the group's start, and different scopes of the group count as
+ * live together whatever their points (live_together), so buffers of two
+ * warpgroups that run concurrently never share bytes, by construction (seed
+ * 000).  A buffer that a scope only fills by copies completing on an
+ * mbarrier (warp-specialize's TMA producer) counts as used by the scopes
+ * that read it, from the group's start (the copies may land any time before
+ * the readers' waits): the consumer's epilogue tile may take the bytes of
+ * the stages once its loop is done.  The threads of a group's scopes reach
+ * the statements before and after it at different times: buffers of the
+ * group are live from the last block barrier before it to the first one
+ * after it (in its block; the kernel's start and end when there is none). */
+
+typedef struct fine_walk {
+	sp_state *st;
+	int clock;
+	int group, scope, group_start; /* the T.ws scope being walked (group 0: none) */
+	int ngroups;
+} fine_walk;
+
+static void fine_note_group(sp_buf *p, int group, unsigned bits)
+{
+	for (int i = 0; i < p->ngroups; i++)
+		if (p->group[i] == group) {
+			p->scopes[i] |= bits;
+			return;
+		}
+	if (p->ngroups == SP_MAX_GROUPS) {
+		p->many_groups = true;
+		return;
+	}
+	p->group[p->ngroups] = group;
+	p->scopes[p->ngroups++] = bits;
+}
+
+static void fine_access(void *ctx, const tlc_buffer *b, unsigned mode)
+{
+	fine_walk *w = ctx;
+	sp_buf *p = find(w->st, b);
+	if (!p)
+		return;
+	bool feed = w->group && (mode & TLC_ACCESS_MBARRIER) && !(mode & TLC_ACCESS_READ);
+	int lo = feed ? w->group_start : w->clock;
+	if (p->ffirst > p->flast)
+		p->ffirst = p->flast = lo;
+	if (lo < p->ffirst)
+		p->ffirst = lo;
+	if (w->clock > p->flast)
+		p->flast = w->clock;
+	if (w->group)
+		fine_note_group(p, w->group, feed ? 0u : 1u << (w->scope & 31));
+}
+
+/* One point: s and everything inside it. */
+static void fine_point(fine_walk *w, const tlc_stmt *s)
+{
+	tlc_stmt_accesses(s, fine_access, w);
+	w->clock++;
+}
+
+/* The halo of group g reaches point t. */
+static void fine_halo(sp_state *st, int g, int t)
+{
+	while (st->nhalo <= g) {
+		int cap = st->cap_halo;
+		st->halo_lo = tlc_mem_grow(st->halo_lo, st->nhalo, &cap, sizeof(int));
+		st->halo_hi = tlc_mem_grow(st->halo_hi, st->nhalo, &st->cap_halo, sizeof(int));
+		st->halo_lo[st->nhalo] = INT32_MAX / 2;
+		st->halo_hi[st->nhalo++] = 0;
+	}
+	if (t < st->halo_lo[g])
+		st->halo_lo[g] = t;
+	if (t > st->halo_hi[g])
+		st->halo_hi[g] = t;
+}
+
+static void fine_stmt(fine_walk *w, const tlc_stmt *s);
+
+/* A T.ws group: its scopes from one start, side by side. */
+static void fine_group(fine_walk *w, tlc_stmt *const *items, int n)
+{
+	fine_walk saved = *w;
+	int g = ++w->ngroups, start = w->clock, end = w->clock;
+	for (int k = 0; k < n; k++) {
+		w->clock = start;
+		w->group = g;
+		w->scope = k;
+		w->group_start = start;
+		fine_stmt(w, items[k]->u.scope.body);
+		if (w->clock > end)
+			end = w->clock;
+	}
+	int ngroups = w->ngroups;
+	*w = saved;
+	w->ngroups = ngroups;
+	w->clock = end;
+}
+
+static void fine_seq(fine_walk *w, tlc_stmt *const *items, int n)
+{
+	int barrier = 0; /* the point of the last block barrier (0: the kernel's start) */
+	int open[SP_MAX_GROUPS * 4], nopen = 0;
+	for (int i = 0; i < n;) {
+		if (tlc_stmt_is_block_barrier(items[i])) {
+			for (int k = 0; k < nopen; k++)
+				fine_halo(w->st, open[k], w->clock);
+			nopen = 0;
+			barrier = w->clock;
+		}
+		int len = tlc_ws_group_len((tlc_stmt **)items, n, i);
+		if (len > 0) {
+			int start = w->clock;
+			fine_group(w, items + i, len);
+			fine_halo(w->st, w->ngroups, barrier);
+			fine_halo(w->st, w->ngroups, start);
+			fine_halo(w->st, w->ngroups, w->clock);
+			if (nopen < SP_MAX_GROUPS * 4)
+				open[nopen++] = w->ngroups;
+			else
+				fine_halo(w->st, w->ngroups, INT32_MAX / 2);
+			i += len;
+			continue;
+		}
+		fine_stmt(w, items[i]);
+		i++;
+	}
+	/* no barrier after them in their block: to the end */
+	for (int k = 0; k < nopen; k++)
+		fine_halo(w->st, open[k], INT32_MAX / 2);
+}
+
+static void fine_stmt(fine_walk *w, const tlc_stmt *s)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TLC_STMT_SEQ: fine_seq(w, s->u.seq.items, s->u.seq.n); break;
+	case TLC_STMT_ATTR: fine_stmt(w, s->u.attr.body); break;
+	case TLC_STMT_SCOPE:
+		if (tlc_stmt_is_ws(s))
+			fine_group(w, (tlc_stmt *const[]){(tlc_stmt *)s}, 1);
+		else
+			fine_point(w, s);
+		break;
+	case TLC_STMT_ALLOC: {
+		sp_buf *p = find(w->st, s->u.alloc.buf);
+		if (p)
+			p->alloc_at = w->clock;
+		break;
+	}
+	default: fine_point(w, s); break;
+	}
+}
+
+static void fine_liveness(sp_state *st)
+{
+	for (int i = 0; i < st->n; i++) {
+		sp_buf *p = &st->bufs[i];
+		p->ffirst = 1;
+		p->flast = 0;
+		p->ngroups = 0;
+		p->many_groups = false;
+	}
+	fine_walk w = {.st = st, .clock = 1};
+	fine_stmt(&w, st->f->body);
+	for (int i = 0; i < st->n; i++) {
+		sp_buf *p = &st->bufs[i];
+		if (p->ffirst > p->flast)
+			p->ffirst = p->flast = p->alloc_at;
+		/* filled by copies in a group no scope of which reads it: every
+		 * scope's */
+		for (int k = 0; k < p->ngroups; k++)
+			if (!p->scopes[k])
+				p->scopes[k] = ~0u;
+	}
 }
 
 /* ---- results ---- */
@@ -330,7 +577,13 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 		if (st.bufs[i].first > st.bufs[i].last)
 			st.bufs[i].first = st.bufs[i].last = st.bufs[i].alloc_at;
 	if (!st.errors) {
-		int64_t arena = place_all(&st);
+		int64_t arena = place_all(&st, false);
+		if (arena + st.static_bytes > limit && st.n) {
+			/* the plain plan does not fit: liveness inside T.ws scopes and
+			 * compound statements (kernels that fit keep their bytes) */
+			fine_liveness(&st);
+			arena = place_all(&st, true);
+		}
 		for (int i = 0; i < st.nviews; i++)
 			st.views[i]->offset = tlc_buffer_storage(st.views[i])->offset;
 		if (st.n) { /* kernels without a dynamic arena keep their attributes as they are */
@@ -361,6 +614,8 @@ static int run_storage_plan(tlc_module *m, tlc_func *f, const tlc_pass_options *
 	}
 	tlc_mem_free(st.bufs);
 	tlc_mem_free(st.views);
+	tlc_mem_free(st.halo_lo);
+	tlc_mem_free(st.halo_hi);
 	return st.errors;
 }
 
