@@ -19,7 +19,9 @@ static unsigned arg_mode(tlc_op_id op, int i)
 	case TLC_OP_TMA_STORE: /* the tensor; the shared source is an element */
 	case TLC_OP_FILL:
 	case TLC_OP_CLEAR: return TLC_ACCESS_WRITE;
-	case TLC_OP_ATOMIC_ADD: return i == 0 ? TLC_ACCESS_RW : TLC_ACCESS_READ;
+	case TLC_OP_ATOMIC_ADD:
+	case TLC_OP_ATOMIC_MAX:
+	case TLC_OP_ATOMIC_MIN: return i == 0 ? TLC_ACCESS_RW : TLC_ACCESS_READ;
 	default: return TLC_ACCESS_RW; /* unknown: as conservative as can be */
 	}
 }
@@ -33,6 +35,8 @@ static unsigned load_arg_mode(tlc_op_id op, int i)
 	case TLC_OP_STMATRIX:
 	case TLC_OP_CP_ASYNC: return i == 0 ? TLC_ACCESS_WRITE : TLC_ACCESS_READ;
 	case TLC_OP_ATOMIC_ADD:
+	case TLC_OP_ATOMIC_MAX:
+	case TLC_OP_ATOMIC_MIN:
 	case TLC_OP_ATOMIC_ADD_VEC: return i == 0 ? TLC_ACCESS_RW : TLC_ACCESS_READ;
 	case TLC_OP_COPY: /* a tile named by its corner element */
 	case TLC_OP_TMA_COPY:

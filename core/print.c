@@ -6,6 +6,7 @@
 
 #include <tlc/sim.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,8 @@ static void print_int(printer *p, const tlc_expr *e)
 		tlc_buf_puts(p->out, v ? "True" : "False");
 	else if (e->dtype == TLC_DT_INT32 || e->dtype == TLC_DT_VOID)
 		tlc_buf_printf(p->out, "%lld", v);
+	else if (v == LLONG_MIN) /* -2**63: its digits alone are no int64 literal */
+		tlc_buf_printf(p->out, "T.%s(%lld - 1)", tlc_dtype_name(e->dtype), v + 1);
 	else
 		tlc_buf_printf(p->out, "T.%s(%lld)", tlc_dtype_name(e->dtype), v);
 }

@@ -227,10 +227,12 @@ static void check_call_types(verifier *v, const tlc_expr *e)
 	int n = e->u.call.nargs;
 	if (!op || !a)
 		return;
-	if (e->u.call.op == TLC_OP_ATOMIC_ADD && n == 2 && a[0] && a[1] && a[0]->kind == TLC_EXPR_LOAD &&
+	bool atomic = e->u.call.op == TLC_OP_ATOMIC_ADD || e->u.call.op == TLC_OP_ATOMIC_MAX ||
+	              e->u.call.op == TLC_OP_ATOMIC_MIN;
+	if (atomic && n == 2 && a[0] && a[1] && a[0]->kind == TLC_EXPR_LOAD &&
 	    a[1]->dtype != TLC_DT_VOID && a[1]->dtype != a[0]->dtype)
-		error(v, "T.atomic_add of a %s value into a %s element (an explicit T.cast is missing)",
-		      tlc_dtype_name(a[1]->dtype), tlc_dtype_name(a[0]->dtype));
+		error(v, "T.%s of a %s value into a %s element (an explicit T.cast is missing)",
+		      op->name, tlc_dtype_name(a[1]->dtype), tlc_dtype_name(a[0]->dtype));
 	if ((op->flags & TLC_OPF_PURE) && !(op->flags & TLC_OPF_LOWERED) && e->u.call.op != TLC_OP_PRINT)
 		for (int i = 0; i < n; i++)
 			if (a[i] && a[i]->dtype != e->dtype && a[i]->dtype != TLC_DT_VOID)

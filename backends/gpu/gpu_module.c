@@ -239,6 +239,23 @@ static const struct {
 	{GPU_HELPER_FLOORMOD_F64,
 	 "static __device__ __forceinline__ double tlc_floormod_f64(double a, double b)\n"
 	 "{\n\treturn __dsub_rn(a, __dmul_rn(floor(a / b), b));\n}\n\n"},
+	{GPU_HELPER_ATOMIC_MINMAX,
+	 "/* T.atomic_max / T.atomic_min of a float or double (those of the integers\n"
+	 " * are built in): a compare-and-swap of the bits until the element is no\n"
+	 " * longer beaten; a NaN value or element compares false, changing nothing */\n"
+	 "template <bool MAX>\n"
+	 "static __device__ __forceinline__ void tlc_atomic_minmax(float *p, float v)\n"
+	 "{\n\tint *a = reinterpret_cast<int *>(p), old = *a, seen;\n"
+	 "\tdo {\n\t\tseen = old;\n\t\tfloat cur = __int_as_float(seen);\n"
+	 "\t\tif (!(MAX ? v > cur : v < cur))\n\t\t\treturn;\n"
+	 "\t\told = atomicCAS(a, seen, __float_as_int(v));\n\t} while (old != seen);\n}\n\n"
+	 "template <bool MAX>\n"
+	 "static __device__ __forceinline__ void tlc_atomic_minmax(double *p, double v)\n"
+	 "{\n\tunsigned long long *a = reinterpret_cast<unsigned long long *>(p), old = *a, seen;\n"
+	 "\tdo {\n\t\tseen = old;\n\t\tdouble cur = __longlong_as_double((long long)seen);\n"
+	 "\t\tif (!(MAX ? v > cur : v < cur))\n\t\t\treturn;\n"
+	 "\t\told = atomicCAS(a, seen, (unsigned long long)__double_as_longlong(v));\n"
+	 "\t} while (old != seen);\n}\n\n"},
 	{GPU_HELPER_LANES,
 	 "/* N elements of T as one aligned access (a converting T.copy_vec) */\n"
 	 "template <typename T, int N> struct alignas(sizeof(T) * N) tlc_lanes { T v[N]; };\n\n"},

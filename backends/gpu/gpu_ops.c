@@ -36,6 +36,47 @@ void gpu_emit_atomic_add(gpu_emitter *e, const tlc_stmt *s, int ind)
 	tlc_buf_puts(e->out, ");\n");
 }
 
+/* atomicMax / atomicMin of the integers the targets have them for (64-bit
+ * ones through their long long overloads); floats by a compare-and-swap
+ * loop (GPU_HELPER_ATOMIC_MINMAX).  16- and 8-bit elements have neither. */
+void gpu_emit_atomic_minmax(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *c = s->u.eval.call;
+	bool max = c->u.call.op == TLC_OP_ATOMIC_MAX;
+	const char *name = max ? "atomic_max" : "atomic_min";
+	const tlc_expr *dst = c->u.call.nargs == 2 ? c->u.call.args[0] : NULL;
+	if (!dst || dst->kind != TLC_EXPR_LOAD) {
+		tlc_error(e->ctx, s->loc, "T.%s takes one element: T.%s(C[i], v)", name, name);
+		return;
+	}
+	const tlc_buffer *b = dst->u.load.buf;
+	const char *cast = NULL;
+	switch (b->dtype) {
+	case TLC_DT_INT32:
+	case TLC_DT_UINT32: cast = ""; break;
+	case TLC_DT_INT64: cast = "(long long"; break;
+	case TLC_DT_UINT64: cast = "(unsigned long long"; break;
+	case TLC_DT_FLOAT32:
+	case TLC_DT_FLOAT64: e->helpers |= GPU_HELPER_ATOMIC_MINMAX; break;
+	default:
+		tlc_error(e->ctx, s->loc,
+			  "T.%s on %s is not supported by target %s: use a 32- or 64-bit "
+			  "integer or float element",
+			  name, tlc_dtype_name(b->dtype), gpu_target_name(e));
+		return;
+	}
+	gpu_indent(e, ind);
+	if (!cast)
+		tlc_buf_printf(e->out, "tlc_atomic_minmax<%s>(&", max ? "true" : "false");
+	else
+		tlc_buf_printf(e->out, "%s(%s%s&", max ? "atomicMax" : "atomicMin", cast,
+			       *cast ? " *)" : "");
+	gpu_emit_access(e, s->loc, b, dst->u.load.n, dst->u.load.idx);
+	tlc_buf_printf(e->out, ", %s%s", cast ? cast : "", cast && *cast ? ")(" : "");
+	gpu_emit_expr(e, c->u.call.args[1]); /* of b's type (verify.c) */
+	tlc_buf_puts(e->out, cast && *cast ? "));\n" : ");\n");
+}
+
 bool gpu_vector_operands(const tlc_stmt *s, const tlc_expr **dst, const tlc_expr **src,
 			 int64_t *lanes)
 {

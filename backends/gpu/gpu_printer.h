@@ -181,6 +181,7 @@ enum {
 	GPU_HELPER_FTOI = 1 << 9,     /* tlc_ftoi<I>: saturating float -> integer */
 	GPU_HELPER_FLOORMOD_F32 = 1 << 10, /* tlc_floormod_f32: float % */
 	GPU_HELPER_FLOORMOD_F64 = 1 << 11, /* tlc_floormod_f64: double % */
+	GPU_HELPER_ATOMIC_MINMAX = 1 << 12, /* tlc_atomic_minmax<MAX>: float, double max / min */
 	GPU_HELPER_VENDOR = 1 << 16,  /* this bit and above belong to the vendor (emit_helpers) */
 };
 
@@ -290,6 +291,8 @@ void gpu_emit_stmt(gpu_emitter *e, const tlc_stmt *s, int ind);
 
 /* T.atomic_add(dst[i..], value) of one element. */
 void gpu_emit_atomic_add(gpu_emitter *e, const tlc_stmt *s, int ind);
+/* T.atomic_max / T.atomic_min of one element */
+void gpu_emit_atomic_minmax(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.copy_vec(dst[i..], src[j..], lanes). */
 void gpu_emit_copy_vec(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* The operands of a vector op T.NAME(dst[i..], src[j..], lanes)

@@ -247,6 +247,10 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_ATOMIC_ADD:
 		gpu_emit_atomic_add(e, s, ind);
 		return;
+	case TLC_OP_ATOMIC_MAX:
+	case TLC_OP_ATOMIC_MIN:
+		gpu_emit_atomic_minmax(e, s, ind);
+		return;
 	case TLC_OP_COPY_VEC:
 		gpu_emit_copy_vec(e, s, ind);
 		return;

@@ -538,6 +538,12 @@ bool fe_const_int(fe *F, fe_val *v, const char *what, tlc_loc loc, int64_t *out)
 bool fe_need_kernel(fe *F, const char *what, bool need_block, tlc_loc loc);
 const char *fe_hint(fe *F, const char *def);
 
+/* ---- frontend_misc.c ---- */
+/* Whether T.<name> is one fe_call_misc handles (dtype extremes, refused calls). */
+bool fe_misc_has(const char *name);
+fe_val *fe_call_misc(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+                     fe_val **kwv, tlc_loc loc);
+
 /* ---- frontend_hints.c ---- */
 /* Whether T.<name> is a kernel hint or a refused construct fe_call_hint handles. */
 bool fe_hint_has(const char *name);

@@ -25,7 +25,7 @@ bool fe_t_has(fe *F, const char *name)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
 			return true;
-	return fe_frame_builtin(name) || fe_hint_has(name) || tlc_op_lookup(F->ctx, name) >= 0;
+	return fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || tlc_op_lookup(F->ctx, name) >= 0;
 }
 
 fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
@@ -47,7 +47,7 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
 			return fe_builtin(F, fe_strdup(F, buf));
-	if (fe_frame_builtin(name) || fe_hint_has(name) || tlc_op_lookup(F->ctx, name) >= 0)
+	if (fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || tlc_op_lookup(F->ctx, name) >= 0)
 		return fe_builtin(F, fe_strdup(F, buf));
 	tlc_suggestion sg;
 	tlc_suggest_init(&sg, name);
@@ -936,6 +936,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_persistent_loop(F, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_hint_has(n))
 		return fe_call_hint(F, n, nargs, args, nkw, kwn, kwv, loc);
+	if (fe_misc_has(n))
+		return fe_call_misc(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "dynamic") == 0 || strcmp(n, "symbolic") == 0)
 		return t_dynamic(F, name, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "reshape") == 0) {

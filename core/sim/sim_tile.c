@@ -481,6 +481,42 @@ static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
 	sim_array_set(a, e, sim_add(a->dtype, sim_array_get(a, e), v));
 }
 
+/* T.atomic_max / T.atomic_min of one element: the value replaces the
+ * element when it beats it (never when either is a NaN, as the targets'
+ * compare-and-swap loop); a masked destination drops it, as a store. */
+static void atomic_minmax(sim *s, const tlc_expr *call, tlc_loc loc)
+{
+	const tlc_expr *dst = call->u.call.args[0], *val = call->u.call.args[1];
+	bool max = call->u.call.op == TLC_OP_ATOMIC_MAX;
+	const char *name = max ? "atomic_max" : "atomic_min";
+	if (dst->kind != TLC_EXPR_LOAD) {
+		sim_fail(s, loc, "T.%s takes one element", name);
+		return;
+	}
+	sim_array *a = sim_array_of(s, dst->u.load.buf, loc);
+	if (!a || dst->u.load.n != a->ndim)
+		return;
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < a->ndim; d++)
+		idx[d] = sim_eval_int(s, dst->u.load.idx[d], loc);
+	if (!s->stop && sim_bounds_masked(s, a, dst->u.load.buf, idx, name, loc))
+		return;
+	sim_val v = sim_convert(sim_eval(s, val, loc), val->dtype, a->dtype);
+	int64_t e = s->stop ? -1 : sim_element(s, a, dst->u.load.buf, idx, loc);
+	if (e < 0)
+		return;
+	sim_val cur = sim_array_get(a, e);
+	bool beats;
+	if (tlc_dtype_is_float(a->dtype))
+		beats = max ? v.f > cur.f : v.f < cur.f;
+	else if (a->dtype == TLC_DT_UINT64)
+		beats = max ? (uint64_t)v.i > (uint64_t)cur.i : (uint64_t)v.i < (uint64_t)cur.i;
+	else
+		beats = max ? v.i > cur.i : v.i < cur.i;
+	if (beats)
+		sim_array_set(a, e, v);
+}
+
 /* ---- statements ---- */
 
 static void call_stmt(sim *s, const tlc_stmt *st)
@@ -501,6 +537,8 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	case TLC_OP_REDUCE_ABSMAX: reduce(s, c, st->loc); return;
 	case TLC_OP_CUMSUM: cumsum(s, c, st->loc); return;
 	case TLC_OP_ATOMIC_ADD: atomic_add(s, c, st->loc); return;
+	case TLC_OP_ATOMIC_MAX:
+	case TLC_OP_ATOMIC_MIN: atomic_minmax(s, c, st->loc); return;
 	case TLC_OP_ANNOTATE_LAYOUT:
 	case TLC_OP_ANNOTATE_SAFE_VALUE: /* read once before the run (sim_run.c) */
 	case TLC_OP_USE_SWIZZLE:

@@ -131,8 +131,10 @@ static tlc_walk_action scan_stmt(void *p, const tlc_stmt *s)
 		break;
 	case TLC_STMT_EVAL: {
 		const tlc_expr *call = s->u.eval.call;
-		/* an element atomic_add inside a nest writes its destination */
-		if (call->kind == TLC_EXPR_CALL && call->u.call.op == TLC_OP_ATOMIC_ADD &&
+		/* an element atomic inside a nest writes its destination */
+		if (call->kind == TLC_EXPR_CALL &&
+		    (call->u.call.op == TLC_OP_ATOMIC_ADD || call->u.call.op == TLC_OP_ATOMIC_MAX ||
+		     call->u.call.op == TLC_OP_ATOMIC_MIN) &&
 		    call->u.call.nargs == 2) {
 			const tlc_expr *d = call->u.call.args[0];
 			if (d->kind == TLC_EXPR_LOAD)

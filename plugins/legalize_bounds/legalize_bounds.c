@@ -319,8 +319,11 @@ static tlc_stmt *rewrite_call(tlc_rewriter *rw, tlc_stmt *s)
 	int n = tlc_expr_num_children(c);
 	const tlc_expr **k = tlc_mem_alloc(sizeof(*k) * (size_t)(n + 1));
 	const tlc_expr *g = NULL;
-	/* an element T.atomic_add: a store of its destination */
-	bool element_atomic = c->u.call.op == TLC_OP_ATOMIC_ADD && c->u.call.nargs == 2 &&
+	/* an element T.atomic_add / atomic_max / atomic_min: a store of its destination */
+	tlc_op_id op = c->u.call.op;
+	bool element_atomic = (op == TLC_OP_ATOMIC_ADD || op == TLC_OP_ATOMIC_MAX ||
+	                       op == TLC_OP_ATOMIC_MIN) &&
+	                      c->u.call.nargs == 2 &&
 	                      c->u.call.args[0]->kind == TLC_EXPR_LOAD;
 	for (int i = 0; i < n; i++) {
 		const tlc_expr *x = tlc_expr_child(c, i);

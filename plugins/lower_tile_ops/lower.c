@@ -116,6 +116,10 @@ static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
 		}
 		low = lw_expand_atomic(st, s);
 		break;
+	case TLC_OP_ATOMIC_MAX:
+	case TLC_OP_ATOMIC_MIN:
+		check_outside(st, s, c);
+		return s; /* element forms only: the target emits them */
 	case TLC_OP_GEMM:
 	case TLC_OP_WGMMA_GEMM: {
 		tlc_stmt *g = lw_lower_gemm(st, s);

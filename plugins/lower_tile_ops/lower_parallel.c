@@ -245,7 +245,8 @@ static tlc_stmt *rewrite_pre(tlc_rewriter *rw, tlc_stmt *s)
 /* True for an atomic (a write other replicas of the loop must not repeat). */
 static bool is_atomic(const tlc_stmt *s)
 {
-	return tlc_stmt_is_call(s, TLC_OP_ATOMIC_ADD);
+	return tlc_stmt_is_call(s, TLC_OP_ATOMIC_ADD) || tlc_stmt_is_call(s, TLC_OP_ATOMIC_MAX) ||
+	       tlc_stmt_is_call(s, TLC_OP_ATOMIC_MIN);
 }
 
 static tlc_stmt *rewrite_post(tlc_rewriter *rw, tlc_stmt *s)

@@ -278,9 +278,17 @@ tlc_stmt *lw_lower_cumsum(lw_state *st, tlc_stmt *s)
 		return NULL;
 	}
 	tlc_buffer *src = sx->u.buf, *dst = dx->u.buf;
+	if (src->scope == TLC_SCOPE_FRAGMENT || dst->scope == TLC_SCOPE_FRAGMENT) {
+		/* TileLang 0.1 does not lower it either */
+		lw_error(st, s->loc,
+		         "T.cumsum of fragment '%s' is not supported: T.copy it into a shared "
+		         "buffer of the same shape, T.cumsum there and T.copy the result back",
+		         src->scope == TLC_SCOPE_FRAGMENT ? src->name : dst->name);
+		return NULL;
+	}
 	if (!tlc_buffer_in_shared(src) || !tlc_buffer_in_shared(dst) || src->ndim != dst->ndim ||
 	    src->ndim < 1 || src->ndim > 2) {
-		lw_error(st, s->loc, "T.cumsum supports 1-D and 2-D shared buffers of one shape (fragments are not supported yet)");
+		lw_error(st, s->loc, "T.cumsum supports 1-D and 2-D shared buffers of one shape");
 		return NULL;
 	}
 	int64_t shape[2] = {1, 1}, dim = -1, reverse = 0, x;
