@@ -118,7 +118,7 @@ static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
 		break;
 	case TLC_OP_ATOMIC_MAX:
 	case TLC_OP_ATOMIC_MIN:
-		check_outside(st, s, c);
+		s->u.eval.call = outside(st, s, c);
 		return s; /* element forms only: the target emits them */
 	case TLC_OP_GEMM:
 	case TLC_OP_WGMMA_GEMM: {
