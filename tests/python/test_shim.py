@@ -207,6 +207,9 @@ check("next_power_of_2 is 1 << (x - 1).bit_length()",
       [tilelang.math.next_power_of_2(x) for x in (1, 2, 3, 5, 8, 9, 1000)] == [1, 2, 4, 8, 8, 16, 1024])
 check("TensorSupplyType has TileLang's members", tilelang.TensorSupplyType is TensorSupplyType and
       [m.name for m in TensorSupplyType] == ["Integer", "Uniform", "Normal", "Randn", "Zero", "One", "Auto"])
+import tilelang.language as T  # noqa: E402
+check("a T.* dtype is the str of its name, as in TileLang (getattr(torch, T.bfloat16))",
+      isinstance(T.bfloat16, str) and T.bfloat16 == "bfloat16" and getattr(fake_torch, T.float16) is fake_torch.float16)
 fake_torch.cuda.get_device_capability = staticmethod(lambda *a: (9, 0))
 fake_torch.cuda.is_available = staticmethod(lambda: True)
 ran = []

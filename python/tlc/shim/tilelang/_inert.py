@@ -67,6 +67,18 @@ class Inert:
         return iter(())
 
 
+class DType(str):
+    """A T.* dtype (T.float16): the string of its name, as in TileLang
+    (getattr(torch, T.bfloat16) works), also callable as a stand-in."""
+
+    @property
+    def tlc_dtype(self):
+        return str(self)
+
+    def __call__(self, *args, **kwargs):
+        return Inert(str(self))
+
+
 class InertModule(types.ModuleType):
     """A module of tilelang (or tvm) that the shim does not provide."""
 

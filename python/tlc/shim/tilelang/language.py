@@ -5,7 +5,7 @@ T.* a program touches outside a kernel body are inert stand-ins.  Kernel
 bodies are never run by Python."""
 from tlc.jit import prim_func  # noqa: F401
 
-from ._inert import DTYPES as _DTYPES, Inert as _Inert
+from ._inert import DTYPES as _DTYPES, DType as _DType, Inert as _Inert
 
 
 def macro(func=None, **_):
@@ -16,4 +16,4 @@ def macro(func=None, **_):
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    return _Inert(name)
+    return _DType(name) if name in _DTYPES and name != "float" else _Inert(name)
