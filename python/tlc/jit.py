@@ -46,7 +46,11 @@ def literal(v):
     mod = type(v).__module__
     if mod.startswith("torch") and type(v).__name__ == "dtype":  # torch.float16 -> "float16"
         return repr(str(v).split(".", 1)[1])
-    raise TypeError(f"tlc cannot pass a {type(v).__name__} to a kernel factory at compile time: {v!r}")
+    # no repr of the value: a CUDA tensor's is slow (a copy to the host), and
+    # record_calls meets tensors on every call of a reference program
+    shape = getattr(v, "shape", None)
+    what = f" of shape {tuple(shape)}" if shape is not None else ""
+    raise TypeError(f"tlc cannot pass a {type(v).__name__}{what} to a kernel factory at compile time")
 
 
 def _entry(func, args, kwargs):
@@ -101,6 +105,8 @@ def record_calls(func, path, prefix=None):
     @functools.wraps(func)
     def call(*args, **kwargs):
         try:
+            if any(_is_tensor(a) for a in args) or any(_is_tensor(v) for v in kwargs.values()):
+                raise TypeError("a tensor argument")  # a call at run time, not a kernel's factory
             head = prefix if prefix is not None else func.__name__
             parts = [literal(a) for a in args] + [f"{k}={literal(v)}" for k, v in kwargs.items()]
             entry = f"{head}({', '.join(parts)})"

@@ -288,6 +288,23 @@ check("tilelang.lower and TileLang 0.1's Profiler(mod, params, out_idx, supply) 
 check("a nested @tilelang.jit factory called by a returned closure is built from that call",
       "jitted [('A', ['96'], False), ('B', ['96', '2'], True)]" in out, out)
 
+# 11. record_calls on a function called with tensors at run time (a reference
+# program timed in a loop): no literal, and no repr of the tensor (slow on a GPU)
+from tlc.jit import record_calls  # noqa: E402
+
+
+class _NoRepr(fake_torch.Tensor):
+    def __repr__(self):
+        raise RuntimeError("repr of a tensor")
+
+
+ref = record_calls(lambda x, scale=2: ("ran", scale), prog)
+try:
+    check("a recorded function called with a tensor runs without formatting it",
+          ref(_NoRepr((4, 4), fake_torch.float32), scale=3) == ("ran", 3))
+except RuntimeError as e:
+    check("a recorded function called with a tensor runs without formatting it", False, str(e))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")
