@@ -764,6 +764,11 @@ bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const ch
 		fe_val *self = fn->u.bound.self;
 		if (self->kind != FV_INT && self->kind != FV_BOOL && self->kind != FV_FLOAT)
 			return false;
+		/* only the methods listed above: x.astype(dtype) is the frontend's */
+		const char *m = fn->u.bound.name;
+		if (!in_list(int_methods, TLC_ARRAY_LEN(int_methods), m) &&
+		    !in_list(float_methods, TLC_ARRAY_LEN(float_methods), m))
+			return false;
 		if (nkw) {
 			tlc_error(F->ctx, loc, "%s() takes no keyword arguments", fn->u.bound.name);
 			*out = NULL;
