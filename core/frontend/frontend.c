@@ -301,7 +301,7 @@ static fe_val *autotune_configs(fe *F, fe_val *fn, int nargs, fe_val **args, int
  * keyword, not -D: kn/kv so far) from config `index` of an @autotune
  * entry; every key must be a parameter. */
 static bool apply_config(fe *F, fe_val *configs, int index, py_node *def, int nargs, const char **kn, fe_val **kv,
-                         int *nk, tlc_loc loc)
+                         int *nk, fe_val **pass_configs, tlc_loc loc)
 {
 	if (index < 0 || index >= configs->u.seq.n) {
 		tlc_error(F->ctx, loc, "--config-index=%d: the @autotune configs are numbered 0 to %d "
@@ -315,6 +315,11 @@ static bool apply_config(fe *F, fe_val *configs, int index, py_node *def, int na
 		for (int i = 0; key->kind == FV_STR && i < def->nparams; i++)
 			if (!def->params[i].star && strcmp(def->params[i].name, key->u.s) == 0)
 				pi = i;
+		if (pi < 0 && key->kind == FV_STR && strcmp(key->u.s, "pass_configs") == 0) {
+			/* TileLang's autotuner compiles the config with these pass configs */
+			*pass_configs = cfg->u.dict.vals[j];
+			continue;
+		}
 		if (pi < 0) {
 			tlc_error(F->ctx, loc, "@autotune config %d sets %s%s%s, which is not a parameter of '%s'", index,
 			          key->kind == FV_STR ? "'" : "", fe_show(F, key), key->kind == FV_STR ? "'" : "", def->str);
@@ -331,6 +336,27 @@ static bool apply_config(fe *F, fe_val *configs, int index, py_node *def, int na
 	return true;
 }
 
+/* The decorator's pass_configs with an @autotune config's own on top
+ * (either may be NULL); NULL after an error. */
+static fe_val *merged_configs(fe *F, fe_val *jit, fe_val *config, tlc_loc loc)
+{
+	if (!config)
+		return jit;
+	fe_val *both[2] = {jit, config};
+	fe_val *d = fe_dict(F);
+	for (int k = 0; k < 2; k++) {
+		if (!both[k])
+			continue;
+		if (both[k]->kind != FV_DICT) {
+			tlc_error(F->ctx, loc, "pass_configs must be a dict, not %s", fe_kind_name(both[k]));
+			return NULL;
+		}
+		for (int i = 0; i < both[k]->u.dict.n; i++)
+			fe_dict_set(F, d, both[k]->u.dict.keys[i], both[k]->u.dict.vals[i]);
+	}
+	return d;
+}
+
 /* --list-configs: "N: {...}" a line. */
 static void list_configs(fe *F, fe_val *configs, tlc_buf *out)
 {
@@ -343,6 +369,7 @@ static void list_configs(fe *F, fe_val *configs, tlc_buf *out)
 static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **args, int nkw,
                       const char **kwn, fe_val **kwv, tlc_loc loc)
 {
+	fe_val *config_passes = NULL; /* an @autotune config's pass_configs */
 	py_node *def = fn->u.fn.def;
 	/* -D NAME=V gives parameters not passed explicitly */
 	const char **kn = fe_alloc(F, sizeof(char *) * (size_t)(nkw + def->nparams + 1));
@@ -394,9 +421,13 @@ static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **a
 		memcpy(kv2, kv, sizeof(fe_val *) * (size_t)nk);
 		kn = kn2;
 		kv = kv2;
-		if (!apply_config(F, configs, F->opts ? F->opts->config_index : 0, def, nargs, kn, kv, &nk, loc))
+		if (!apply_config(F, configs, F->opts ? F->opts->config_index : 0, def, nargs, kn, kv, &nk,
+		                  &config_passes, loc))
 			return false;
 	}
+	fe_val *pass_configs = merged_configs(F, fn->u.fn.jit_configs, config_passes, loc);
+	if (config_passes && !pass_configs)
+		return false;
 	int first_dyn = F->ndyn;
 	fe_kernel K = {.func = tlc_func_new(F->m, name, def->loc), .eager = true, .first_dyn = first_dyn};
 	fe_kernel *saved = F->kernel;
@@ -409,7 +440,7 @@ static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **a
 		return false;
 	if (K.has_frame) {
 		F->kernel = &K;
-		bool ok = finish_kernel(F, &K, fn->u.fn.jit_out_idx, fn->u.fn.jit_configs, def->loc);
+		bool ok = finish_kernel(F, &K, fn->u.fn.jit_out_idx, pass_configs, def->loc);
 		F->kernel = saved;
 		return ok;
 	}
@@ -419,7 +450,7 @@ static bool run_entry(fe *F, fe_val *fn, const char *name, int nargs, fe_val **a
 			pf = fe_new(F, FV_PRIMFUNC);
 			*pf = *r;
 			pf->u.pf.out_idx = fn->u.fn.jit_out_idx;
-			pf->u.pf.configs = fn->u.fn.jit_configs;
+			pf->u.pf.configs = pass_configs;
 		}
 		return instantiate(F, pf, name, first_dyn);
 	}

@@ -139,6 +139,13 @@ bool fe_module_has(fe *F, const fe_val *mod, const char *name)
 fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 {
 	fe_val *r;
+	if (v->kind == FV_HOST && strcmp(v->u.s, "tilelang.transform.PassConfigKey") == 0) {
+		/* the same keys as tilelang.PassConfigKey */
+		fe_val ns = *v;
+		ns.kind = FV_NAMESPACE;
+		ns.u.s = "tilelang.PassConfigKey";
+		return fe_getattr(F, &ns, name, loc);
+	}
 	if (fe_host_getattr(F, v, name, loc, &r))
 		return r;
 	switch (v->kind) {
