@@ -51,10 +51,12 @@
  * kernel.
  *
  * Register budget (setmaxnreg): the producer needs few registers; the
- * consumers take what it gives back, within the block's share of the
+ * consumers take what it gives back, within what the block holds from its
+ * launch: each of its threads the launch cap, the block's share of the
  * register file (all of it, or half when two blocks share an SM:
- * blocks_per_sm): producer 24, consumers the largest multiple of 8 (at most
- * 240) with 128 * 24 + T * c <= that share.  The kernel says how many
+ * blocks_per_sm) over its threads, rounded down to a multiple of 8.
+ * Producer 24, consumers the largest multiple of 8 (at most 240) with
+ * 128 * 24 + T * c <= that.  The kernel says how many
  * blocks it is launched for ("tlc.min_blocks"), which caps the registers a
  * thread starts with. */
 #include "config.h"
@@ -930,7 +932,13 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 	 * clusters make a block wait for its neighbour's consumers */
 	if (blocks < 2)
 		p->cluster = 1;
-	int64_t per_block = w->t->regs_per_block / blocks;
+	/* setmaxnreg moves registers within what the block got at launch:
+	 * every thread the launch cap, its share of the register file rounded
+	 * down to whole allocation units (8 a thread).  With 640 threads that
+	 * is 96 a thread (61440, not 65536): consumers asking for more than
+	 * the producer gives back wait forever. */
+	int64_t total = (int64_t)w->t->warpgroup + w->threads;
+	int64_t per_block = w->t->regs_per_block / blocks / total / 8 * 8 * total;
 	int64_t regs = (per_block - (int64_t)w->t->warpgroup * producer_regs) / w->threads / 8 * 8;
 	if (regs > WS_MAX_REGS)
 		regs = WS_MAX_REGS;
@@ -939,7 +947,7 @@ static void specialize(ws_state *w, tlc_stmt *body, ws_plan *p)
 		 * more than the block holds would wait forever */
 		if ((int64_t)w->t->warpgroup * producer_regs + w->threads * consumer_regs > per_block) {
 			tlc_error(w->ctx, loc, "T.annotate_consumer_reg_alloc(%lld): %lld consumer threads at %lld registers "
-			          "and %d producer threads at %lld need more than the %lld registers a block has at %d "
+			          "and %d producer threads at %lld need more than the %lld registers a block gets at launch at %d "
 			          "block%s per SM; give at most %lld",
 			          (long long)consumer_regs, (long long)w->threads, (long long)consumer_regs,
 			          w->t->warpgroup, (long long)producer_regs, (long long)per_block, blocks,
