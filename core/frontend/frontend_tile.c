@@ -412,8 +412,18 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	}
 	tlc_buffer *src = a[0]->u.buf;
 	if (src->scope == TLC_SCOPE_VAR || src->scope == TLC_SCOPE_BARRIER) {
-		tlc_error(F->ctx, loc, "T.view of '%s' (%s) is not supported: only tensors and shared, "
-		                       "fragment and local buffers can be viewed", src->name, tlc_scope_name(src->scope));
+		tlc_error(F->ctx, loc, "T.view of '%s' (%s) is not supported: only tensors and shared and "
+		                       "local buffers can be viewed", src->name, tlc_scope_name(src->scope));
+		return NULL;
+	}
+	/* a fragment's elements live in the registers its layout gives them:
+	 * a view would need that layout reshaped, which layout inference does
+	 * not relate yet (the DeepSeek v3.2 indexer's T.reshape of its gemm
+	 * accumulator gave wrong sums on the GPU and crashed tlc-sim) */
+	if (src->scope == TLC_SCOPE_FRAGMENT) {
+		tlc_error(F->ctx, loc, "T.view / T.reshape of fragment '%s' is not supported yet: its elements live in "
+		                       "the registers its layout assigns; index '%s' itself (e.g. %s[i, j * n + k] for a "
+		                       "view (m, -, n))", src->name, src->name, src->name);
 		return NULL;
 	}
 	int n = src->ndim;
