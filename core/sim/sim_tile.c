@@ -459,6 +459,21 @@ static void cumsum(sim *s, const tlc_expr *call, tlc_loc loc)
 	}
 }
 
+/* The element an atomic of one element updates (its array in *a), or -1
+ * when there is none: a masked destination drops the atomic, as a store. */
+static int64_t atomic_element(sim *s, const tlc_expr *dst, const char *name, tlc_loc loc, sim_array **a)
+{
+	*a = sim_array_of(s, dst->u.load.buf, loc);
+	if (!*a || dst->u.load.n != (*a)->ndim)
+		return -1;
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < (*a)->ndim; d++)
+		idx[d] = sim_eval_int(s, dst->u.load.idx[d], loc);
+	if (s->stop || sim_bounds_masked(s, *a, dst->u.load.buf, idx, name, loc))
+		return -1;
+	return sim_element(s, *a, dst->u.load.buf, idx, loc);
+}
+
 static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
 {
 	const tlc_expr *dst = call->u.call.args[0], *val = call->u.call.args[1];
@@ -466,18 +481,11 @@ static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
 		copy_tiles(s, val, dst, true, "atomic_add", loc);
 		return;
 	}
-	sim_array *a = sim_array_of(s, dst->u.load.buf, loc);
-	if (!a || dst->u.load.n != a->ndim)
-		return;
-	int64_t idx[TLC_SIM_MAX_DIMS];
-	for (int d = 0; d < a->ndim; d++)
-		idx[d] = sim_eval_int(s, dst->u.load.idx[d], loc);
-	if (!s->stop && sim_bounds_masked(s, a, dst->u.load.buf, idx, "atomic_add", loc))
-		return; /* dropped, as a store */
-	sim_val v = sim_convert(sim_eval(s, val, loc), val->dtype, a->dtype);
-	int64_t e = s->stop ? -1 : sim_element(s, a, dst->u.load.buf, idx, loc);
+	sim_array *a;
+	int64_t e = atomic_element(s, dst, "atomic_add", loc, &a);
 	if (e < 0)
 		return;
+	sim_val v = sim_convert(sim_eval(s, val, loc), val->dtype, a->dtype);
 	sim_array_set(a, e, sim_add(a->dtype, sim_array_get(a, e), v));
 }
 
@@ -493,18 +501,11 @@ static void atomic_minmax(sim *s, const tlc_expr *call, tlc_loc loc)
 		sim_fail(s, loc, "T.%s takes one element", name);
 		return;
 	}
-	sim_array *a = sim_array_of(s, dst->u.load.buf, loc);
-	if (!a || dst->u.load.n != a->ndim)
-		return;
-	int64_t idx[TLC_SIM_MAX_DIMS];
-	for (int d = 0; d < a->ndim; d++)
-		idx[d] = sim_eval_int(s, dst->u.load.idx[d], loc);
-	if (!s->stop && sim_bounds_masked(s, a, dst->u.load.buf, idx, name, loc))
-		return;
-	sim_val v = sim_convert(sim_eval(s, val, loc), val->dtype, a->dtype);
-	int64_t e = s->stop ? -1 : sim_element(s, a, dst->u.load.buf, idx, loc);
+	sim_array *a;
+	int64_t e = atomic_element(s, dst, name, loc, &a);
 	if (e < 0)
 		return;
+	sim_val v = sim_convert(sim_eval(s, val, loc), val->dtype, a->dtype);
 	sim_val cur = sim_array_get(a, e);
 	bool beats;
 	if (tlc_dtype_is_float(a->dtype))

@@ -53,9 +53,13 @@ def literal(v):
     raise TypeError(f"tlc cannot pass a {type(v).__name__}{what} to a kernel factory at compile time")
 
 
+def _arguments(args, kwargs):
+    """The arguments of a call as Python source: `1, 'x', block=64`."""
+    return ", ".join([literal(a) for a in args] + [f"{k}={literal(v)}" for k, v in kwargs.items()])
+
+
 def _entry(func, args, kwargs):
-    parts = [literal(a) for a in args] + [f"{k}={literal(v)}" for k, v in kwargs.items()]
-    return f"{func.__name__}({', '.join(parts)})"
+    return f"{func.__name__}({_arguments(args, kwargs)})"
 
 
 def _source_file(func):
@@ -108,8 +112,7 @@ def record_calls(func, path, prefix=None):
             if any(_is_tensor(a) for a in args) or any(_is_tensor(v) for v in kwargs.values()):
                 raise TypeError("a tensor argument")  # a call at run time, not a kernel's factory
             head = prefix if prefix is not None else func.__name__
-            parts = [literal(a) for a in args] + [f"{k}={literal(v)}" for k, v in kwargs.items()]
-            entry = f"{head}({', '.join(parts)})"
+            entry = f"{head}({_arguments(args, kwargs)})"
         except TypeError:
             entry = None
         _active_calls.append((entry, path, func.__code__))
@@ -201,8 +204,7 @@ class JitFactory:
         tensors = {n: v for n, v in bound.arguments.items() if _is_tensor(v)}
         if not tensors:
             if self.entry_prefix is not None:
-                parts = [literal(a) for a in args] + [f"{k}={literal(v)}" for k, v in kwargs.items()]
-                return build(self.path, f"{self.entry_prefix}({', '.join(parts)})", target=_target(self.target),
+                return build(self.path, f"{self.entry_prefix}({_arguments(args, kwargs)})", target=_target(self.target),
                              out_idx=self.out_idx)
             recorded = _recorded_entry(inspect.currentframe().f_back)
             if recorded is not None and self.func.__qualname__ != self.func.__name__:
