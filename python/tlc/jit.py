@@ -178,6 +178,34 @@ def _tensor_annotations(func):
     return out
 
 
+def _builds_a_kernel(func):
+    """Whether func's body writes a kernel: a `with T.Kernel(...)` frame or a
+    nested @T.prim_func.  TileLang programs also put @tilelang.jit on plain
+    torch functions (a reference GEMM called with tensors); those run as
+    Python."""
+    import ast
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return True
+
+    def last(node):
+        return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With):
+            for item in node.items:
+                e = item.context_expr
+                if isinstance(e, ast.Call) and last(e.func) in ("Kernel", "PersistentKernel", "ScopeKernel"):
+                    return True
+        if isinstance(node, ast.FunctionDef) and node is not tree.body[0]:
+            for d in node.decorator_list:
+                if last(d.func if isinstance(d, ast.Call) else d) == "prim_func":
+                    return True
+    return False
+
+
 def _is_tensor(v):
     return hasattr(v, "data_ptr") and hasattr(v, "shape")
 
@@ -212,6 +240,8 @@ class JitFactory:
                 return build(recorded[1], recorded[0], target=_target(self.target), out_idx=self.out_idx)
             return build(_source_file(self.func), _entry(self.func, args, kwargs), target=_target(self.target),
                          out_idx=self.out_idx)
+        if not _builds_a_kernel(self.func):
+            return self.func(*args, **kwargs)
         rest = {n: v for n, v in bound.arguments.items() if n not in tensors}
         key = (_entry(self.func, (), rest), tuple((n, tuple(v.shape)) for n, v in tensors.items()))
         kernel = self._eager.get(key)

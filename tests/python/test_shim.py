@@ -88,6 +88,12 @@ PROGRAM = textwrap.dedent('''
         return B
 
 
+    @tilelang.jit(out_idx=[2])
+    def reference(a, b, sizes):
+        """a torch reference that a program decorated like its kernels"""
+        return ("reference ran", a.shape, len(sizes))
+
+
     if __name__ == "__main__":
         k = add(256, dtype="float16")
         print("built", k.name, [p.name for p in k.params if p.out])
@@ -147,6 +153,11 @@ check("an eager kernel returns its output, of the input's shape", isinstance(y, 
       y.shape == (64, 48), getattr(y, "shape", y))
 check("an eager kernel is specialized to the tensor's shape", launched and launched[-1][1] == ["A", "B"] and
       launched[-1][2][:2] == (x.data_ptr(), y.data_ptr()), launched)
+
+# 3d. @tilelang.jit on a function that writes no kernel (no T.Kernel, no
+# T.prim_func), called with tensors: it runs as Python
+r = P.reference(x, x, [1, 2, 3])
+check("a jit-decorated torch function called with tensors runs as Python", r == ("reference ran", (64, 48), 3), r)
 
 # 3c. T.alloc_global scratch: allocated by the call, passed, not returned
 t = P.twice(256)
