@@ -197,15 +197,18 @@ bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc)
 	return true;
 }
 
+/* One note a skipped statement, at most four; past that, the fourth note
+ * (at its statement, like every note) counts the rest. */
 void fe_skip_notes(fe *F)
 {
-	int n = F->nskips < 3 ? F->nskips : 3;
+	int n = F->nskips <= 4 ? F->nskips : 3;
 	for (int i = 0; i < n; i++)
 		tlc_note(F->ctx, F->skips[i].loc,
 			 "this top-level statement was skipped, since it runs host code "
 			 "(%s)",
 			 F->skips[i].why);
 	if (F->nskips > n)
-		tlc_note(F->ctx, FE_NOLOC, "%d more top-level statements were skipped",
-			 F->nskips - n);
+		tlc_note(F->ctx, F->skips[n].loc,
+			 "this and %d more top-level statements after it were skipped, since they "
+			 "run host code", F->nskips - n - 1);
 }
