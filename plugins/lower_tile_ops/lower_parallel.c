@@ -148,6 +148,17 @@ typedef struct body_rewrite {
 	bool failed;
 } body_rewrite;
 
+/* True when every thread of the nest holds every element of fragment
+ * layout P: P replicates each element over all its threads, and the loop's
+ * threads are among them.  (A row total reduced on 4 threads is replicated
+ * over those 4; a nest over 256 threads must not read it from registers the
+ * other 252 never wrote.) */
+static bool holds_everything(const nest *n, const tlc_layout *P)
+{
+	return P->replicate == P->threads && n->loop->thread_lo >= P->thread_lo &&
+	       n->loop->thread_lo + n->loop->threads <= P->thread_lo + P->threads;
+}
+
 /* True when fragment b is indexed by the nest's own loop variables, one per
  * dimension, in the loop's order; keep[d] is then the loop dimension of b's
  * dimension d. */
@@ -179,7 +190,7 @@ static const tlc_expr *frag_index(tlc_rewriter *rw, tlc_buffer *b, int ni,
 			const tlc_expr *r = lw_frag_register(st, w->n->loop, w->n->r, b->layout, keep, ni, &why);
 			if (r)
 				return r;
-		} else if (b->layout->replicate == b->layout->threads) {
+		} else if (holds_everything(w->n, b->layout)) {
 			/* every thread holds every element: any index works */
 			const tlc_expr *v[LW_MAX_DIMS];
 			for (int d = 0; d < ni && d < LW_MAX_DIMS; d++)
@@ -487,7 +498,7 @@ static void stage_foreign_fragments(lw_state *st, nest *n, tlc_stmt *out, tlc_lo
 	for (int i = 0; i < u.n; i++) {
 		tlc_buffer *P = u.bufs[i];
 		if (u.written[i] || !P->layout || P->layout->kind != TLC_LAYOUT_FRAGMENT ||
-		    P->layout->replicate == P->layout->threads)
+		    holds_everything(n, P->layout))
 			continue;
 		held_check h = {st, n, P, true};
 		tlc_walk_stmt(&(tlc_visitor){.ctx = &h, .expr_pre = check_held}, n->body);
