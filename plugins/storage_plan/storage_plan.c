@@ -45,6 +45,7 @@
 #include <tlc/pass.h>
 #include <tlc/target.h>
 #include <tlc/tileops.h>
+#include <tlc/uniform.h>
 #include <tlc/walk.h>
 
 #define SP_MAX_GROUPS 8
@@ -338,7 +339,8 @@ static int64_t place_all(sp_state *st, bool fine)
  * Only when the plain plan does not fit (so that kernels that fit keep their
  * bytes): liveness over the points of the body in program order, every
  * statement that holds no loop or if one point, and an if one point as a
- * whole (its branches may run at once in different threads).  A loop whose
+ * whole (its branches may run at once in different threads) unless its
+ * condition is block-uniform (then its branches one after the other).  A loop whose
  * iterations follow one another is walked inside (fine_loop): buffers
  * declared outside it and used in it are live for the whole loop, those
  * declared in its body only where the body uses them.  Inside a T.ws group each scope's statements are
@@ -360,6 +362,7 @@ typedef struct fine_walk {
 	int group, scope, group_start; /* the T.ws scope being walked (group 0: none) */
 	int ngroups;
 	int allocs; /* declarations seen so far */
+	tlc_uniformity *uni; /* which conditions every thread of the block agrees on */
 } fine_walk;
 
 static void fine_note_group(sp_buf *p, int group, unsigned bits)
@@ -536,6 +539,19 @@ static void fine_stmt(fine_walk *w, const tlc_stmt *s)
 		w->allocs++;
 		break;
 	}
+	case TLC_STMT_IF:
+		/* the whole block takes one branch of an if on a block-uniform
+		 * condition: they are walked one after the other (what only one
+		 * branch uses may share bytes with what only the other uses) */
+		if (w->uni && tlc_expr_block_uniform(w->uni, s->u.if_.cond)) {
+			tlc_expr_accesses(s->u.if_.cond, TLC_ACCESS_READ, fine_access, w);
+			w->clock++;
+			fine_stmt(w, s->u.if_.then_s);
+			fine_stmt(w, s->u.if_.else_s);
+		} else {
+			fine_point(w, s);
+		}
+		break;
 	case TLC_STMT_FOR:
 		/* T.Parallel and thread loops run their iterations at once */
 		if (s->u.loop.kind == TLC_FOR_SERIAL || s->u.loop.kind == TLC_FOR_UNROLLED ||
@@ -558,8 +574,9 @@ static void fine_liveness(sp_state *st)
 		p->many_groups = false;
 		p->alloc_seq = -1;
 	}
-	fine_walk w = {.st = st, .clock = 1};
+	fine_walk w = {.st = st, .clock = 1, .uni = tlc_uniformity_new(st->m, st->f)};
 	fine_stmt(&w, st->f->body);
+	tlc_uniformity_free(w.uni);
 	for (int i = 0; i < st->n; i++) {
 		sp_buf *p = &st->bufs[i];
 		if (p->ffirst > p->flast)
