@@ -426,8 +426,9 @@ static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *cal
 		param |= e->f->params[i].kind == TLC_PARAM_TENSOR && e->f->params[i].buf == root;
 	if (!param) {
 		tlc_error(e->ctx, s->loc,
-		          "%s %s a tensor parameter of the kernel or a view of one (T.make_tensor(A.data, ...)), named "
-		          "whole (%s(A, ...)): the launcher builds its tensor map",
+		          "%s %s a tensor parameter of the kernel or a view of one "
+		          "(T.make_tensor(A.data, ...)), named whole (%s(A, ...)): the launcher builds its "
+		          "tensor map",
 		          d->op, d->store ? "writes" : "reads", d->op);
 		return false;
 	}
@@ -585,8 +586,8 @@ static bool tma_check_shared(gpu_emitter *e, const tlc_stmt *s, const tma_desc *
 
 /* The launcher's code that encodes d's tensor map into `name`; `tensor`
  * names it in messages, `address` is the launcher's pointer to it. */
-static const char *tma_setup(gpu_emitter *e, const tma_desc *d, const char *name, const char *tensor,
-                             const char *address)
+static const char *tma_setup(gpu_emitter *e, const tma_desc *d, const char *name,
+                             const char *tensor, const char *address)
 {
 	tlc_buf b;
 	tlc_buf_init(&b);
@@ -636,7 +637,8 @@ static const char *tma_setup(gpu_emitter *e, const tma_desc *d, const char *name
 	               "\t\tconst int tlc_tma_err = tlc_tma_encode(\"%s\", &%s, %s, %d, (const void *)%s, tlc_dims, %s, "
 	               "tlc_box, %lld);\n"
 	               "\t\tif (tlc_tma_err != 0)\n\t\t\treturn tlc_tma_err;\n\t}\n",
-	               tensor, name, tma_dtype_code(d->tensor->dtype), R, address, R > 1 ? "tlc_strides" : "nullptr",
+	               tensor, name, tma_dtype_code(d->tensor->dtype), R, address,
+	               R > 1 ? "tlc_strides" : "nullptr",
 	               (long long)d->swizzle);
 	const char *text = tlc_strdup(e->m, tlc_buf_str(&b));
 	tlc_buf_free(&b);

@@ -170,12 +170,16 @@ static void emit_error_string(gpu_emitter *e, tlc_buf *out, bool part)
 {
 	const char *rt = e->target->vendor->runtime;
 	if (e->sync_grid)
-		tlc_buf_printf(out, "/* why the last launch of %s_kernel could not be cooperative (\"\": it could) */\n"
-		               "static const char *tlc_sync_grid_why_%s = \"\";\n\n", e->f->name, e->f->name);
+		tlc_buf_printf(out,
+		               "/* why the last launch of %s_kernel could not be cooperative (\"\": it could) */\n"
+		               "static const char *tlc_sync_grid_why_%s = \"\";\n\n",
+		               e->f->name, e->f->name);
 	tlc_buf_printf(out, "%s const char *%s_error_string(int err)\n{\n", part ? "static" : "extern \"C\"",
 	               gpu_launcher_name(e->f));
 	if (e->sync_grid)
-		tlc_buf_printf(out, "\tif (err != 0 && tlc_sync_grid_why_%s[0] != '\\0')\n\t\treturn tlc_sync_grid_why_%s;\n",
+		tlc_buf_printf(out,
+		               "\tif (err != 0 && tlc_sync_grid_why_%s[0] != '\\0')\n"
+		               "\t\treturn tlc_sync_grid_why_%s;\n",
 		               e->f->name, e->f->name);
 	for (int i = 0; i < e->nhost_args; i++) {
 		const char *msg = e->host_args[i].error_message;
@@ -207,20 +211,23 @@ static void emit_residency_check(gpu_emitter *e, tlc_buf *out, const int64_t tdi
 		       "\tif (tlc_coop_err == %sSuccess)\n"
 		       "\t\ttlc_coop_err = %sDeviceGetAttribute(&tlc_sms, %s, tlc_coop_dev);\n"
 		       "\tif (tlc_coop_err == %sSuccess)\n"
-		       "\t\ttlc_coop_err = %sOccupancyMaxActiveBlocksPerMultiprocessor(&tlc_per_sm, %s%s_kernel, %lld, %lld);\n"
+		       "\t\ttlc_coop_err = %sOccupancyMaxActiveBlocksPerMultiprocessor(&tlc_per_sm, "
+		       "%s%s_kernel, %lld, %lld);\n"
 		       "\tif (tlc_coop_err != %sSuccess)\n\t\treturn (int)tlc_coop_err;\n",
-		       rt, rt, rt, rt, v->attr_cooperative, rt, rt, v->attr_sm_count, rt, rt, v->kernel_handle_cast, k,
-		       (long long)(tdims[0] * tdims[1] * tdims[2]), (long long)e->dyn_smem, rt);
+		       rt, rt, rt, rt, v->attr_cooperative, rt, rt, v->attr_sm_count, rt, rt,
+		       v->kernel_handle_cast, k, (long long)(tdims[0] * tdims[1] * tdims[2]),
+		       (long long)e->dyn_smem, rt);
 	tlc_buf_printf(out,
 		       "\tif (!tlc_coop) {\n"
-		       "\t\ttlc_sync_grid_why_%s = \"%s_kernel uses T.sync_grid, which needs a cooperative launch, and "
-		       "this device cannot launch cooperatively\";\n"
+		       "\t\ttlc_sync_grid_why_%s = \"%s_kernel uses T.sync_grid, which needs a "
+		       "cooperative launch, and this device cannot launch cooperatively\";\n"
 		       "\t\treturn (int)%sErrorNotSupported;\n\t}\n"
 		       "\tif (tlc_grid0 * tlc_grid1 * tlc_grid2 > (long long)tlc_per_sm * tlc_sms) {\n"
-		       "\t\ttlc_sync_grid_why_%s = \"%s_kernel uses T.sync_grid, which needs every block of the grid "
-		       "resident at once, and the grid has more blocks than the device's multiprocessors hold with its "
-		       "threads and shared memory: use at most (blocks per multiprocessor) x (multiprocessors) blocks, "
-		       "e.g. T.Kernel(num_sms) with a loop over the tiles\";\n"
+		       "\t\ttlc_sync_grid_why_%s = \"%s_kernel uses T.sync_grid, which needs every "
+		       "block of the grid resident at once, and the grid has more blocks than the "
+		       "device's multiprocessors hold with its threads and shared memory: use at most "
+		       "(blocks per multiprocessor) x (multiprocessors) blocks, e.g. T.Kernel(num_sms) "
+		       "with a loop over the tiles\";\n"
 		       "\t\treturn (int)%sErrorCooperativeLaunchTooLarge;\n\t}\n",
 		       k, k, rt, k, k, rt);
 }
@@ -237,8 +244,8 @@ static void emit_cooperative_launch(gpu_emitter *e, tlc_buf *out)
 		tlc_buf_printf(out, "%s(void *)&%s", i + e->f->nparams ? ", " : "", e->host_args[i].name);
 	tlc_buf_printf(out, "%s};\n", n ? "" : "NULL");
 	tlc_buf_printf(out,
-		       "\tconst %sError_t tlc_launch_err = %sLaunchCooperativeKernel((const void *)%s_kernel, tlc_grid, "
-		       "tlc_block, tlc_args, %lld, (%sStream_t)stream);\n"
+		       "\tconst %sError_t tlc_launch_err = %sLaunchCooperativeKernel((const void *)%s_kernel, "
+		       "tlc_grid, tlc_block, tlc_args, %lld, (%sStream_t)stream);\n"
 		       "\tif (tlc_launch_err != %sSuccess)\n\t\treturn (int)tlc_launch_err;\n"
 		       "\treturn (int)%sGetLastError();\n}\n\n",
 		       rt, rt, e->f->name, (long long)e->dyn_smem, rt, rt, rt);
@@ -410,8 +417,9 @@ void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h, const tlc_func *const *par
 	}
 	emit_param_docs(e, h);
 	if (e->sync_grid)
-		tlc_buf_printf(h, " * T.sync_grid: a cooperative launch; every block of the grid must be resident at once, and\n"
-		               " *   launches of this kernel must not overlap (they share its grid barrier's counter).\n");
+		tlc_buf_printf(h, " * T.sync_grid: a cooperative launch; every block of the grid must be resident at\n"
+		               " *   once, and launches of this kernel must not overlap (they share its grid\n"
+		               " *   barrier's counter).\n");
 	for (int i = 0; i < e->nhost_args; i++)
 		if (first_text(e, i, true))
 			tlc_buf_printf(h, " * %s\n", e->host_args[i].doc);
