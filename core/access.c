@@ -261,5 +261,6 @@ unsigned tlc_stmt_use_of(const tlc_stmt *s, const tlc_buffer *b)
 
 bool tlc_stmt_is_block_barrier(const tlc_stmt *s)
 {
-	return tlc_stmt_is_call(s, TLC_OP_SYNC_THREADS) || tlc_stmt_is_call(s, TLC_OP_CLUSTER_SYNC);
+	return tlc_stmt_is_call(s, TLC_OP_SYNC_THREADS) || tlc_stmt_is_call(s, TLC_OP_CLUSTER_SYNC) ||
+	       tlc_stmt_is_call(s, TLC_OP_SYNC_GRID);
 }

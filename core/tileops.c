@@ -260,11 +260,11 @@ bool tlc_raster_decode(const tlc_expr *call, int grid_ndim, tlc_raster *r, const
 		*why = "T.use_swizzle: order must be \"row\" or \"column\"";
 		return false;
 	}
-	if (enable && grid_ndim > 0 && grid_ndim < 2) {
-		*why = "T.use_swizzle needs a 2-D grid (T.Kernel(nx, ny, ...))";
-		return false;
-	}
-	*r = (tlc_raster){panel, order && !strcmp(order->u.str, "column"), enable != 0};
+	/* on a 1-D grid both of TileLang's rasterizations give every block its
+	 * own index (one row of panels: the panel offset is the block index,
+	 * the row 0), so the call changes nothing: it is kept, disabled */
+	bool one_dim = grid_ndim == 1;
+	*r = (tlc_raster){panel, order && !strcmp(order->u.str, "column"), enable != 0 && !one_dim};
 	return true;
 }
 

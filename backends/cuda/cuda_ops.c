@@ -401,7 +401,10 @@ static const char *tma_dtype_code(tlc_dtype t)
 /* What one T.tma_load or T.tma_store names: a tensor parameter, its box
  * and swizzle. */
 typedef struct tma_desc {
-	const tlc_buffer *tensor;
+	/* the tensor the map describes: a parameter, or a view of one
+	 * (T.make_tensor / T.Tensor(shape, dtype, A.data)) with its own shape
+	 * and dtype over the parameter's address, `param` */
+	const tlc_buffer *tensor, *param;
 	int rank;
 	int64_t box[TMA_RANK_MAX]; /* outermost first, as in the IR */
 	int64_t swizzle;
@@ -417,18 +420,22 @@ typedef struct tma_desc {
 static bool tma_read_desc(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *call, tma_desc *d)
 {
 	const tlc_expr *A = call->u.call.args[0];
+	const tlc_buffer *root = A->kind == TLC_EXPR_BUF ? tlc_buffer_storage(A->u.buf) : NULL;
 	bool param = false;
-	if (A->kind == TLC_EXPR_BUF)
-		for (int i = 0; i < e->f->nparams; i++)
-			param |= e->f->params[i].kind == TLC_PARAM_TENSOR && e->f->params[i].buf == A->u.buf;
+	for (int i = 0; root && i < e->f->nparams; i++)
+		param |= e->f->params[i].kind == TLC_PARAM_TENSOR && e->f->params[i].buf == root;
 	if (!param) {
 		tlc_error(e->ctx, s->loc,
-		          "%s %s a tensor parameter of the kernel, named whole (%s(A, ...)): the launcher builds its "
+		          "%s %s a tensor parameter of the kernel or a view of one "
+		          "(T.make_tensor(A.data, ...)), named whole (%s(A, ...)): the launcher builds its "
 		          "tensor map",
 		          d->op, d->store ? "writes" : "reads", d->op);
 		return false;
 	}
+	/* a view's map: its shape and dtype over the parameter's address (a
+	 * view starts at its storage and holds no more bytes than it) */
 	d->tensor = A->u.buf;
+	d->param = root;
 	d->rank = d->tensor->ndim;
 	d->esize = tlc_dtype_bits(d->tensor->dtype) / 8;
 	if (d->rank < 1 || d->rank > TMA_RANK_MAX) {
@@ -577,8 +584,10 @@ static bool tma_check_shared(gpu_emitter *e, const tlc_stmt *s, const tma_desc *
 	return true;
 }
 
-/* The launcher's code that encodes d's tensor map into `name`. */
-static const char *tma_setup(gpu_emitter *e, const tma_desc *d, const char *name, const char *tensor)
+/* The launcher's code that encodes d's tensor map into `name`; `tensor`
+ * names it in messages, `address` is the launcher's pointer to it. */
+static const char *tma_setup(gpu_emitter *e, const tma_desc *d, const char *name,
+                             const char *tensor, const char *address)
 {
 	tlc_buf b;
 	tlc_buf_init(&b);
@@ -628,7 +637,8 @@ static const char *tma_setup(gpu_emitter *e, const tma_desc *d, const char *name
 	               "\t\tconst int tlc_tma_err = tlc_tma_encode(\"%s\", &%s, %s, %d, (const void *)%s, tlc_dims, %s, "
 	               "tlc_box, %lld);\n"
 	               "\t\tif (tlc_tma_err != 0)\n\t\t\treturn tlc_tma_err;\n\t}\n",
-	               tensor, name, tma_dtype_code(d->tensor->dtype), R, tensor, R > 1 ? "tlc_strides" : "nullptr",
+	               tensor, name, tma_dtype_code(d->tensor->dtype), R, address,
+	               R > 1 ? "tlc_strides" : "nullptr",
 	               (long long)d->swizzle);
 	const char *text = tlc_strdup(e->m, tlc_buf_str(&b));
 	tlc_buf_free(&b);
@@ -639,6 +649,8 @@ static const char *tma_setup(gpu_emitter *e, const tma_desc *d, const char *name
 static int tma_map(gpu_emitter *e, const tma_desc *d)
 {
 	const char *tensor = gpu_name(e, d->tensor->name);
+	const char *address = tlc_strdup(e->m, gpu_name(e, d->param->name));
+	bool view = d->param != d->tensor;
 	tlc_buf key;
 	tlc_buf_init(&key);
 	tlc_buf_printf(&key, "tma:%u:", (unsigned)d->tensor->id);
@@ -647,18 +659,22 @@ static int tma_map(gpu_emitter *e, const tma_desc *d)
 	tlc_buf_printf(&key, ":%lld%s", (long long)d->swizzle, d->store ? ":store" : "");
 	int i = gpu_find_host_arg(e, tlc_buf_str(&key));
 	if (i < 0) {
-		char name[256], param[320], doc[512];
+		char name[256], param[320], doc[512], what[300];
 		snprintf(name, sizeof name, "tlc_tma_%s_%d", tensor, e->nhost_args);
 		snprintf(param, sizeof param, "const __grid_constant__ CUtensorMap %s", name);
+		if (view)
+			snprintf(what, sizeof what, "%s (through its view %s)", address, tensor);
+		else
+			snprintf(what, sizeof what, "%s", tensor);
 		snprintf(doc, sizeof doc,
 		         "%s is %s with TMA: its address and its rows must start at multiples of 16 bytes "
 		         "(cudaErrorMisalignedAddress otherwise).",
-		         tensor, d->store ? "written" : "read");
+		         what, d->store ? "written" : "read");
 		gpu_host_arg arg = {
 			.key = tlc_strdup(e->m, tlc_buf_str(&key)),
 			.name = tlc_strdup(e->m, name),
 			.param = tlc_strdup(e->m, param),
-			.setup = tma_setup(e, d, name, tensor),
+			.setup = tma_setup(e, d, name, tensor, address),
 			.error_message = "tlc_tma_last_error()",
 			.doc = tlc_strdup(e->m, doc),
 		};

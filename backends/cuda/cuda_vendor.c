@@ -111,6 +111,8 @@ const gpu_vendor cuda_vendor = {
 	.named_barriers = 16,
 	.runtime = "cuda",
 	.kernel_handle_cast = "",
+	.attr_sm_count = "cudaDevAttrMultiProcessorCount",
+	.attr_cooperative = "cudaDevAttrCooperativeLaunch",
 	/* the CUDA programming guide's maximum grid dimensions (compute
 	 * capability 3.0 and later) */
 	.max_grid = {2147483647, 65535, 65535},

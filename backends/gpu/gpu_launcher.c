@@ -11,6 +11,9 @@
  * Arguments that only the host can make (gpu_host_arg: CUDA's TMA tensor
  * maps) are built after the grid checks; a failure returns its code before
  * the launch, and NAME_error_string then gives the builder's message.
+ * A kernel with T.sync_grid is launched cooperatively
+ * (PREFIXLaunchCooperativeKernel), after checking that the device can and
+ * that its multiprocessors hold the whole grid at once.
  * Runtime names are the vendor's prefix + the CUDA name.  The
  * error-string function is per kernel rather than one module-wide symbol so
  * that two tlc objects linked into one program never define the same name.
@@ -161,12 +164,23 @@ static bool first_text(const gpu_emitter *e, int i, bool doc)
 }
 
 /* NAME_error_string: the message of a host argument's builder when one
- * failed (gpu_host_arg.error_message), else the runtime's. */
+ * failed (gpu_host_arg.error_message), or why a cooperative launch cannot
+ * be made (T.sync_grid), else the runtime's. */
 static void emit_error_string(gpu_emitter *e, tlc_buf *out, bool part)
 {
 	const char *rt = e->target->vendor->runtime;
+	if (e->sync_grid)
+		tlc_buf_printf(out,
+		               "/* why the last launch of %s_kernel could not be cooperative (\"\": it could) */\n"
+		               "static const char *tlc_sync_grid_why_%s = \"\";\n\n",
+		               e->f->name, e->f->name);
 	tlc_buf_printf(out, "%s const char *%s_error_string(int err)\n{\n", part ? "static" : "extern \"C\"",
 	               gpu_launcher_name(e->f));
+	if (e->sync_grid)
+		tlc_buf_printf(out,
+		               "\tif (err != 0 && tlc_sync_grid_why_%s[0] != '\\0')\n"
+		               "\t\treturn tlc_sync_grid_why_%s;\n",
+		               e->f->name, e->f->name);
 	for (int i = 0; i < e->nhost_args; i++) {
 		const char *msg = e->host_args[i].error_message;
 		if (first_text(e, i, false))
@@ -179,6 +193,64 @@ static void emit_error_string(gpu_emitter *e, tlc_buf *out, bool part)
 		tlc_buf_printf(out, "\treturn %sGetErrorString((%sError_t)err);\n}\n\n", rt, rt);
 }
 
+/* T.sync_grid needs every block resident at once: the device must launch
+ * cooperatively, and the grid must not exceed the blocks its
+ * multiprocessors hold with this kernel's threads and shared memory (the
+ * runtime's occupancy), else the launcher returns an error before
+ * launching and NAME_error_string says which. */
+static void emit_residency_check(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
+{
+	const gpu_vendor *v = e->target->vendor;
+	const char *rt = v->runtime, *k = e->f->name;
+	tlc_buf_printf(out,
+		       "\t/* T.sync_grid: a cooperative launch, every block resident at once */\n"
+		       "\tint tlc_coop_dev = 0, tlc_coop = 0, tlc_sms = 0, tlc_per_sm = 0;\n"
+		       "\t%sError_t tlc_coop_err = %sGetDevice(&tlc_coop_dev);\n"
+		       "\tif (tlc_coop_err == %sSuccess)\n"
+		       "\t\ttlc_coop_err = %sDeviceGetAttribute(&tlc_coop, %s, tlc_coop_dev);\n"
+		       "\tif (tlc_coop_err == %sSuccess)\n"
+		       "\t\ttlc_coop_err = %sDeviceGetAttribute(&tlc_sms, %s, tlc_coop_dev);\n"
+		       "\tif (tlc_coop_err == %sSuccess)\n"
+		       "\t\ttlc_coop_err = %sOccupancyMaxActiveBlocksPerMultiprocessor(&tlc_per_sm, "
+		       "%s%s_kernel, %lld, %lld);\n"
+		       "\tif (tlc_coop_err != %sSuccess)\n\t\treturn (int)tlc_coop_err;\n",
+		       rt, rt, rt, rt, v->attr_cooperative, rt, rt, v->attr_sm_count, rt, rt,
+		       v->kernel_handle_cast, k, (long long)(tdims[0] * tdims[1] * tdims[2]),
+		       (long long)e->dyn_smem, rt);
+	tlc_buf_printf(out,
+		       "\tif (!tlc_coop) {\n"
+		       "\t\ttlc_sync_grid_why_%s = \"%s_kernel uses T.sync_grid, which needs a "
+		       "cooperative launch, and this device cannot launch cooperatively\";\n"
+		       "\t\treturn (int)%sErrorNotSupported;\n\t}\n"
+		       "\tif (tlc_grid0 * tlc_grid1 * tlc_grid2 > (long long)tlc_per_sm * tlc_sms) {\n"
+		       "\t\ttlc_sync_grid_why_%s = \"%s_kernel uses T.sync_grid, which needs every "
+		       "block of the grid resident at once, and the grid has more blocks than the "
+		       "device's multiprocessors hold with its threads and shared memory: use at most "
+		       "(blocks per multiprocessor) x (multiprocessors) blocks, e.g. T.Kernel(num_sms) "
+		       "with a loop over the tiles\";\n"
+		       "\t\treturn (int)%sErrorCooperativeLaunchTooLarge;\n\t}\n",
+		       k, k, rt, k, k, rt);
+}
+
+/* The cooperative launch of T.sync_grid: the kernel's arguments by address. */
+static void emit_cooperative_launch(gpu_emitter *e, tlc_buf *out)
+{
+	const char *rt = e->target->vendor->runtime;
+	int n = e->f->nparams + e->nhost_args;
+	tlc_buf_puts(out, "\tvoid *tlc_args[] = {");
+	for (int i = 0; i < e->f->nparams; i++)
+		tlc_buf_printf(out, "%s(void *)&%s", i ? ", " : "", param_name(e, &e->f->params[i]));
+	for (int i = 0; i < e->nhost_args; i++)
+		tlc_buf_printf(out, "%s(void *)&%s", i + e->f->nparams ? ", " : "", e->host_args[i].name);
+	tlc_buf_printf(out, "%s};\n", n ? "" : "NULL");
+	tlc_buf_printf(out,
+		       "\tconst %sError_t tlc_launch_err = %sLaunchCooperativeKernel((const void *)%s_kernel, "
+		       "tlc_grid, tlc_block, tlc_args, %lld, (%sStream_t)stream);\n"
+		       "\tif (tlc_launch_err != %sSuccess)\n\t\treturn (int)tlc_launch_err;\n"
+		       "\treturn (int)%sGetLastError();\n}\n\n",
+		       rt, rt, e->f->name, (long long)e->dyn_smem, rt, rt, rt);
+}
+
 void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 {
 	const char *launcher = gpu_launcher_name(e->f), *rt = e->target->vendor->runtime, *group;
@@ -189,15 +261,23 @@ void gpu_emit_launcher(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 	tlc_buf_printf(out, "%s int %s(", part ? "static" : "extern \"C\"", launcher);
 	emit_launcher_params(e, out, false);
 	tlc_buf_puts(out, "\n{\n");
+	if (e->sync_grid)
+		tlc_buf_printf(out, "\ttlc_sync_grid_why_%s = \"\";\n", e->f->name);
 	/* static arrays and mbarriers count against the same default */
 	if (e->dyn_smem && e->dyn_smem + e->static_smem > e->target->desc->info->smem_default)
 		emit_smem_opt_in(e, out);
 	emit_grid(e, out);
 	for (int i = 0; i < e->nhost_args; i++)
 		tlc_buf_puts(out, e->host_args[i].setup);
+	if (e->sync_grid)
+		emit_residency_check(e, out, tdims);
 	tlc_buf_printf(out, "\tconst dim3 tlc_grid((unsigned)tlc_grid0, (unsigned)tlc_grid1, (unsigned)tlc_grid2);\n"
 	                    "\tconst dim3 tlc_block(%lld, %lld, %lld);\n",
 	               (long long)tdims[0], (long long)tdims[1], (long long)tdims[2]);
+	if (e->sync_grid) {
+		emit_cooperative_launch(e, out);
+		return;
+	}
 	const char *launch = e->target->vendor->launch_macro;
 	bool first = true;
 	if (launch) {
@@ -336,6 +416,10 @@ void gpu_emit_header_decl(gpu_emitter *e, tlc_buf *h, const tlc_func *const *par
 			       launcher, e->f->name, rt);
 	}
 	emit_param_docs(e, h);
+	if (e->sync_grid)
+		tlc_buf_printf(h, " * T.sync_grid: a cooperative launch; every block of the grid must be resident at\n"
+		               " *   once, and launches of this kernel must not overlap (they share its grid\n"
+		               " *   barrier's counter).\n");
 	for (int i = 0; i < e->nhost_args; i++)
 		if (first_text(e, i, true))
 			tlc_buf_printf(h, " * %s\n", e->host_args[i].doc);

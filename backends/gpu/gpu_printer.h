@@ -80,6 +80,12 @@ typedef struct gpu_vendor {
 	 * const void *) */
 	const char *kernel_handle_cast;
 	int64_t max_grid[3]; /* the most blocks a launch may have in x, y, z */
+	/* The device attributes a cooperative launch (T.sync_grid) checks: the
+	 * multiprocessors, and whether the device launches cooperatively.
+	 * CUDA: "cudaDevAttrMultiProcessorCount", "cudaDevAttrCooperativeLaunch";
+	 * HIP: "hipDeviceAttributeMultiprocessorCount",
+	 * "hipDeviceAttributeCooperativeLaunch" */
+	const char *attr_sm_count, *attr_cooperative;
 	/* The launch statement: NULL for CUDA's kernel<<<grid, block, bytes,
 	 * stream>>>(args); else a macro called as MACRO(kernel, grid, block,
 	 * bytes, stream, args...) (HIP: "hipLaunchKernelGGL") */
@@ -182,6 +188,7 @@ enum {
 	GPU_HELPER_FLOORMOD_F32 = 1 << 10, /* tlc_floormod_f32: float % */
 	GPU_HELPER_FLOORMOD_F64 = 1 << 11, /* tlc_floormod_f64: double % */
 	GPU_HELPER_ATOMIC_MINMAX = 1 << 12, /* tlc_atomic_minmax<MAX>: float, double max / min */
+	GPU_HELPER_SYNC_GRID = 1 << 13, /* tlc_sync_grid: T.sync_grid's barrier of the grid */
 	GPU_HELPER_VENDOR = 1 << 16,  /* this bit and above belong to the vendor (emit_helpers) */
 };
 
@@ -198,6 +205,7 @@ struct gpu_emitter {
 	int64_t static_smem;  /* bytes of static __shared__ arrays and mbarriers (tlc.smem_static) */
 	tlc_ranges ranges;    /* variables in scope with known ranges */
 	int64_t raster_panel; /* T.use_swizzle(panel, order): > 0 when block indices are rasterized */
+	bool sync_grid;       /* T.sync_grid: launched cooperatively, with a grid barrier counter */
 	bool raster_column;   /* ... in column panels */
 	tlc_buf *decls;       /* file-scope declarations the kernel needs (layout functors), before it */
 	int counter;          /* for fresh C names */

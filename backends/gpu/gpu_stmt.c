@@ -222,6 +222,32 @@ static void emit_print(gpu_emitter *e, const tlc_stmt *s, int ind)
 	tlc_buf_puts(e->out, "));\n#endif\n");
 }
 
+/* T.sync_grid: tlc_sync_grid on the kernel's own arrival counter, a
+ * __device__ variable that starts at zero and that every barrier leaves
+ * as it found it (below 2^31); the launch is cooperative
+ * (gpu_launcher.c).  Its __syncthreads need every thread of the block. */
+static void emit_sync_grid(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	if (e->ws_n > 0 && e->ws_n < e->threads) {
+		tlc_error(e->ctx, s->loc, "T.sync_grid inside a T.ws scope: every thread of the block takes part in "
+			  "the grid barrier; call it outside the scope, where all of them reach it");
+		return;
+	}
+	if (e->cluster_blocks > 1) {
+		tlc_error(e->ctx, s->loc, "T.sync_grid in kernel '%s' with thread-block clusters (\"tlc.cluster_dims\") "
+			  "is not supported on target %s: a cooperative launch takes no clusters; drop the clusters",
+			  e->f->name, gpu_target_name(e));
+		return;
+	}
+	if (!e->sync_grid)
+		tlc_buf_printf(e->decls, "/* the arrivals at T.sync_grid of kernel %s (tlc_sync_grid) */\n"
+			       "static __device__ unsigned int tlc_grid_arrived_%s;\n\n", e->f->name, e->f->name);
+	e->sync_grid = true;
+	e->helpers |= GPU_HELPER_SYNC_GRID;
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, "tlc_sync_grid(&tlc_grid_arrived_%s);\n", e->f->name);
+}
+
 static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	const tlc_expr *c = s->u.eval.call;
@@ -236,6 +262,9 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 			return;
 		}
 		line(e, ind, "__syncthreads();");
+		return;
+	case TLC_OP_SYNC_GRID:
+		emit_sync_grid(e, s, ind);
 		return;
 	case TLC_OP_PRINT:
 		emit_print(e, s, ind);

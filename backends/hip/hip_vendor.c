@@ -52,6 +52,8 @@ const gpu_vendor hip_vendor = {
 	.named_barriers = 0,
 	.runtime = "hip",
 	.kernel_handle_cast = "(const void *)",
+	.attr_sm_count = "hipDeviceAttributeMultiprocessorCount",
+	.attr_cooperative = "hipDeviceAttributeCooperativeLaunch",
 	/* HIP's hipDeviceProp_t maxGridSize on CDNA is 2^31 - 1 in every
 	 * dimension; y and z are kept to CUDA's limits so that the launcher's
 	 * checks do not depend on the vendor */

@@ -56,6 +56,7 @@ static const op_sig sigs[] = {
 	{"block_idx", {"dim"}, {0}, 0},
 	{"block_rank_in_cluster", {0}, {0}, 0},
 	{"cluster_sync", {0}, {0}, 0},
+	{"sync_grid", {0}, {0}, 0},
 };
 
 static const op_sig *find_sig(const char *name)

@@ -184,7 +184,8 @@ static void tma_box(sim *s, const tlc_stmt *st, bool store)
 		return;
 	/* the blocks the box lands in: the issuer's, or those multicast= names */
 	const tlc_expr *mc = store ? NULL : tlc_call_kw(c, "multicast");
-	int64_t blocks = s->cluster ? s->cluster->n : 1, mask = (int64_t)1 << s->rank;
+	sim_cluster *cl = sim_cluster_of(s);
+	int64_t blocks = cl ? cl->n : 1, mask = (int64_t)1 << (cl ? s->rank : 0);
 	if (blocks > SIM_TMA_MAX_DEST) {
 		sim_fail(s, st->loc, "%s in clusters of more than %d blocks is not modelled", op, SIM_TMA_MAX_DEST);
 		return;
@@ -208,7 +209,7 @@ static void tma_box(sim *s, const tlc_stmt *st, bool store)
 	for (int64_t r = 0; r < blocks; r++) {
 		if (!((mask >> r) & 1))
 			continue;
-		sim *blk = s->cluster ? s->cluster->blocks[r] : s;
+		sim *blk = cl ? cl->blocks[r] : s;
 		bars[ndest] = NULL;
 		if (!store && !(bars[ndest] = sim_mbar_for(s, blk, c->u.call.args[2], agent,
 		                                           "a T.tma_load multicast completing on", st->loc)))

@@ -408,7 +408,7 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 		}
 		if (s->threaded && e->u.call.op == TLC_OP_BLOCK_RANK_IN_CLUSTER) {
 			/* the block's rank in its cluster (0 without clusters) */
-			r.i = s->rank;
+			r.i = sim_cluster_of(s) ? s->rank : 0;
 			return r;
 		}
 		if (s->threaded && (e->u.call.op == TLC_OP_SHFL_XOR || e->u.call.op == TLC_OP_SHFL_DOWN ||

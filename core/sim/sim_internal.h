@@ -100,6 +100,11 @@ struct sim;
  * set of vector clocks over the agents of all of them (sim_order.c). */
 typedef struct sim_cluster {
 	int64_t dims[3], n; /* blocks along x, y, z; n their product */
+	/* the whole grid of a kernel with T.sync_grid (and no clusters), run at
+	 * once so that its blocks can wait for each other: no block reaches
+	 * another's shared memory or barriers, and each is rank 0 of its own
+	 * cluster (sim_cluster_of) */
+	bool grid;
 	struct sim **blocks; /* by rank in the cluster; blocks[0] is the run's own state, which owns the others */
 	/* T.cluster_sync: the threads arrived in the current phase and their
 	 * clocks, and the clocks of the last completed phase */
@@ -318,6 +323,12 @@ void sim_run_ws(sim *s, const tlc_stmt *const *items, int n, const sim_mask *m);
 void sim_run_cluster(sim_cluster *c, const tlc_stmt *body);
 /* T.cluster_sync of the active threads. */
 void sim_cluster_sync(sim *s, const tlc_stmt *st, const sim_mask *m);
+/* T.sync_grid at the thread level: a barrier of every thread of the grid,
+ * whose blocks run at once (sim_cluster.grid). */
+void sim_grid_sync(sim *s, const tlc_stmt *st, const sim_mask *m);
+/* s's cluster as the program sees it: NULL for none, or the whole grid run
+ * at once for T.sync_grid (each block is then its own cluster). */
+sim_cluster *sim_cluster_of(const sim *s);
 void sim_tasks_free(sim *s);
 /* The threads of the T.ws task running now; false outside T.ws scopes. */
 bool sim_task_range(const sim *s, int64_t *lo, int64_t *n);

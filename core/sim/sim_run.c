@@ -365,7 +365,7 @@ static void read_safe_values(sim *s)
 /* The clusters of s's kernel: the grid must be a multiple of them, and at
  * the thread level the cluster's states (the blocks besides s) are made.
  * False after reporting. */
-static bool cluster_setup(sim *s, const int64_t grid[3], const int64_t cdims[3], int64_t csize)
+static bool cluster_setup(sim *s, const int64_t grid[3], const int64_t cdims[3], int64_t csize, bool whole_grid)
 {
 	if (grid[0] % cdims[0] || grid[1] % cdims[1] || grid[2] % cdims[2]) {
 		sim_fail(s, s->f->loc,
@@ -378,7 +378,7 @@ static bool cluster_setup(sim *s, const int64_t grid[3], const int64_t cdims[3],
 	if (!s->threaded)
 		return true;
 	const tlc_target_info *t = tlc_module_target_info(s->m);
-	if (csize > 1 && (!t || csize > t->max_cluster)) {
+	if (csize > 1 && !whole_grid && (!t || csize > t->max_cluster)) {
 		sim_fail(s, s->f->loc, "clusters of %lld blocks: the target allows at most %d", (long long)csize,
 		         t ? t->max_cluster : 1);
 		return false;
@@ -386,6 +386,7 @@ static bool cluster_setup(sim *s, const int64_t grid[3], const int64_t cdims[3],
 	sim_cluster *c = tlc_xcalloc(1, sizeof(*c));
 	memcpy(c->dims, cdims, sizeof(c->dims));
 	c->n = csize;
+	c->grid = whole_grid;
 	c->blocks = tlc_xcalloc((size_t)csize, sizeof(*c->blocks));
 	c->blocks[0] = s;
 	s->cluster = c;
@@ -417,6 +418,52 @@ static tlc_walk_action extern_expr(void *p, const tlc_expr *e)
 		return TLC_WALK_CONTINUE;
 	((extern_scan *)p)->call = e;
 	return TLC_WALK_STOP;
+}
+
+/* The first T.sync_grid of a kernel. */
+static tlc_walk_action find_sync_grid(void *p, const tlc_stmt *s)
+{
+	if (!tlc_stmt_is_call(s, TLC_OP_SYNC_GRID))
+		return TLC_WALK_CONTINUE;
+	*(const tlc_stmt **)p = s;
+	return TLC_WALK_STOP;
+}
+
+/* The threads tlc-sim runs at once for T.sync_grid: every agent's vector
+ * clock has an entry per agent of the grid. */
+#define SIM_GRID_MAX_THREADS 8192
+
+/* A kernel with T.sync_grid: its blocks wait for each other, so the thread
+ * level runs the whole grid at once, as one cluster (*cdims the grid);
+ * false after saying why it cannot. */
+static bool grid_sync_setup(sim *s, const tlc_stmt *at, const int64_t grid[3], int64_t cdims[3], int64_t *csize,
+                            const tlc_sim_options *o)
+{
+	int64_t blocks = grid[0] * grid[1] * grid[2];
+	if (!s->threaded) {
+		sim_fail(s, at->loc, "T.sync_grid at the tile level: its blocks run one after the other, so none can "
+		         "wait for the others; run the thread level (a target's pipeline, without --compare or --passes=)");
+		return false;
+	}
+	if (*csize > 1) {
+		sim_fail(s, at->loc, "T.sync_grid in a kernel with thread-block clusters is not modelled");
+		return false;
+	}
+	if (o->blocks > 0 && o->blocks < blocks) {
+		sim_fail(s, at->loc, "--blocks=%lld: in a kernel with T.sync_grid every block waits for all the others, "
+		         "so the whole grid (%lld blocks) runs; drop --blocks or make the grid smaller",
+		         (long long)o->blocks, (long long)blocks);
+		return false;
+	}
+	if (blocks * s->block_threads > SIM_GRID_MAX_THREADS) {
+		sim_fail(s, at->loc, "T.sync_grid: tlc-sim runs the grid's %lld blocks of %lld threads at once and "
+		         "models at most %d threads so; make the grid smaller (a persistent kernel's block count: -D)",
+		         (long long)blocks, (long long)s->block_threads, SIM_GRID_MAX_THREADS);
+		return false;
+	}
+	memcpy(cdims, grid, 3 * sizeof(*grid));
+	*csize = blocks;
+	return true;
 }
 
 static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_func *clusters, const tlc_sim_options *o,
@@ -459,7 +506,10 @@ static int run_func(sim *s, tlc_module *m, const tlc_func *f, const tlc_func *cl
 	for (int d = 0; d < f->grid_ndim; d++)
 		grid[d] = sim_eval_int(s, f->grid[d], f->loc);
 	int64_t csize = tlc_func_cluster_dims(clusters, cdims);
-	if (s->stop || !cluster_setup(s, grid, cdims, csize))
+	const tlc_stmt *sync_grid = NULL;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &sync_grid, .stmt_pre = find_sync_grid}, f->body);
+	if (s->stop || (sync_grid && !grid_sync_setup(s, sync_grid, grid, cdims, &csize, o)) ||
+	    !cluster_setup(s, grid, cdims, csize, sync_grid != NULL))
 		return 1;
 	/* clusters of csize blocks (of one without clusters): all of them, or
 	 * enough for the sample, from the first to the last */

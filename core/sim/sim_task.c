@@ -186,14 +186,20 @@ sim_mbar *sim_mbar_at(sim *s, const tlc_expr *x, tlc_loc loc)
 	return mbar_in(s, s, x, NULL, loc);
 }
 
+sim_cluster *sim_cluster_of(const sim *s)
+{
+	return s->cluster && !s->cluster->grid ? s->cluster : NULL;
+}
+
 sim *sim_cluster_block(sim *s, int64_t r, const char *what, tlc_loc loc)
 {
-	int64_t n = s->cluster ? s->cluster->n : 1;
+	sim_cluster *c = sim_cluster_of(s);
+	int64_t n = c ? c->n : 1;
 	if (r < 0 || r >= n) {
 		sim_fail(s, loc, "%s=%lld is no block of the cluster (ranks 0 to %lld)", what, (long long)r, (long long)n - 1);
 		return NULL;
 	}
-	return s->cluster ? s->cluster->blocks[r] : s;
+	return c ? c->blocks[r] : s;
 }
 
 sim_mbar *sim_mbar_for(sim *s, sim *blk, const tlc_expr *x, int64_t agent, const char *what, tlc_loc loc)
@@ -836,9 +842,11 @@ bool sim_task_range(const sim *s, int64_t *lo, int64_t *n)
 	return true;
 }
 
-/* ---- T.cluster_sync ---- */
+/* ---- T.cluster_sync and T.sync_grid ---- */
 
-void sim_cluster_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
+/* A barrier of every thread of s's cluster (T.cluster_sync, `op`), or of
+ * the grid run at once (T.sync_grid). */
+static void all_blocks_sync(sim *s, const tlc_stmt *st, const sim_mask *m, const char *op, const char *of)
 {
 	sim_cluster *c = s->cluster;
 	int64_t lo, n;
@@ -851,13 +859,12 @@ void sim_cluster_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
 		else
 			snprintf(who, sizeof who, "%s", scope ? "the T.ws scope" : "the block");
 		sim_fail(s, st->loc,
-		         "barrier divergence: %lld of the %lld threads of %s reach this T.cluster_sync, thread %lld does not "
-		         "(%s)",
-		         (long long)m->n, (long long)n, who, (long long)missing, sim_after(s, after, sizeof after));
+		         "barrier divergence: %lld of the %lld threads of %s reach this %s, thread %lld does not (%s)",
+		         (long long)m->n, (long long)n, who, op, (long long)missing, sim_after(s, after, sizeof after));
 		return;
 	}
 	if (!c) {
-		sim_fail(s, st->loc, "T.cluster_sync needs the thread level");
+		sim_fail(s, st->loc, "%s needs the thread level", op);
 		return;
 	}
 	/* the threads arrive, their clocks gathered for the phase */
@@ -884,9 +891,8 @@ void sim_cluster_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
 	}
 	while (c->phase == phase) {
 		char what[320];
-		snprintf(what, sizeof what, "thread %lld waits at %u:%u on T.cluster_sync (%lld of the cluster's %lld threads "
-		                            "arrived)",
-		         (long long)first, st->loc.line, st->loc.col, (long long)c->arrived, (long long)all);
+		snprintf(what, sizeof what, "thread %lld waits at %u:%u on %s (%lld of the %s's %lld threads arrived)",
+		         (long long)first, st->loc.line, st->loc.col, op, (long long)c->arrived, of, (long long)all);
 		if (!task_block(s, st, what))
 			return;
 	}
@@ -894,6 +900,26 @@ void sim_cluster_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
 	for (int64_t t = 0; t < s->nthreads; t++)
 		if (m->on[t])
 			sim_learn(s, sim_agent_thread(s, t), c->done_vc, c->done_fv);
+}
+
+void sim_cluster_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
+{
+	if (s->cluster && s->cluster->grid) {
+		/* each block is a cluster of its own there, but its state is the grid's */
+		sim_fail(s, st->loc, "T.cluster_sync in a kernel with T.sync_grid (whose blocks tlc-sim runs at once) "
+		         "is not modelled");
+		return;
+	}
+	all_blocks_sync(s, st, m, "T.cluster_sync", "cluster");
+}
+
+void sim_grid_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
+{
+	if (!s->cluster || !s->cluster->grid) {
+		sim_fail(s, st->loc, "T.sync_grid: the grid's blocks are not running at once (an internal error of tlc-sim)");
+		return;
+	}
+	all_blocks_sync(s, st, m, "T.sync_grid", "grid");
 }
 
 void sim_tasks_free(sim *s)

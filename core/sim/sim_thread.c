@@ -300,6 +300,7 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	switch (c->u.call.op) {
 	case TLC_OP_SYNC_THREADS: sim_sync_threads(s, st, m); return;
 	case TLC_OP_CLUSTER_SYNC: sim_cluster_sync(s, st, m); return;
+	case TLC_OP_SYNC_GRID: sim_grid_sync(s, st, m); return;
 	case TLC_OP_STMATRIX: stmatrix(s, st, m); return;
 	case TLC_OP_USE_SWIZZLE: /* the order blocks run in: all of them run, so no value changes */
 	case TLC_OP_ANNOTATE_LAYOUT:

@@ -38,8 +38,8 @@ TLC_API void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
  * a T.view of the same storage): the TLC_ACCESS_* bits of its accesses. */
 TLC_API unsigned tlc_stmt_use_of(const tlc_stmt *s, const tlc_buffer *b);
 /* Whether s is a barrier of every thread of the block that orders their
- * memory accesses: T.sync_threads, or T.cluster_sync (which is one for
- * each block of the cluster). */
+ * memory accesses: T.sync_threads, T.cluster_sync or T.sync_grid (each one
+ * for every block of the cluster or grid). */
 TLC_API bool tlc_stmt_is_block_barrier(const tlc_stmt *s);
 
 /* The buffers s (and every statement nested in it) writes with

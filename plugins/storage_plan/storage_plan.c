@@ -45,6 +45,7 @@
 #include <tlc/pass.h>
 #include <tlc/target.h>
 #include <tlc/tileops.h>
+#include <tlc/uniform.h>
 #include <tlc/walk.h>
 
 #define SP_MAX_GROUPS 8
@@ -59,6 +60,7 @@ typedef struct sp_buf {
 	 * the points of the body in program order, and per T.ws group it is
 	 * used in, the scopes of the group that use it */
 	int ffirst, flast;
+	int alloc_seq; /* the fine walk's count of declarations before it (-1: not seen) */
 	int ngroups;
 	bool many_groups; /* in more than SP_MAX_GROUPS: conflicts with every buffer of a group */
 	int group[SP_MAX_GROUPS];
@@ -336,10 +338,12 @@ static int64_t place_all(sp_state *st, bool fine)
  *
  * Only when the plain plan does not fit (so that kernels that fit keep their
  * bytes): liveness over the points of the body in program order, every
- * statement that holds no loop or if one point, and a loop or an if one
- * point as a whole (a buffer used anywhere inside a loop, pipelined ones
- * included, is live for the whole loop; an if's branches may run at once in
- * different threads).  Inside a T.ws group each scope's statements are
+ * statement that holds no loop or if one point, and an if one point as a
+ * whole (its branches may run at once in different threads) unless its
+ * condition is block-uniform (then its branches one after the other).  A loop whose
+ * iterations follow one another is walked inside (fine_loop): buffers
+ * declared outside it and used in it are live for the whole loop, those
+ * declared in its body only where the body uses them.  Inside a T.ws group each scope's statements are
  * points from the group's start, and different scopes of the group count as
  * live together whatever their points (live_together), so buffers of two
  * warpgroups that run concurrently never share bytes, by construction (seed
@@ -357,6 +361,8 @@ typedef struct fine_walk {
 	int clock;
 	int group, scope, group_start; /* the T.ws scope being walked (group 0: none) */
 	int ngroups;
+	int allocs; /* declarations seen so far */
+	tlc_uniformity *uni; /* which conditions every thread of the block agrees on */
 } fine_walk;
 
 static void fine_note_group(sp_buf *p, int group, unsigned bits)
@@ -470,6 +476,47 @@ static void fine_seq(fine_walk *w, tlc_stmt *const *items, int n)
 		fine_halo(w->st, open[k], INT32_MAX / 2);
 }
 
+static tlc_walk_action find_ws(void *p, const tlc_stmt *s)
+{
+	if (s->kind == TLC_STMT_SCOPE && tlc_stmt_is_ws(s)) {
+		*(bool *)p = true;
+		return TLC_WALK_STOP;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+/* A loop whose iterations follow one another in each thread: its body
+ * statement by statement.  A buffer declared inside the body is new in
+ * every iteration (what it held in the last one is gone), so it is live
+ * from its first to its last use inside the body: the workspaces of two
+ * reductions in one iteration take the same bytes (TileLang's MLA decode:
+ * 2 KiB over the limit).  Every other buffer used inside the loop may carry
+ * values from one iteration to the next, so it is live for the whole loop,
+ * as before.  A body with T.ws scopes stays one point (their halos do not
+ * repeat). */
+static void fine_loop(fine_walk *w, const tlc_stmt *s)
+{
+	bool ws = false;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &ws, .stmt_pre = find_ws}, s->u.loop.body);
+	if (ws) {
+		fine_point(w, s);
+		return;
+	}
+	int start = w->clock, seq0 = w->allocs;
+	fine_stmt(w, s->u.loop.body);
+	int end = w->clock - 1;
+	for (int i = 0; i < w->st->n; i++) {
+		sp_buf *p = &w->st->bufs[i];
+		bool inner = p->alloc_seq >= seq0 && p->alloc_seq < w->allocs;
+		if (inner || p->ffirst > p->flast || p->flast < start || p->ffirst > end)
+			continue;
+		if (start < p->ffirst)
+			p->ffirst = start;
+		if (end > p->flast)
+			p->flast = end;
+	}
+}
+
 static void fine_stmt(fine_walk *w, const tlc_stmt *s)
 {
 	if (!s)
@@ -485,10 +532,34 @@ static void fine_stmt(fine_walk *w, const tlc_stmt *s)
 		break;
 	case TLC_STMT_ALLOC: {
 		sp_buf *p = find(w->st, s->u.alloc.buf);
-		if (p)
+		if (p) {
 			p->alloc_at = w->clock;
+			p->alloc_seq = w->allocs;
+		}
+		w->allocs++;
 		break;
 	}
+	case TLC_STMT_IF:
+		/* the whole block takes one branch of an if on a block-uniform
+		 * condition: they are walked one after the other (what only one
+		 * branch uses may share bytes with what only the other uses) */
+		if (w->uni && tlc_expr_block_uniform(w->uni, s->u.if_.cond)) {
+			tlc_expr_accesses(s->u.if_.cond, TLC_ACCESS_READ, fine_access, w);
+			w->clock++;
+			fine_stmt(w, s->u.if_.then_s);
+			fine_stmt(w, s->u.if_.else_s);
+		} else {
+			fine_point(w, s);
+		}
+		break;
+	case TLC_STMT_FOR:
+		/* T.Parallel and thread loops run their iterations at once */
+		if (s->u.loop.kind == TLC_FOR_SERIAL || s->u.loop.kind == TLC_FOR_UNROLLED ||
+		    s->u.loop.kind == TLC_FOR_PIPELINED)
+			fine_loop(w, s);
+		else
+			fine_point(w, s);
+		break;
 	default: fine_point(w, s); break;
 	}
 }
@@ -501,9 +572,11 @@ static void fine_liveness(sp_state *st)
 		p->flast = 0;
 		p->ngroups = 0;
 		p->many_groups = false;
+		p->alloc_seq = -1;
 	}
-	fine_walk w = {.st = st, .clock = 1};
+	fine_walk w = {.st = st, .clock = 1, .uni = tlc_uniformity_new(st->m, st->f)};
 	fine_stmt(&w, st->f->body);
+	tlc_uniformity_free(w.uni);
 	for (int i = 0; i < st->n; i++) {
 		sp_buf *p = &st->bufs[i];
 		if (p->ffirst > p->flast)
