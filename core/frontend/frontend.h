@@ -538,6 +538,11 @@ bool fe_const_int(fe *F, fe_val *v, const char *what, tlc_loc loc, int64_t *out)
 bool fe_need_kernel(fe *F, const char *what, bool need_block, tlc_loc loc);
 const char *fe_hint(fe *F, const char *def);
 
+/* T.reinterpret / tvm.tir.reinterpret (frontend_tvm.c): a bit cast;
+ * dtype_first: the dtype is the first parameter (tvm's order). */
+fe_val *fe_reinterpret(fe *F, const char *fname, bool dtype_first, int nargs, fe_val **args,
+		       int nkw, const char **kwn, fe_val **kwv, tlc_loc loc);
+
 /* ---- frontend_misc.c ---- */
 /* Whether T.<name> is one fe_call_misc handles (dtype extremes, refused calls). */
 bool fe_misc_has(const char *name);
