@@ -465,6 +465,9 @@ bool fe_tvm_isinstance(const fe_val *v, const char *type, bool *out);
 fe_flow fe_exec_import(fe *F, fe_env *env, py_node *s);
 /* Attribute `name` of a module of the program (v->mod >= FM_USER). */
 fe_val *fe_pymodule_attr(fe *F, fe_val *v, const char *name, tlc_loc loc);
+/* tlc's own module `dotted` (tilelang.quantize); NULL with *found false
+ * when there is none of that name, NULL after an error in it. */
+fe_val *fe_bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found);
 
 /* ---- frontend_script.c: the host script around the kernel ---- */
 /* Run top-level statement s, skipping it when it fails because it runs
