@@ -208,7 +208,8 @@ static const tlc_expr *fold_cast(tlc_module *m, tlc_dtype t, const tlc_expr *a)
  * (kept as the bits the GPU computes).  NULL: leave the node. */
 static const tlc_expr *fold_bitcast(tlc_module *m, tlc_dtype t, const tlc_expr *a)
 {
-	tlc_scalar v = {a->kind == TLC_EXPR_FLOAT ? a->u.fval : 0, a->kind == TLC_EXPR_INT ? a->u.ival : 0};
+	tlc_scalar v = {a->kind == TLC_EXPR_FLOAT ? a->u.fval : 0,
+	                a->kind == TLC_EXPR_INT ? a->u.ival : 0};
 	if (!tlc_arith_bitcast_exact(v, a->dtype, t))
 		return NULL;
 	tlc_scalar r = tlc_arith_bitcast(v, a->dtype, t);
@@ -675,9 +676,8 @@ static const tlc_expr *simplify_node(tlc_module *m, const tlc_expr *e, memo *mo)
 		const tlc_expr *a = simplify_rec(m, e->u.op.a, mo);
 		if (a->kind == TLC_EXPR_BITCAST && a->u.op.a->dtype == e->dtype)
 			return a->u.op.a; /* the same bits, read back as their own type */
-		const tlc_expr *c = is_const(a) && tlc_dtype_bits(a->dtype) == tlc_dtype_bits(e->dtype)
-		                            ? fold_bitcast(m, e->dtype, a)
-		                            : NULL;
+		bool same_width = tlc_dtype_bits(a->dtype) == tlc_dtype_bits(e->dtype);
+		const tlc_expr *c = is_const(a) && same_width ? fold_bitcast(m, e->dtype, a) : NULL;
 		return c ? c : tlc_bitcast(m, e->dtype, a);
 	}
 	default:

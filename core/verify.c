@@ -248,14 +248,15 @@ static void check_bitcast(verifier *v, const tlc_expr *e)
 	if (!a)
 		return;
 	tlc_dtype s = a->dtype, t = e->dtype;
+	const char *sn = tlc_dtype_name(s), *tn = tlc_dtype_name(t);
+	int sb = tlc_dtype_bits(s), tb = tlc_dtype_bits(t);
 	if (s == TLC_DT_BOOL || t == TLC_DT_BOOL || s == TLC_DT_VOID || t == TLC_DT_VOID)
-		error(v, "T.reinterpret from %s to %s: a bit cast is between numeric types (bool has no "
-		      "bit pattern of its own); compare with 0 or use T.cast", tlc_dtype_name(s),
-		      tlc_dtype_name(t));
-	else if (tlc_dtype_bits(s) != tlc_dtype_bits(t))
-		error(v, "T.reinterpret from %s (%d bits) to %s (%d bits): a bit cast keeps the width; "
-		      "reinterpret as a type of %d bits and convert that with T.cast", tlc_dtype_name(s),
-		      tlc_dtype_bits(s), tlc_dtype_name(t), tlc_dtype_bits(t), tlc_dtype_bits(s));
+		error(v, "T.reinterpret from %s to %s: a bit cast is between numeric types "
+		      "(bool has no bit pattern of its own); compare with 0 or use T.cast", sn, tn);
+	else if (sb != tb)
+		error(v, "T.reinterpret from %s (%d bits) to %s (%d bits): a bit cast keeps the "
+		      "width; reinterpret as a type of %d bits and convert that with T.cast",
+		      sn, sb, tn, tb, sb);
 }
 
 /* The checks of one node; its operands are walked after it. */

@@ -373,8 +373,8 @@ void gpu_emit_expr(gpu_emitter *e, const tlc_expr *x)
 	case TLC_EXPR_BITCAST: {
 		const char *to = gpu_ctype(e, x->dtype);
 		if (!to) {
-			tlc_error(e->ctx, e->loc, "T.reinterpret to %s: the %s target has no such type",
-				  tlc_dtype_name(x->dtype), e->target->vendor->language);
+			tlc_error(e->ctx, e->loc, "T.reinterpret to %s: %s code has no such type",
+			          tlc_dtype_name(x->dtype), e->target->vendor->language);
 			return;
 		}
 		e->helpers |= GPU_HELPER_BITCAST;
