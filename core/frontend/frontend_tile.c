@@ -35,10 +35,11 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 		v->u.s = "T.GemmWarpPolicy";
 		return v;
 	}
-	if (fe_dtype_unsupported(name)) {
-		fe_dtype_unsupported_error(F, name, loc);
-		return NULL;
-	}
+	/* a sub-byte type is a value host code may compare and print (the
+	 * dequantizing kernels' `in_dtype`); used as a dtype it is refused
+	 * (fe_to_dtype), saying to declare the packed storage as uint8 */
+	if (fe_dtype_unsupported(name))
+		return fe_str(F, fe_strdup(F, name));
 	tlc_dtype t = tlc_dtype_from_name(name);
 	if (t != TLC_DT_VOID)
 		return fe_dtype(F, t);

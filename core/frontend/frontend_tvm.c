@@ -104,6 +104,13 @@ fe_val *fe_reinterpret(fe *F, const char *fname, bool dtype_first, int nargs, fe
 		dt = v;
 		v = x;
 	}
+	if (dt->kind == FV_STR && !strcmp(dt->u.s, "handle")) {
+		tlc_error(F->ctx, loc,
+			  "%s to \"handle\" (a pointer made from an integer) is not supported: "
+			  "tlc's kernels have no pointer values; index buffers instead",
+			  fname);
+		return NULL;
+	}
 	tlc_dtype t;
 	const tlc_expr *x;
 	if (!fe_to_dtype(F, dt, loc, &t) || !(x = fe_to_scalar(F, v, loc)))
