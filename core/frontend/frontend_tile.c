@@ -37,9 +37,14 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 	}
 	/* a sub-byte type is a value host code may compare and print (the
 	 * dequantizing kernels' `in_dtype`); used as a dtype it is refused
-	 * (fe_to_dtype), saying to declare the packed storage as uint8 */
-	if (fe_dtype_unsupported(name))
+	 * (fe_to_dtype), saying to declare the packed storage as uint8.
+	 * T.tfloat32 is no storage type at all: refused where it is named */
+	if (fe_dtype_unsupported(name) && strcmp(name, "tfloat32") != 0)
 		return fe_str(F, fe_strdup(F, name));
+	if (fe_dtype_unsupported(name)) {
+		fe_dtype_unsupported_error(F, name, loc);
+		return NULL;
+	}
 	tlc_dtype t = tlc_dtype_from_name(name);
 	if (t != TLC_DT_VOID)
 		return fe_dtype(F, t);
