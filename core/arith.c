@@ -95,6 +95,32 @@ tlc_scalar tlc_arith_convert(tlc_scalar x, tlc_dtype from, tlc_dtype to)
 	return r;
 }
 
+/* The bits of x (dtype t), in the low tlc_dtype_bits(t) bits. */
+static uint64_t bits_of(tlc_scalar x, tlc_dtype t)
+{
+	int n = tlc_dtype_bits(t);
+	uint64_t mask = n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
+	return (tlc_dtype_is_float(t) ? tlc_sim_encode(t, x.f) : (uint64_t)x.i) & mask;
+}
+
+tlc_scalar tlc_arith_bitcast(tlc_scalar x, tlc_dtype from, tlc_dtype to)
+{
+	tlc_scalar r = {0, 0};
+	uint64_t b = bits_of(x, from);
+	if (tlc_dtype_is_float(to))
+		r.f = tlc_sim_decode(to, b);
+	else
+		r.i = tlc_arith_wrap(to, (int64_t)b); /* sign-extends a signed type */
+	return r;
+}
+
+bool tlc_arith_bitcast_exact(tlc_scalar x, tlc_dtype from, tlc_dtype to)
+{
+	if (tlc_dtype_is_float(from) && isnan(x.f))
+		return false;
+	return !tlc_dtype_is_float(to) || !isnan(tlc_arith_bitcast(x, from, to).f);
+}
+
 /* The signed 32/64-bit result r of an operation, or the overflow. */
 static const char *fit_signed(tlc_dtype t, __int128 r, int64_t *out)
 {

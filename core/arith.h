@@ -28,6 +28,14 @@ int64_t tlc_arith_wrap(tlc_dtype t, int64_t v);
  * definition: wrapping between integers, truncating and saturating float to
  * integer with NaN -> 0, narrow floats through float32). */
 tlc_scalar tlc_arith_convert(tlc_scalar x, tlc_dtype from, tlc_dtype to);
+/* x of dtype `from` with its bits read as dtype `to` of the same width
+ * (T.reinterpret): a float's bits are its IEEE (or float8) encoding, an
+ * integer's its two's complement.  A NaN keeps its sign; its payload is the
+ * canonical one of the format (floats are held as doubles). */
+tlc_scalar tlc_arith_bitcast(tlc_scalar x, tlc_dtype from, tlc_dtype to);
+/* Whether tlc_arith_bitcast of x gives the bits the GPU gives (every value
+ * but a NaN, whose payload a double does not carry). */
+bool tlc_arith_bitcast_exact(tlc_scalar x, tlc_dtype from, tlc_dtype to);
 /* *r = a k b for a binary arithmetic or bitwise operator k on operands of
  * dtype t.  Returns NULL, or what makes the operation an error (a signed
  * 32- or 64-bit overflow, a zero divisor, a shift count out of range);

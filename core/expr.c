@@ -491,6 +491,17 @@ const tlc_expr *tlc_cast(tlc_module *m, tlc_dtype t, const tlc_expr *a)
 	return hashcons_get(m, &e);
 }
 
+const tlc_expr *tlc_bitcast(tlc_module *m, tlc_dtype t, const tlc_expr *a)
+{
+	if (!a)
+		return NULL;
+	if (a->dtype == t || t == TLC_DT_VOID || a->dtype == TLC_DT_VOID)
+		return a;
+	tlc_expr e = node(TLC_EXPR_BITCAST, t);
+	e.u.op.a = a;
+	return hashcons_get(m, &e);
+}
+
 const tlc_expr *tlc_load(tlc_module *m, tlc_buffer *b, int n, const tlc_expr *const *idx)
 {
 	if (!b || n < 0 || (n > 0 && !idx))

@@ -414,7 +414,8 @@ static void print_expr_inner(printer *p, const tlc_expr *e)
 		tlc_buf_putc(out, ')');
 		return;
 	case TLC_EXPR_CAST:
-		tlc_buf_puts(out, "T.cast(");
+	case TLC_EXPR_BITCAST:
+		tlc_buf_puts(out, e->kind == TLC_EXPR_CAST ? "T.cast(" : "T.reinterpret(");
 		print_expr(p, e->u.op.a, PREC_LAMBDA);
 		tlc_buf_puts(out, ", ");
 		put_dtype_str(out, e->dtype);

@@ -203,6 +203,21 @@ static const tlc_expr *fold_cast(tlc_module *m, tlc_dtype t, const tlc_expr *a)
 	return tlc_cast(m, t, a); /* a constant's conversion (arith.c) */
 }
 
+/* T.reinterpret of a constant, where a constant holds the result exactly:
+ * not a NaN (a constant does not carry its payload) nor a negative zero
+ * (kept as the bits the GPU computes).  NULL: leave the node. */
+static const tlc_expr *fold_bitcast(tlc_module *m, tlc_dtype t, const tlc_expr *a)
+{
+	tlc_scalar v = {a->kind == TLC_EXPR_FLOAT ? a->u.fval : 0,
+	                a->kind == TLC_EXPR_INT ? a->u.ival : 0};
+	if (!tlc_arith_bitcast_exact(v, a->dtype, t))
+		return NULL;
+	tlc_scalar r = tlc_arith_bitcast(v, a->dtype, t);
+	if (tlc_dtype_is_float(t) && r.f == 0.0 && signbit(r.f))
+		return NULL;
+	return tlc_dtype_is_float(t) ? tlc_float(m, t, r.f) : tlc_int(m, t, r.i);
+}
+
 /* ---- linear forms of integer expressions ---- */
 
 typedef struct term {
@@ -656,6 +671,14 @@ static const tlc_expr *simplify_node(tlc_module *m, const tlc_expr *e, memo *mo)
 			return a;
 		const tlc_expr *c = is_const(a) ? fold_cast(m, e->dtype, a) : NULL;
 		return c ? c : tlc_cast(m, e->dtype, a);
+	}
+	case TLC_EXPR_BITCAST: {
+		const tlc_expr *a = simplify_rec(m, e->u.op.a, mo);
+		if (a->kind == TLC_EXPR_BITCAST && a->u.op.a->dtype == e->dtype)
+			return a->u.op.a; /* the same bits, read back as their own type */
+		bool same_width = tlc_dtype_bits(a->dtype) == tlc_dtype_bits(e->dtype);
+		const tlc_expr *c = is_const(a) && same_width ? fold_bitcast(m, e->dtype, a) : NULL;
+		return c ? c : tlc_bitcast(m, e->dtype, a);
 	}
 	default:
 		if (e->kind >= TLC_EXPR_ADD && e->kind <= TLC_EXPR_SHR)

@@ -240,6 +240,25 @@ static void check_call_types(verifier *v, const tlc_expr *e)
 				      tlc_dtype_name(e->dtype), tlc_dtype_name(a[i]->dtype));
 }
 
+/* A bit cast keeps every bit, so both types have one width; bool has no
+ * bit pattern of its own (TVM's is 1 bit wide, tlc stores it in a byte). */
+static void check_bitcast(verifier *v, const tlc_expr *e)
+{
+	const tlc_expr *a = e->u.op.a;
+	if (!a)
+		return;
+	tlc_dtype s = a->dtype, t = e->dtype;
+	const char *sn = tlc_dtype_name(s), *tn = tlc_dtype_name(t);
+	int sb = tlc_dtype_bits(s), tb = tlc_dtype_bits(t);
+	if (s == TLC_DT_BOOL || t == TLC_DT_BOOL || s == TLC_DT_VOID || t == TLC_DT_VOID)
+		error(v, "T.reinterpret from %s to %s: a bit cast is between numeric types "
+		      "(bool has no bit pattern of its own); compare with 0 or use T.cast", sn, tn);
+	else if (sb != tb)
+		error(v, "T.reinterpret from %s (%d bits) to %s (%d bits): a bit cast keeps the "
+		      "width; reinterpret as a type of %d bits and convert that with T.cast",
+		      sn, sb, tn, tb, sb);
+}
+
 /* The checks of one node; its operands are walked after it. */
 static tlc_walk_action expr_pre(void *p, const tlc_expr *e)
 {
@@ -273,6 +292,7 @@ static tlc_walk_action expr_pre(void *p, const tlc_expr *e)
 		break;
 	case TLC_EXPR_INT: case TLC_EXPR_FLOAT: case TLC_EXPR_STR: case TLC_EXPR_SYM: case TLC_EXPR_CAST:
 		break;
+	case TLC_EXPR_BITCAST: check_bitcast(v, e); break;
 	case TLC_EXPR_NOT: case TLC_EXPR_NEG: case TLC_EXPR_SELECT: check_types(v, e); break;
 	default:
 		if (e->kind < TLC_EXPR_ADD || e->kind > TLC_EXPR_SHR) {

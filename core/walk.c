@@ -32,7 +32,8 @@ int tlc_expr_num_children(const tlc_expr *e)
 	case TLC_EXPR_BUF: return 0;
 	case TLC_EXPR_NOT:
 	case TLC_EXPR_NEG:
-	case TLC_EXPR_CAST: return 1;
+	case TLC_EXPR_CAST:
+	case TLC_EXPR_BITCAST: return 1;
 	case TLC_EXPR_SELECT: return 3;
 	case TLC_EXPR_LOAD: return e->u.load.n > 0 ? e->u.load.n : 0;
 	case TLC_EXPR_REGION: return e->u.region.n > 0 ? 2 * e->u.region.n : 0;
@@ -139,6 +140,7 @@ static const tlc_expr *rebuild(tlc_module *m, const tlc_expr *e, tlc_buffer *buf
 	case TLC_EXPR_NOT:
 	case TLC_EXPR_NEG: return tlc_unary(m, e->kind, k[0]);
 	case TLC_EXPR_CAST: return tlc_cast(m, e->dtype, k[0]);
+	case TLC_EXPR_BITCAST: return tlc_bitcast(m, e->dtype, k[0]);
 	case TLC_EXPR_SELECT: return tlc_select(m, k[0], k[1], k[2]);
 	case TLC_EXPR_LOAD: return tlc_load(m, buf, n, k);
 	case TLC_EXPR_REGION: return rebuild_region(m, e, buf, k);

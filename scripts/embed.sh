@@ -1,13 +1,15 @@
 #!/bin/sh
 # embed.sh FILE... - print a C header that holds each device helper file as a
 # string constant, for a target plugin (backends/cuda/device_text.c,
-# backends/hip/device_text.c):
+# backends/hip/device_text.c), or each of tlc's own Python modules for the
+# frontend (core/frontend/frontend_import.c):
 #
 #   static const char tlc_device_NAME[] = "...";   NAME: the file's base name
 #                                                  up to its first '.', [A-Za-z0-9_]
 #   static const struct tlc_device_source tlc_device_sources[] = {{"NAME", ...}, ...};
 #
-# struct tlc_device_source is gpu_printer.h's: include that first.
+# struct tlc_device_source {const char *name, *text;} (gpu_printer.h's):
+# declare it first.
 #
 # Plain POSIX sh and sed, so that it runs wherever `make` does.  Backslashes,
 # double quotes and '?' (trigraphs under -std=c11) are escaped; every line

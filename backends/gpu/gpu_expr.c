@@ -370,6 +370,19 @@ void gpu_emit_expr(gpu_emitter *e, const tlc_expr *x)
 		put(e, ")");
 		return;
 	case TLC_EXPR_CAST: gpu_emit_cast(e, x->dtype, x->u.op.a); return;
+	case TLC_EXPR_BITCAST: {
+		const char *to = gpu_ctype(e, x->dtype);
+		if (!to) {
+			tlc_error(e->ctx, e->loc, "T.reinterpret to %s: %s code has no such type",
+			          tlc_dtype_name(x->dtype), e->target->vendor->language);
+			return;
+		}
+		e->helpers |= GPU_HELPER_BITCAST;
+		tlc_buf_printf(e->out, "tlc_bitcast<%s>(", to);
+		gpu_emit_expr(e, x->u.op.a);
+		put(e, ")");
+		return;
+	}
 	case TLC_EXPR_LOAD:
 		gpu_emit_access(e, e->loc, x->u.load.buf, x->u.load.n, x->u.load.idx);
 		return;

@@ -256,6 +256,15 @@ static const struct {
 	 "\t\tif (!(MAX ? v > cur : v < cur))\n\t\t\treturn;\n"
 	 "\t\told = atomicCAS(a, seen, (unsigned long long)__double_as_longlong(v));\n"
 	 "\t} while (old != seen);\n}\n\n"},
+	{GPU_HELPER_BITCAST,
+	 "/* T.reinterpret: a value's bits read as another type of the same width.  Copying the\n"
+	 " * object representation is defined for every trivially copyable type (a cast of\n"
+	 " * its address or a union would break C++'s aliasing rules); the compiler makes it\n"
+	 " * a move. */\n"
+	 "template <typename To, typename From>\n"
+	 "static __device__ __forceinline__ To tlc_bitcast(From x)\n"
+	 "{\n\tstatic_assert(sizeof(To) == sizeof(From), \"tlc_bitcast keeps the width\");\n"
+	 "\tTo r;\n\t__builtin_memcpy(&r, &x, sizeof(To));\n\treturn r;\n}\n\n"},
 	{GPU_HELPER_LANES,
 	 "/* N elements of T as one aligned access (a converting T.copy_vec) */\n"
 	 "template <typename T, int N> struct alignas(sizeof(T) * N) tlc_lanes { T v[N]; };\n\n"},

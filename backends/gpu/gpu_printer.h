@@ -189,6 +189,7 @@ enum {
 	GPU_HELPER_FLOORMOD_F64 = 1 << 11, /* tlc_floormod_f64: double % */
 	GPU_HELPER_ATOMIC_MINMAX = 1 << 12, /* tlc_atomic_minmax<MAX>: float, double max / min */
 	GPU_HELPER_SYNC_GRID = 1 << 13, /* tlc_sync_grid: T.sync_grid's barrier of the grid */
+	GPU_HELPER_BITCAST = 1 << 14, /* tlc_bitcast<To>: T.reinterpret */
 	GPU_HELPER_VENDOR = 1 << 16,  /* this bit and above belong to the vendor (emit_helpers) */
 };
 

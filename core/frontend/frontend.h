@@ -465,6 +465,9 @@ bool fe_tvm_isinstance(const fe_val *v, const char *type, bool *out);
 fe_flow fe_exec_import(fe *F, fe_env *env, py_node *s);
 /* Attribute `name` of a module of the program (v->mod >= FM_USER). */
 fe_val *fe_pymodule_attr(fe *F, fe_val *v, const char *name, tlc_loc loc);
+/* tlc's own module `dotted` (tilelang.quantize); NULL with *found false
+ * when there is none of that name, NULL after an error in it. */
+fe_val *fe_bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found);
 
 /* ---- frontend_script.c: the host script around the kernel ---- */
 /* Run top-level statement s, skipping it when it fails because it runs
@@ -537,6 +540,11 @@ bool fe_bind_args(fe *F, const char *fname, const char *const *names, int nnames
 bool fe_const_int(fe *F, fe_val *v, const char *what, tlc_loc loc, int64_t *out);
 bool fe_need_kernel(fe *F, const char *what, bool need_block, tlc_loc loc);
 const char *fe_hint(fe *F, const char *def);
+
+/* T.reinterpret / tvm.tir.reinterpret (frontend_tvm.c): a bit cast;
+ * dtype_first: the dtype is the first parameter (tvm's order). */
+fe_val *fe_reinterpret(fe *F, const char *fname, bool dtype_first, int nargs, fe_val **args,
+		       int nkw, const char **kwn, fe_val **kwv, tlc_loc loc);
 
 /* ---- frontend_misc.c ---- */
 /* Whether T.<name> is one fe_call_misc handles (dtype extremes, refused calls). */

@@ -66,7 +66,7 @@ bool fe_host_module_has(int mod, const char *name, bool *has)
 		return true;
 	case FM_TILELANG:
 		if (tlmath_has(name) || !strcmp(name, "math") || !strcmp(name, "DataType") ||
-		    !strcmp(name, "tvm")) {
+		    !strcmp(name, "tvm") || !strcmp(name, "quantize")) {
 			*has = true;
 			return true;
 		}
@@ -124,6 +124,11 @@ static bool module_attr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val 
 		}
 		if (strcmp(name, "DataType") == 0) {
 			*out = fe_builtin(F, "tvm.DataType");
+			return true;
+		}
+		if (strcmp(name, "quantize") == 0) {
+			bool found;
+			*out = fe_bundled_module(F, "tilelang.quantize", loc, &found);
 			return true;
 		}
 		return false;

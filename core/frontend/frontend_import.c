@@ -3,8 +3,9 @@
  * the program itself (a sibling NAME.py of the program file, or a package
  * NAME/__init__.py, and relative imports `from .utils import x` beside the
  * importing file) is read and run by the same evaluator, under the same
- * rules and budgets, once per compilation; every other module (torch,
- * triton, argparse, ...) is an opaque host module. */
+ * rules and budgets, once per compilation; so are tlc's own modules of
+ * TileLang's Python API (tilelang.quantize: core/frontend/py/, compiled in);
+ * every other module (torch, triton, argparse, ...) is an opaque host module. */
 #include "frontend.h"
 
 #include <limits.h>
@@ -22,6 +23,26 @@ struct fe_pymod {
 	fe_env *env;        /* its globals */
 	/* PM_HOST: its syntax is beyond tlc's reader: an opaque host module */
 	enum { PM_LOADING, PM_DONE, PM_FAILED, PM_HOST } state;
+	bool bundled; /* tlc's own: a name it lacks is TileLang's host API */
+};
+
+/* tlc's own modules, in the evaluator's Python subset, each under the names
+ * programs import it by (the text: core/frontend/py/NAME.py, embedded by
+ * scripts/embed.sh) */
+struct tlc_device_source {
+	const char *name;
+	const char *text;
+};
+#include "core/frontend/py_sources.h"
+
+static const struct {
+	const char *dotted, *source;
+} bundled[] = {
+	{"tilelang.quantize", "tilelang_quantize"},
+	{"tilelang.quantize.quantization", "tilelang_quantize"},
+	/* BitBLAS's module of the same functions, which older programs import */
+	{"bitblas.quantization", "tilelang_quantize"},
+	{"bitblas.quantization.quantization", "tilelang_quantize"},
 };
 
 static fe_val *known_module(fe *F, const char *dotted)
@@ -161,8 +182,10 @@ static fe_pymod *add_pymod(fe *F, const char *name, const char *path, const char
 }
 
 /* Run the module of file `path` (once per compilation: later imports get
- * the same module).  NULL after an error, reported. */
-static fe_pymod *load(fe *F, const char *name, const char *path, const char *pkgdir, tlc_loc loc)
+ * the same module), its text read from the file, or `text` when not NULL.
+ * NULL after an error, reported. */
+static fe_pymod *load_text(fe *F, const char *name, const char *path, const char *text_in,
+			   const char *pkgdir, tlc_loc loc)
 {
 	const char *key = real_path(F, path);
 	for (int i = 0; i < F->npymods; i++) {
@@ -185,8 +208,9 @@ static fe_pymod *load(fe *F, const char *name, const char *path, const char *pkg
 		return m;
 	}
 	fe_pymod *m = add_pymod(F, name, path, pkgdir, PM_LOADING);
-	size_t len;
-	char *text = read_file(F, path, &len, loc);
+	m->bundled = text_in != NULL;
+	size_t len = text_in ? strlen(text_in) : 0;
+	const char *text = text_in ? text_in : read_file(F, path, &len, loc);
 	uint32_t file = text ? tlc_add_source(F->ctx, path, text, len) : 0;
 	tlc_diag_held held;
 	tlc_diag_hold(F->ctx, &held);
@@ -233,6 +257,38 @@ static fe_pymod *load(fe *F, const char *name, const char *path, const char *pkg
 		return NULL;
 	}
 	return m;
+}
+
+static fe_pymod *load(fe *F, const char *name, const char *path, const char *pkgdir, tlc_loc loc)
+{
+	return load_text(F, name, path, NULL, pkgdir, loc);
+}
+
+/* The bundled module `dotted`; NULL with *found false (nothing reported)
+ * when tlc has none of that name, or after an error in it. */
+static fe_pymod *bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found)
+{
+	*found = false;
+	for (size_t i = 0; i < TLC_ARRAY_LEN(bundled); i++) {
+		if (strcmp(bundled[i].dotted, dotted) != 0)
+			continue;
+		for (size_t j = 0; j < TLC_ARRAY_LEN(tlc_device_sources); j++)
+			if (!strcmp(tlc_device_sources[j].name, bundled[i].source)) {
+				/* one module under all its names: the path is the key */
+				char path[96];
+				snprintf(path, sizeof path, "<tlc>/%s.py", bundled[i].source);
+				*found = true;
+				return load_text(F, bundled[i].dotted, fe_strdup(F, path),
+						 tlc_device_sources[j].text, NULL, loc);
+			}
+	}
+	return NULL;
+}
+
+fe_val *fe_bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found)
+{
+	fe_pymod *m = bundled_module(F, dotted, loc, found);
+	return m ? module_value_of(F, m) : NULL;
 }
 
 static fe_pymod *namespace_package(fe *F, const char *dotted, const char *dir)
@@ -342,6 +398,14 @@ fe_val *fe_pymodule_attr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 			return sv;
 		}
 	}
+	if (m && m->bundled) {
+		/* the rest of TileLang's module is host code (numpy weight
+		 * packing, C source for T.import_source): opaque */
+		size_t n = strlen(m->name) + strlen(name) + 2;
+		char *dotted = fe_alloc(F, n);
+		snprintf(dotted, n, "%s.%s", m->name, name);
+		return host_module(F, dotted);
+	}
 	tlc_error(F->ctx, loc, "module '%s' has no attribute '%s'", v->u.s, name);
 	return NULL;
 }
@@ -405,6 +469,20 @@ static fe_val *import_module(fe *F, const char *dotted, int level, tlc_loc loc, 
 				*top = host_module(F,
 						   fe_strndup(F, dotted, (size_t)(dot - dotted)));
 			return k;
+		}
+	}
+	if (level == 0) {
+		bool found;
+		fe_pymod *b = bundled_module(F, dotted, loc, &found);
+		if (found) {
+			if (!b)
+				return NULL;
+			const char *dot = strchr(dotted, '.');
+			const char *first = fe_strndup(F, dotted, (size_t)(dot - dotted));
+			*top = known_module(F, first);
+			if (!*top)
+				*top = host_module(F, first);
+			return module_value_of(F, b);
 		}
 	}
 	/* absolute imports find the program's modules beside the program

@@ -1,8 +1,9 @@
 /* frontend_misc.c - smaller T.* functions of TileLang's surface: the
- * extreme values of a dtype (T.max_value, T.min_value), the element
+ * extreme values of a dtype (T.max_value, T.min_value), bit casts
+ * (T.reinterpret, frontend_tvm.c), the element
  * atomics other than add (T.atomic_max, T.atomic_min), and the calls tlc
  * refuses by name with what to write instead (vector atomics, atomic
- * loads and stores, bit casts, device assertions, loop breaks). */
+ * loads and stores, device assertions, loop breaks). */
 #include "frontend.h"
 
 #include <float.h>
@@ -28,8 +29,6 @@ static const struct {
 	 "between the writers and the readers of one block"},
 	{"atomic_store", "(an atomic store with a memory order); store the element, with "
 			 "T.sync_threads() between the writers and the readers of one block"},
-	{"reinterpret", "(a bit cast of a scalar); T.cast converts the value, or use T.view(buf, "
-			"dtype=...) to read a buffer's bytes as another dtype of the same size"},
 	{"device_assert",
 	 "(a device-side assertion); check the condition on the host, or guard the code "
 	 "with `if cond:`"},
@@ -37,7 +36,8 @@ static const struct {
 		       "needed, or guard the rest of the body with `if`"},
 };
 
-static const char *const misc_names[] = {"max_value", "min_value", "atomic_max", "atomic_min"};
+static const char *const misc_names[] = {"max_value", "min_value", "atomic_max", "atomic_min",
+					"reinterpret"};
 
 bool fe_misc_has(const char *name)
 {
@@ -175,6 +175,8 @@ fe_val *fe_call_misc(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 	snprintf(fname, sizeof fname, "T.%s", n);
 	if (!strcmp(n, "max_value") || !strcmp(n, "min_value"))
 		return extreme_value(F, fname, n[1] == 'a', nargs, args, nkw, kwn, kwv, loc);
+	if (!strcmp(n, "reinterpret"))
+		return fe_reinterpret(F, fname, false, nargs, args, nkw, kwn, kwv, loc);
 	if (!strcmp(n, "atomic_max") || !strcmp(n, "atomic_min"))
 		return atomic_minmax(F, fname, n[8] == 'a', nargs, args, nkw, kwn, kwv, loc);
 	for (size_t i = 0; i < TLC_ARRAY_LEN(refused); i++)

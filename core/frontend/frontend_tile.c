@@ -35,6 +35,12 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 		v->u.s = "T.GemmWarpPolicy";
 		return v;
 	}
+	/* a sub-byte type is a value host code may compare and print (the
+	 * dequantizing kernels' `in_dtype`); used as a dtype it is refused
+	 * (fe_to_dtype), saying to declare the packed storage as uint8.
+	 * T.tfloat32 is no storage type at all: refused where it is named */
+	if (fe_dtype_unsupported(name) && strcmp(name, "tfloat32") != 0)
+		return fe_str(F, fe_strdup(F, name));
 	if (fe_dtype_unsupported(name)) {
 		fe_dtype_unsupported_error(F, name, loc);
 		return NULL;

@@ -6,9 +6,7 @@
  *   tir.Cast(dtype, x), tir.Select(c, a, b)              T.Cast, T.if_then_else
  *   tir.bitwise_and/or/xor/not, shift_left/right,        the operators & | ^ ~ << >>
  *   floordiv, floormod                                    // and %
- *   tir.reinterpret(dtype, x)                             between integers of one width:
- *                                                         the conversion (same bits);
- *                                                         other pairs are refused
+ *   tir.reinterpret(dtype, x)                             T.reinterpret: a bit cast
  *   te.var(name, dtype), tir.Var(name, dtype)            T.dynamic(name, dtype)
  *   tir.PrimExpr, IntImm, FloatImm, Var, Buffer, ...     types for isinstance()
  *   any other tir.X that T has (tir.exp, tir.min, ...)    T.X, which TileLang re-exports
@@ -81,24 +79,59 @@ static fe_val *typed(fe *F, const char *what, fe_val *v, tlc_dtype t, tlc_loc lo
 	return e ? fe_typed_const(F, e) : NULL;
 }
 
-static fe_val *reinterpret(fe *F, fe_val *dt, fe_val *v, tlc_loc loc)
+static bool dtype_like(const fe_val *v)
 {
+	return v->kind == FV_DTYPE || v->kind == FV_STR ||
+	       (v->kind == FV_BUILTIN &&
+		(!strcmp(v->u.s, "float") || !strcmp(v->u.s, "int") || !strcmp(v->u.s, "bool")));
+}
+
+fe_val *fe_reinterpret(fe *F, const char *fname, bool dtype_first, int nargs, fe_val **args,
+		       int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
+{
+	/* TileLang's T.reinterpret(value, dtype) (the order of T.cast), and
+	 * its older T.reinterpret(dtype, value), which it still takes when the
+	 * first argument is a dtype; tvm.tir.reinterpret(dtype, value) */
+	static const char *const vfirst[] = {"value", "dtype", "span"};
+	static const char *const dfirst[] = {"dtype", "value", "span"};
+	fe_val *a[3];
+	if (!fe_bind_args(F, fname, dtype_first ? dfirst : vfirst, 3, 2, nargs, args, nkw, kwn, kwv,
+			  a, loc))
+		return NULL;
+	fe_val *dt = dtype_first ? a[0] : a[1], *v = dtype_first ? a[1] : a[0];
+	if (!dtype_like(dt) && dtype_like(v)) {
+		fe_val *x = dt;
+		dt = v;
+		v = x;
+	}
+	if (dt->kind == FV_STR && !strcmp(dt->u.s, "handle")) {
+		tlc_error(F->ctx, loc,
+			  "%s to \"handle\" (a pointer made from an integer) is not supported: "
+			  "tlc's kernels have no pointer values; index buffers instead",
+			  fname);
+		return NULL;
+	}
 	tlc_dtype t;
 	const tlc_expr *x;
 	if (!fe_to_dtype(F, dt, loc, &t) || !(x = fe_to_scalar(F, v, loc)))
 		return NULL;
 	tlc_dtype s = x->dtype;
-	if (s == t)
-		return v;
-	if (tlc_dtype_is_int(s) && tlc_dtype_is_int(t) && tlc_dtype_bits(s) == tlc_dtype_bits(t))
-		return fe_expr(F, tlc_cast(F->m, t, x)); /* two's complement: the same bits */
-	tlc_error(
-		F->ctx, loc,
-		"tvm.tir.reinterpret from %s to %s is not supported: tlc reinterprets "
-		"only between integer types of one width (a conversion keeps the bits); build the "
-		"value with arithmetic or T.Cast instead",
-		tlc_dtype_name(s), tlc_dtype_name(t));
-	return NULL;
+	if (s == TLC_DT_BOOL || t == TLC_DT_BOOL) {
+		tlc_error(F->ctx, loc,
+			  "%s from %s to %s: bool has no bit pattern of its own (TVM's is 1 bit "
+			  "wide); use T.cast, or compare with 0",
+			  fname, tlc_dtype_name(s), tlc_dtype_name(t));
+		return NULL;
+	}
+	if (tlc_dtype_bits(s) != tlc_dtype_bits(t)) {
+		tlc_error(F->ctx, loc,
+			  "%s from %s (%d bits) to %s (%d bits): a bit cast keeps the width; "
+			  "reinterpret as a type of %d bits and convert that with T.cast",
+			  fname, tlc_dtype_name(s), tlc_dtype_bits(s), tlc_dtype_name(t),
+			  tlc_dtype_bits(t), tlc_dtype_bits(s));
+		return NULL;
+	}
+	return fe_expr(F, tlc_bitcast(F->m, t, x));
 }
 
 static fe_val *call_t(fe *F, const char *name, int nargs, fe_val **args, tlc_loc loc)
@@ -156,6 +189,10 @@ bool fe_tvm_call(fe *F, const char *full, int nargs, fe_val **args, int nkw, con
 		*out = typed(F, "tvm.tir.const", a[0], t, loc);
 		return true;
 	}
+	if (!strcmp(n, "reinterpret")) {
+		*out = fe_reinterpret(F, full, true, nargs, args, nkw, kwn, kwv, loc);
+		return true;
+	}
 	if (nkw) {
 		tlc_error(F->ctx, loc, "%s takes no keyword arguments here", full);
 		return true;
@@ -164,7 +201,7 @@ bool fe_tvm_call(fe *F, const char *full, int nargs, fe_val **args, int nkw, con
 		const char *name;
 		int nargs;
 	} arity[] = {
-		{"Cast", 2},        {"reinterpret", 2}, {"Select", 3},      {"bitwise_and", 2},
+		{"Cast", 2},        {"Select", 3},      {"bitwise_and", 2},
 		{"bitwise_or", 2},  {"bitwise_xor", 2}, {"bitwise_not", 1}, {"shift_left", 2},
 		{"shift_right", 2}, {"floordiv", 2},    {"floormod", 2},    {"IntImm", 2},
 		{"FloatImm", 2},
@@ -179,8 +216,6 @@ bool fe_tvm_call(fe *F, const char *full, int nargs, fe_val **args, int nkw, con
 		*out = call_t(F, "T.Cast", nargs, args, loc);
 	else if (!strcmp(n, "Select"))
 		*out = call_t(F, "T.if_then_else", nargs, args, loc);
-	else if (!strcmp(n, "reinterpret"))
-		*out = reinterpret(F, args[0], args[1], loc);
 	else if (!strcmp(n, "bitwise_not"))
 		*out = fe_unaryop(F, PY_OP_INVERT, args[0], loc);
 	else if (!strcmp(n, "IntImm") || !strcmp(n, "FloatImm")) {

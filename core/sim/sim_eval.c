@@ -351,6 +351,8 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 		return r;
 	case TLC_EXPR_LOAD: return load(s, e, loc);
 	case TLC_EXPR_CAST: return sim_convert(sim_eval(s, e->u.op.a, loc), e->u.op.a->dtype, e->dtype);
+	case TLC_EXPR_BITCAST:
+		return tlc_arith_bitcast(sim_eval(s, e->u.op.a, loc), e->u.op.a->dtype, e->dtype);
 	case TLC_EXPR_SELECT: {
 		/* only the branch taken is evaluated, as C's ?: does */
 		sim_val c = sim_eval(s, e->u.op.a, loc);

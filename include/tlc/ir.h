@@ -252,6 +252,10 @@ TLC_API const tlc_expr *tlc_select(tlc_module *m, const tlc_expr *cond, const tl
  * constant of t when a is a constant (the language's conversion of its
  * value, as TVM's cast folds constants), else a CAST node. */
 TLC_API const tlc_expr *tlc_cast(tlc_module *m, tlc_dtype t, const tlc_expr *a);
+/* The bits of a read as dtype t (T.reinterpret(a, t)): a itself when it has
+ * type t, else a BITCAST node (never folded here: tlc_simplify folds it where
+ * the result is exact).  The widths must agree (the verifier checks it). */
+TLC_API const tlc_expr *tlc_bitcast(tlc_module *m, tlc_dtype t, const tlc_expr *a);
 TLC_API const tlc_expr *tlc_load(tlc_module *m, tlc_buffer *b, int n, const tlc_expr *const *idx);
 TLC_API const tlc_expr *tlc_region(tlc_module *m, tlc_buffer *b, int n, const tlc_range *dims);
 TLC_API const tlc_expr *tlc_tuple(tlc_module *m, int n, const tlc_expr *const *items, bool is_list);

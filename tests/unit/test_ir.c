@@ -661,6 +661,23 @@ static void test_verify(void)
 	       "tlc: error: IR verification failed after pass 'test-pass': a float32 value stored into int32 buffer "
 	       "'C' (an explicit T.cast is missing)\n",
 	       "the store's message names both types");
+
+	/* a bit cast keeps the width */
+	tlc_buf_free(&sink);
+	f->body = tlc_seq_new(m, noloc);
+	const tlc_expr *h = tlc_float(m, TLC_DT_FLOAT16, 1.0);
+	tlc_seq_append(m, f->body, tlc_store_new(m, noloc, C, 2, (const tlc_expr *[]){I(0), I(0)},
+	                                         tlc_bitcast(m, TLC_DT_INT32, h)));
+	ok(!tlc_verify_module(ctx, m, NULL), "a bit cast from 16 to 32 bits fails verification");
+	is_str(tlc_buf_str(&sink),
+	       "tlc: error: IR verification failed: T.reinterpret from float16 (16 bits) to int32 (32 bits): a bit "
+	       "cast keeps the width; reinterpret as a type of 16 bits and convert that with T.cast\n",
+	       "the bit cast's message names both types and widths");
+	tlc_buf_free(&sink);
+	f->body = tlc_seq_new(m, noloc);
+	tlc_seq_append(m, f->body, tlc_store_new(m, noloc, C, 2, (const tlc_expr *[]){I(0), I(0)},
+	                                         tlc_cast(m, TLC_DT_INT32, tlc_bitcast(m, TLC_DT_INT16, h))));
+	ok(tlc_verify_module(ctx, m, NULL), "a bit cast of one width verifies");
 	m = saved;
 	tlc_module_free(vm);
 	tlc_diag_capture(ctx, NULL);

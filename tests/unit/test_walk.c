@@ -73,6 +73,7 @@ static const tlc_expr *sample(tlc_expr_kind k, tlc_var *marker)
 	case TLC_EXPR_NEG: return tlc_unary(m, TLC_EXPR_NEG, x);
 	case TLC_EXPR_SELECT: return tlc_select(m, tlc_bool(m, true), I(1), x);
 	case TLC_EXPR_CAST: return tlc_cast(m, TLC_DT_INT64, x);
+	case TLC_EXPR_BITCAST: return tlc_bitcast(m, TLC_DT_FLOAT32, x);
 	case TLC_EXPR_LOAD: return tlc_load(m, A, 1, (const tlc_expr *[]){x});
 	case TLC_EXPR_REGION: {
 		tlc_range dims[2] = {{I(0), I(1), true}, {I(8), x, false}};

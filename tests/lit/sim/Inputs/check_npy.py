@@ -44,7 +44,7 @@ import struct
 import sys
 
 FORMATS = {"<f2": "e", "<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q", "|b1": "?", "|i1": "b", "|u1": "B",
-           "<u2": "H"}
+           "<u2": "H", "<i2": "h", "<u4": "I"}
 
 
 def e4m3(bits):
@@ -180,7 +180,8 @@ def check_attention(d, atol, rtol, causal):
     print(f"attention: B{B} S{S} H{H} D{D}{' causal' if causal else ''}, largest error {worst:.3g}")
 
 
-DESCR = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int32": "<i4", "int64": "<i8", "float16": "<f2",
+DESCR = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int16": "<i2", "int32": "<i4", "uint32": "<u4",
+         "int64": "<i8", "float16": "<f2",
          "float32": "<f4", "float64": "<f8", "bfloat16": "<u2", "float8_e4m3fn": "|u1"}
 
 
