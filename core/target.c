@@ -72,6 +72,16 @@ bool tlc_matrix_inst_is_async(const tlc_matrix_inst *x)
 	return x && !(x->b_from & TLC_MMA_FROM_REGS);
 }
 
+float tlc_tf32_truncate(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, sizeof u);
+	/* NaN stays NaN: a quiet NaN keeps its top mantissa bit */
+	u &= 0xFFFFE000u;
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
 const tlc_matrix_inst *tlc_target_find_matrix(const tlc_target_info *info, tlc_dtype a, tlc_dtype b, tlc_dtype acc,
                                               int64_t n_total)
 {
