@@ -16,6 +16,10 @@ Python (no NumPy).
         of the sum of magnitudes; and C is far (more than 100 times that)
         from the exact float32 product and from operands rounded to nearest
         TF32 somewhere, so the test tells the three apart
+    gemm_types.py f32 DIR [--trans-a] [--trans-b]
+        C (float32) == the exact float64 product within 4 float32 ulps of the
+        sum of magnitudes, and far from the truncated-TF32 one somewhere (a
+        float32 matrix instruction that multiplies in full float32)
 
 Exit 0 when the check holds; 1 with the first mismatch on stderr."""
 import random
@@ -40,6 +44,16 @@ def f32_bits(x):
 
 def from_bits(u):
     return struct.unpack("<f", struct.pack("<I", u & 0xFFFFFFFF))[0]
+
+
+def trunc(x):
+    """TF32 as tlc reads a float32 operand: the low 13 mantissa bits dropped."""
+    return from_bits(f32_bits(x) & 0xFFFFE000)
+
+
+def rna(x):
+    """TF32 rounded to nearest, ties away (cvt.rna.tf32.f32)."""
+    return from_bits((f32_bits(x) + 0x1000) & 0xFFFFE000)
 
 
 def operands(d, trans_a, trans_b):
@@ -84,25 +98,39 @@ def main():
                 if c[i * N + j] != want:
                     fail(f"C[{i}, {j}] = {c[i * N + j]}, the int64 product wrapped to int32 is {want}")
         print(f"int gemm: {M * N} elements exact")
+    elif cmd == "f32":
+        rows, cols, c, M, N = operands(args[0], ta, tb)
+        trows, tcols = [[trunc(x) for x in r] for r in rows], [[trunc(x) for x in r] for r in cols]
+        far = 0.0
+        for i in range(M):
+            for j in range(N):
+                mag = sum(abs(x * y) for x, y in zip(rows[i], cols[j]))
+                tol = 4 * mag * 2.0**-24
+                want = sum(x * y for x, y in zip(rows[i], cols[j]))
+                got = c[i * N + j]
+                if abs(got - want) > tol:
+                    fail(f"C[{i}, {j}] = {got!r}, the float32 operands' product is {want!r} (tol {tol:.3g})")
+                t = sum(x * y for x, y in zip(trows[i], tcols[j]))
+                far = max(far, abs(got - t) / max(tol, 1e-30))
+        if far < 100:
+            fail("C is near the truncated-TF32 product everywhere: the test does not tell float32 from TF32")
+        print(f"f32 gemm: {M * N} elements within 4 ulps of the float32 product (up to {far:.0f} tolerances "
+              "from the TF32 one)")
     elif cmd == "tf32":
         rows, cols, c, M, N = operands(args[0], ta, tb)
-
-        def trunc(x):
-            return from_bits(f32_bits(x) & 0xFFFFE000)
-
-        def rna(x):
-            return from_bits((f32_bits(x) + 0x1000) & 0xFFFFE000)
+        trows, tcols = [[trunc(x) for x in r] for r in rows], [[trunc(x) for x in r] for r in cols]
+        nrows, ncols = [[rna(x) for x in r] for r in rows], [[rna(x) for x in r] for r in cols]
         far_exact = far_rna = 0.0
         for i in range(M):
             for j in range(N):
                 mag = sum(abs(x * y) for x, y in zip(rows[i], cols[j]))
                 tol = 4 * mag * 2.0**-24
-                want = sum(trunc(x) * trunc(y) for x, y in zip(rows[i], cols[j]))
+                want = sum(x * y for x, y in zip(trows[i], tcols[j]))
                 got = c[i * N + j]
                 if abs(got - want) > tol:
                     fail(f"C[{i}, {j}] = {got!r}, the TF32 (truncated operands) product is {want!r} (tol {tol:.3g})")
                 exact = sum(x * y for x, y in zip(rows[i], cols[j]))
-                near = sum(rna(x) * rna(y) for x, y in zip(rows[i], cols[j]))
+                near = sum(x * y for x, y in zip(nrows[i], ncols[j]))
                 far_exact = max(far_exact, abs(got - exact) / max(tol, 1e-30))
                 far_rna = max(far_rna, abs(got - near) / max(tol, 1e-30))
         if far_exact < 100 or far_rna < 100:
