@@ -72,6 +72,16 @@ bool tlc_matrix_inst_is_async(const tlc_matrix_inst *x)
 	return x && !(x->b_from & TLC_MMA_FROM_REGS);
 }
 
+float tlc_tf32_truncate(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, sizeof u);
+	/* NaN stays NaN: a quiet NaN keeps its top mantissa bit */
+	u &= 0xFFFFE000u;
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
 const tlc_matrix_inst *tlc_target_find_matrix(const tlc_target_info *info, tlc_dtype a, tlc_dtype b, tlc_dtype acc,
                                               int64_t n_total)
 {
@@ -402,16 +412,28 @@ bool tlc_gemm_plan_for(tlc_module *m, const tlc_gemm_info *g, int64_t threads, i
 			reasons[nreasons++] = r;
 	}
 	if (!nreasons) {
-		/* TileLang runs a float32 gemm on NVIDIA tensor cores as TF32 (inputs
-		 * rounded to a 10-bit mantissa); without such an instruction in the
-		 * table, say what to write instead */
-		bool f32 = g->A->dtype == TLC_DT_FLOAT32 && g->B->dtype == TLC_DT_FLOAT32;
-		*why = fmt(m, "target %s has no matrix instruction for %s x %s -> %s%s", tlc_module_target_name(m),
-		           tlc_dtype_name(g->A->dtype), tlc_dtype_name(g->B->dtype), tlc_dtype_name(g->C->dtype),
-		           f32 ? " (TileLang computes a float32 gemm as TF32, which tlc does not support on this "
-		                 "target yet: cast the operands to float16 or bfloat16, e.g. copy them into float16 "
-		                 "shared buffers, or write the product as a T.Parallel loop)"
-		               : "");
+		/* no row for these types: name the combinations the table has, as
+		 * what the operands and accumulator may be instead */
+		tlc_buf b;
+		tlc_buf_init(&b);
+		tlc_buf_printf(&b, "target %s has no matrix instruction for %s x %s -> %s; its matrix instructions take",
+		               tlc_module_target_name(m), tlc_dtype_name(g->A->dtype), tlc_dtype_name(g->B->dtype),
+		               tlc_dtype_name(g->C->dtype));
+		int listed = 0;
+		for (int i = 0; i < info->nmatrix; i++) {
+			const tlc_matrix_inst *x = &info->matrix[i];
+			bool seen = false;
+			for (int j = 0; j < i; j++)
+				seen = seen || (info->matrix[j].a == x->a && info->matrix[j].b == x->b &&
+				                 info->matrix[j].acc == x->acc);
+			if (!seen)
+				tlc_buf_printf(&b, "%s %s x %s -> %s", listed++ ? "," : "", tlc_dtype_name(x->a),
+				               tlc_dtype_name(x->b), tlc_dtype_name(x->acc));
+		}
+		if (!listed)
+			tlc_buf_puts(&b, " nothing");
+		*why = tlc_strdup(m, tlc_buf_str(&b));
+		tlc_buf_free(&b);
 		return false;
 	}
 	tlc_buf b;
@@ -525,6 +547,8 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 		               x->threads);
 		put_sources(out, "a_from", x->a_from);
 		put_sources(out, "b_from", x->b_from);
+		if ((x->a_from | x->b_from) & TLC_MMA_READS_TF32)
+			tlc_buf_puts(out, " reads=tf32");
 		if (x->shared_majors)
 			tlc_buf_printf(out, " shared_majors=%s%s%s", x->shared_majors & TLC_MMA_K_MAJOR ? "K" : "",
 			               x->shared_majors == (TLC_MMA_K_MAJOR | TLC_MMA_MN_MAJOR) ? "|" : "",

@@ -27,6 +27,8 @@ enum {
 	CUDA_HELPER_TMA = GPU_HELPER_VENDOR << 3,      /* device/tlc_tma.cuh: mbarriers, TMA */
 	CUDA_HELPER_TMA_HOST = GPU_HELPER_VENDOR << 4, /* device/tlc_tma_host.cuh: tensor maps (launcher) */
 	CUDA_HELPER_STMATRIX = GPU_HELPER_VENDOR << 5, /* device/tlc_stmatrix.cuh */
+	CUDA_HELPER_GEMM_X = GPU_HELPER_VENDOR << 6,   /* device/tlc_gemm_i8_tf32.cuh */
+	CUDA_HELPER_WGMMA_X = GPU_HELPER_VENDOR << 7,  /* device/tlc_wgmma_i8_tf32.cuh (after tlc_wgmma) */
 };
 
 /* ---- cuda_ops.c: the ops only CUDA prints ---- */

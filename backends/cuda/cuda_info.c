@@ -55,6 +55,22 @@ static const tlc_frag_digit mma_b_32x8[] = {
 	{8, 1, 1, true, 4},   /* g: column g */
 };
 
+/* A of m16n8k8 .tf32 (32-bit elements): 4 registers; a0 (g, t), a1 (g + 8,
+ * t), a2 (g, t + 4), a3 (g + 8, t + 4) */
+static const tlc_frag_digit mma_a_16x8[] = {
+	{4, 1, 1, true, 1},   /* t: column t */
+	{2, 0, 8, false, 1},  /* a1, a3: row g + 8 */
+	{2, 1, 4, false, 2},  /* a2, a3: column t + 4 */
+	{8, 0, 1, true, 4},   /* g: row g */
+};
+
+/* B of m16n8k8 .tf32 (k x n): b0 (k = t, n = g), b1 (k = t + 4) */
+static const tlc_frag_digit mma_b_8x8[] = {
+	{4, 0, 1, true, 1},   /* t: row (k) t */
+	{2, 0, 4, false, 1},  /* b1: row t + 4 */
+	{8, 1, 1, true, 4},   /* g: column g */
+};
+
 #define ATOM(rows, cols, digits) {(rows), (cols), (int)(sizeof(digits) / sizeof((digits)[0])), (digits)}
 #define MMA_K16(a_t, b_t, acc_t)                                                                              \
 	{"mma.sync.m16n8k16", 16, 8, 16, 8, (a_t), (b_t), (acc_t), 32, TLC_MMA_FROM_REGS, TLC_MMA_FROM_REGS,   \
@@ -62,6 +78,12 @@ static const tlc_frag_digit mma_b_32x8[] = {
 #define MMA_K32(a_t, b_t, acc_t)                                                                              \
 	{"mma.sync.m16n8k32", 16, 8, 32, 8, (a_t), (b_t), (acc_t), 32, TLC_MMA_FROM_REGS, TLC_MMA_FROM_REGS,   \
 	 ATOM(16, 32, mma_a_16x32), ATOM(32, 8, mma_b_32x8), ATOM(16, 8, mma_c_16x8), 0}
+/* float32 operands on TF32 tensor cores: the instruction reads each float32
+ * register as TF32 (TLC_MMA_READS_TF32, doc/language.md) */
+#define MMA_K8_TF32                                                                                           \
+	{"mma.sync.m16n8k8", 16, 8, 8, 8, TLC_DT_FLOAT32, TLC_DT_FLOAT32, TLC_DT_FLOAT32, 32,                   \
+	 TLC_MMA_FROM_REGS | TLC_MMA_READS_TF32, TLC_MMA_FROM_REGS | TLC_MMA_READS_TF32, ATOM(16, 8, mma_a_16x8), \
+	 ATOM(8, 8, mma_b_8x8), ATOM(16, 8, mma_c_16x8), 0}
 
 /* WGMMA (sm_90a), issued by a warpgroup of 128 threads (4 warps: w = thread
  * / 32, lane l = 4 * g + t).  The accumulator of m64nNk16 / m64nNk32, per
@@ -74,6 +96,17 @@ static const tlc_frag_digit wgmma_c_64x8[] = {
 	{8, 0, 1, true, 4},  /* g: row g */
 	{2, 0, 8, false, 2}, /* registers 2, 3: row g + 8 */
 	{4, 0, 16, true, 32}, /* w: rows 16w .. */
+};
+
+/* The same over 16 columns (integer WGMMA, planned in steps of 16 columns):
+ * registers 4..7 hold columns 8.. */
+static const tlc_frag_digit wgmma_c_64x16[] = {
+	{2, 1, 1, false, 1},  /* column bit 0: odd registers */
+	{4, 1, 2, true, 1},   /* t: columns 2t, 2t+1 */
+	{8, 0, 1, true, 4},   /* g: row g */
+	{2, 0, 8, false, 2},  /* registers 2, 3: row g + 8 */
+	{4, 0, 16, true, 32}, /* w: rows 16w .. */
+	{2, 1, 8, false, 4},  /* registers 4..7: column + 8 */
 };
 
 /* A of m64nNk16 in registers (16-bit types): 8 halves, warp w's rows 16w .. */
@@ -96,32 +129,58 @@ static const tlc_frag_digit wgmma_a_64x32[] = {
 	{4, 0, 16, true, 32}, /* w: rows 16w .. */
 };
 
+/* A of m64nNk8 .tf32 in registers: 4 registers, per warp the mma.sync
+ * m16n8k8 .tf32 A fragment at rows 16w .. */
+static const tlc_frag_digit wgmma_a_64x8[] = {
+	{4, 1, 1, true, 1},   /* t: column t */
+	{2, 0, 8, false, 1},  /* row g + 8 */
+	{2, 1, 4, false, 2},  /* column t + 4 */
+	{8, 0, 1, true, 4},   /* g: row g */
+	{4, 0, 16, true, 32}, /* w: rows 16w .. */
+};
+
 /* B of WGMMA comes from shared memory only: no register fragment */
 #define NO_ATOM(rows, cols) {(rows), (cols), 0, NULL}
+/* n: the N steps the instruction is planned in, c_atom its m x n
+ * accumulator; the A atom last, as it holds commas */
+#define WGMMA_ACC(name, n, c_atom, k, a_t, b_t, acc_t, tf32, majors, ...)                                 \
+	{name, 64, (n), (k), 256, (a_t), (b_t), (acc_t), 128, TLC_MMA_FROM_REGS | TLC_MMA_FROM_SHARED | (tf32),  \
+	 TLC_MMA_FROM_SHARED | (tf32), __VA_ARGS__, NO_ATOM((k), (n)), ATOM(64, (n), c_atom), (majors)}
 #define WGMMA(name, k, a_t, b_t, a_atom, majors)                                                              \
-	{name, 64, 8, (k), 256, (a_t), (b_t), TLC_DT_FLOAT32, 128, TLC_MMA_FROM_REGS | TLC_MMA_FROM_SHARED,       \
-	 TLC_MMA_FROM_SHARED, a_atom, NO_ATOM((k), 8), ATOM(64, 8, wgmma_c_64x8), (majors)}
+	WGMMA_ACC(name, 8, wgmma_c_64x8, k, a_t, b_t, TLC_DT_FLOAT32, 0, majors, a_atom)
 
 static const tlc_matrix_inst sm80_matrix[] = {
 	MMA_K16(TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32),
 	MMA_K16(TLC_DT_BFLOAT16, TLC_DT_BFLOAT16, TLC_DT_FLOAT32),
 	MMA_K32(TLC_DT_INT8, TLC_DT_INT8, TLC_DT_INT32),
 	MMA_K32(TLC_DT_UINT8, TLC_DT_UINT8, TLC_DT_INT32),
+	MMA_K8_TF32,
 };
 
 /* sm_90a: WGMMA first (a gemm takes the first row that fits it: WGMMA
  * wants warpgroups and swizzled shared operands), then the sm_80
- * instructions and float8 mma.sync (sm_89 and later).  float8 WGMMA reads
- * K-major operands only. */
+ * instructions and float8 mma.sync (sm_89 and later).  WGMMA transposes
+ * 16-bit operands only: float8, int8 and tf32 read K-major operands only
+ * (PTX ISA, wgmma.mma_async: imm-trans-a/b are valid for .f16/.bf16), so a
+ * gemm of those with an MN-major operand falls to the mma.sync row. */
 static const tlc_matrix_inst sm90_matrix[] = {
 	WGMMA("wgmma.m64nNk16", 16, TLC_DT_FLOAT16, TLC_DT_FLOAT16, ATOM(64, 16, wgmma_a_64x16), 0),
 	WGMMA("wgmma.m64nNk16", 16, TLC_DT_BFLOAT16, TLC_DT_BFLOAT16, ATOM(64, 16, wgmma_a_64x16), 0),
 	WGMMA("wgmma.m64nNk32", 32, TLC_DT_FLOAT8_E4M3, TLC_DT_FLOAT8_E4M3, ATOM(64, 32, wgmma_a_64x32), TLC_MMA_K_MAJOR),
 	WGMMA("wgmma.m64nNk32", 32, TLC_DT_FLOAT8_E5M2, TLC_DT_FLOAT8_E5M2, ATOM(64, 32, wgmma_a_64x32), TLC_MMA_K_MAJOR),
+	/* integer wgmma takes N = 8, 16, 24 and the multiples of 16 (ptxas
+	 * refuses m64n40k32 .s8): planned in steps of 16 */
+	WGMMA_ACC("wgmma.m64nNk32", 16, wgmma_c_64x16, 32, TLC_DT_INT8, TLC_DT_INT8, TLC_DT_INT32, 0, TLC_MMA_K_MAJOR,
+	          ATOM(64, 32, wgmma_a_64x32)),
+	WGMMA_ACC("wgmma.m64nNk32", 16, wgmma_c_64x16, 32, TLC_DT_UINT8, TLC_DT_UINT8, TLC_DT_INT32, 0, TLC_MMA_K_MAJOR,
+	          ATOM(64, 32, wgmma_a_64x32)),
+	WGMMA_ACC("wgmma.m64nNk8", 8, wgmma_c_64x8, 8, TLC_DT_FLOAT32, TLC_DT_FLOAT32, TLC_DT_FLOAT32, TLC_MMA_READS_TF32,
+	          TLC_MMA_K_MAJOR, ATOM(64, 8, wgmma_a_64x8)),
 	MMA_K16(TLC_DT_FLOAT16, TLC_DT_FLOAT16, TLC_DT_FLOAT32),
 	MMA_K16(TLC_DT_BFLOAT16, TLC_DT_BFLOAT16, TLC_DT_FLOAT32),
 	MMA_K32(TLC_DT_INT8, TLC_DT_INT8, TLC_DT_INT32),
 	MMA_K32(TLC_DT_UINT8, TLC_DT_UINT8, TLC_DT_INT32),
+	MMA_K8_TF32,
 	MMA_K32(TLC_DT_FLOAT8_E4M3, TLC_DT_FLOAT8_E4M3, TLC_DT_FLOAT32),
 	MMA_K32(TLC_DT_FLOAT8_E5M2, TLC_DT_FLOAT8_E5M2, TLC_DT_FLOAT32),
 };

@@ -26,19 +26,55 @@ static const tlc_buffer *operand_buffer(const tlc_expr *x)
 	return x->kind == TLC_EXPR_BUF ? x->u.buf : x->u.load.buf;
 }
 
+/* The operand types whose mma.sync and WGMMA helpers are the _x ones
+ * (device/tlc_gemm_i8_tf32.cuh, tlc_wgmma_i8_tf32.cuh). */
+static bool x_operands(tlc_dtype t)
+{
+	return t == TLC_DT_INT8 || t == TLC_DT_UINT8 || t == TLC_DT_FLOAT32;
+}
+
+/* "A, B, C, (int)threadIdx.x[ - lo]);" of a helper call. */
+static void emit_mma_args(gpu_emitter *e, const gpu_mma_call *g)
+{
+	gpu_emit_operand(e, g->A);
+	tlc_buf_puts(e->out, ", ");
+	gpu_emit_operand(e, g->B);
+	tlc_buf_printf(e->out, ", %s, (int)threadIdx.x", gpu_name(e, g->C->u.buf->name));
+	if (g->thread_lo)
+		tlc_buf_printf(e->out, " - %lld", (long long)g->thread_lo);
+	tlc_buf_puts(e->out, ");\n");
+}
+
 void cuda_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind)
 {
 	gpu_mma_call g;
 	if (!gpu_decode_mma(e, call, &g))
 		return;
+	const char *T = gpu_ctype(e, g.a_buf->dtype);
+	if (x_operands(g.a_buf->dtype)) {
+		/* 8-bit integers (m16n8k32) and float32 as TF32 (m16n8k8):
+		 * device/tlc_gemm_i8_tf32.cuh */
+		e->helpers |= CUDA_HELPER_GEMM_X;
+		gpu_indent(e, ind);
+		if (g.a_regs)
+			tlc_buf_printf(e->out, "tlc::gemm_x_rs<%lld, %lld, %lld, %lld, %lld, %s, %s, %s>(", (long long)g.M,
+			               (long long)g.N, (long long)g.K, (long long)g.warp_m, (long long)g.warp_n,
+			               g.trans_b ? "true" : "false", T, g.layout_b);
+		else
+			tlc_buf_printf(e->out, "tlc::gemm_x_ss<%lld, %lld, %lld, %lld, %lld, %s, %s, %s, %s, %s>(",
+			               (long long)g.M, (long long)g.N, (long long)g.K, (long long)g.warp_m,
+			               (long long)g.warp_n, g.trans_a ? "true" : "false", g.trans_b ? "true" : "false", T,
+			               g.layout_a, g.layout_b);
+		emit_mma_args(e, &g);
+		return;
+	}
 	if (g.a_buf->dtype != TLC_DT_FLOAT16 && g.a_buf->dtype != TLC_DT_BFLOAT16) {
 		tlc_error(e->ctx, e->loc,
-		          "T.gemm on %s operands: target %s prints %s through its mma.sync helper, which takes float16 "
-		          "and bfloat16 operands only",
+		          "T.gemm on %s operands: target %s prints %s through its mma.sync helpers, which take float16, "
+		          "bfloat16, int8, uint8 and float32 (TF32) operands",
 		          tlc_dtype_name(g.a_buf->dtype), gpu_target_name(e), g.inst->name);
 		return;
 	}
-	const char *T = gpu_ctype(e, g.a_buf->dtype);
 	e->helpers |= CUDA_HELPER_GEMM;
 	gpu_indent(e, ind);
 	if (g.a_regs)
@@ -50,13 +86,7 @@ void cuda_emit_mma_gemm(gpu_emitter *e, const tlc_expr *call, int ind)
 		               (long long)g.M, (long long)g.N, (long long)g.K, (long long)g.warp_m, (long long)g.warp_n,
 		               g.trans_a ? "true" : "false", g.trans_b ? "true" : "false", g.ldmatrix_a ? "true" : "false",
 		               g.ldmatrix_b ? "true" : "false", T, g.layout_a, g.layout_b);
-	gpu_emit_operand(e, g.A);
-	tlc_buf_puts(e->out, ", ");
-	gpu_emit_operand(e, g.B);
-	tlc_buf_printf(e->out, ", %s, (int)threadIdx.x", gpu_name(e, g.C->u.buf->name));
-	if (g.thread_lo)
-		tlc_buf_printf(e->out, " - %lld", (long long)g.thread_lo);
-	tlc_buf_puts(e->out, ");\n");
+	emit_mma_args(e, &g);
 }
 
 void cuda_emit_atomic_add_vec(gpu_emitter *e, const tlc_stmt *s, int ind)
@@ -187,7 +217,19 @@ void cuda_emit_wgmma(gpu_emitter *e, const tlc_stmt *s, int ind)
 	}
 	const char *ta_t = gpu_ctype(e, Ab->dtype), *tb_t = gpu_ctype(e, Bb->dtype);
 	gpu_indent(e, ind);
-	if (a_regs)
+	if (x_operands(Ab->dtype)) {
+		/* int8 / uint8 / float32 as TF32: device/tlc_wgmma_i8_tf32.cuh,
+		 * which builds on tlc_wgmma.cuh */
+		e->helpers |= CUDA_HELPER_WGMMA_X;
+		if (a_regs)
+			tlc_buf_printf(e->out, "tlc::wgmma_gemm_x_rs<%lld, %lld, %lld, %lld, %lld, %s, %lld, %s>(",
+			               (long long)M, (long long)N, (long long)K, (long long)wm, (long long)wn,
+			               tb ? "true" : "false", (long long)swb, tb_t);
+		else
+			tlc_buf_printf(e->out, "tlc::wgmma_gemm_x_ss<%lld, %lld, %lld, %lld, %lld, %s, %s, %lld, %lld, %s>(",
+			               (long long)M, (long long)N, (long long)K, (long long)wm, (long long)wn,
+			               ta ? "true" : "false", tb ? "true" : "false", (long long)swa, (long long)swb, tb_t);
+	} else if (a_regs)
 		tlc_buf_printf(e->out, "tlc::wgmma_gemm_rs<%lld, %lld, %lld, %lld, %lld, %s, %lld, %s, %s>(",
 		               (long long)M, (long long)N, (long long)K, (long long)wm, (long long)wn, tb ? "true" : "false",
 		               (long long)swb, ta_t, tb_t);

@@ -76,8 +76,12 @@ static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 {
 	if (helpers & CUDA_HELPER_GEMM)
 		paste_device_text(out, "tlc_gemm");
+	if (helpers & CUDA_HELPER_GEMM_X)
+		paste_device_text(out, "tlc_gemm_i8_tf32");
 	if (helpers & CUDA_HELPER_WGMMA)
 		paste_device_text(out, "tlc_wgmma");
+	if (helpers & CUDA_HELPER_WGMMA_X)
+		paste_device_text(out, "tlc_wgmma_i8_tf32");
 	if (helpers & CUDA_HELPER_CP_ASYNC)
 		paste_device_text(out, "tlc_cp_async");
 	if (helpers & CUDA_HELPER_TMA)

@@ -39,6 +39,7 @@ typedef struct sim_gemm {
 	int64_t M, N, K, lo, nthreads, group_threads, regs;
 	int gm, gn;
 	bool ta, tb;
+	bool tf32_a, tf32_b; /* the instruction reads that float32 operand as TF32 */
 	int32_t *c_at;   /* (thread - lo) * regs + reg -> i * N + j; -1: none */
 	int64_t *a_off;  /* i * K + k -> offset from A's first element (A in shared) */
 	int64_t *b_off;  /* k * N + j -> offset from B's first element */
@@ -202,6 +203,8 @@ static sim_gemm *gemm_of(sim *s, const tlc_stmt *st, bool wgmma)
 		return NULL;
 	}
 	g->group_threads = x->threads;
+	g->tf32_a = (x->a_from & TLC_MMA_READS_TF32) != 0;
+	g->tf32_b = (x->b_from & TLC_MMA_READS_TF32) != 0;
 	g->nthreads = (int64_t)g->gm * g->gn * x->threads;
 	g->regs = tlc_layout_phys_size(cf);
 	g->c_at = tlc_xmalloc((size_t)(g->nthreads * g->regs) * sizeof(int32_t));
@@ -332,18 +335,27 @@ static double number(const sim_array *a, sim_val v)
 	return tlc_dtype_is_float(a->dtype) ? v.f : (double)v.i;
 }
 
+/* An operand as the instruction reads it: TF32 keeps the top 10 mantissa
+ * bits of a float32 (tlc_tf32_truncate). */
+static double as_read(double v, bool tf32)
+{
+	return tf32 ? (double)tlc_tf32_truncate((float)v) : v;
+}
+
 static double a_value(const sim_gemm *g, const operands *o, int64_t grp, int64_t i, int64_t k)
 {
 	if (g->a_off)
-		return number(o->a, sim_array_get(o->a, o->a0 + g->a_off[g->ta ? k * g->M + i : i * g->K + k]));
+		return as_read(number(o->a, sim_array_get(o->a, o->a0 + g->a_off[g->ta ? k * g->M + i : i * g->K + k])),
+		               g->tf32_a);
 	int64_t slot = g->a_slot[(grp * g->M + i) * g->K + k];
 	int64_t t = g->lo + slot / g->a_regs, r = slot % g->a_regs;
-	return number(o->a, sim_array_get(o->a, t * o->a->thread_stride + r));
+	return as_read(number(o->a, sim_array_get(o->a, t * o->a->thread_stride + r)), g->tf32_a);
 }
 
 static double b_value(const sim_gemm *g, const operands *o, int64_t k, int64_t j)
 {
-	return number(o->b, sim_array_get(o->b, o->b0 + g->b_off[g->tb ? j * g->K + k : k * g->N + j]));
+	return as_read(number(o->b, sim_array_get(o->b, o->b0 + g->b_off[g->tb ? j * g->K + k : k * g->N + j])),
+	               g->tf32_b);
 }
 
 /* The shared bytes group grp reads, as reads of `agent`. */
@@ -463,8 +475,12 @@ static void retire(sim *s, sim_wgmma *w)
 			if (d != d)
 				continue;
 			int64_t e = t * w->c->thread_stride + r;
-			double old = w->accumulate ? sim_array_get(w->c, e).f : 0.0;
-			sim_val v = {tlc_sim_round(w->c->dtype, old + d), 0};
+			sim_val v = w->accumulate ? sim_array_get(w->c, e) : (sim_val){0};
+			/* an integer accumulator wraps as the .s32 one does */
+			if (tlc_dtype_is_float(w->c->dtype))
+				v.f = tlc_sim_round(w->c->dtype, v.f + d);
+			else
+				v.i = sim_wrap_int(w->c->dtype, v.i + (int64_t)d);
 			sim_array_set(w->c, e, v);
 		}
 		sim_clock *v = sim_vc(s, sim_agent_thread(s, t));

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tlc/target.h>
 #include <tlc/tileops.h>
 
 /* ---- tiles ---- */
@@ -279,6 +280,11 @@ static void gemm(sim *s, const tlc_expr *call, tlc_loc loc)
 		sim_fail(s, loc, "T.gemm: the accumulator '%s' is not %lldx%lld", g.C->name, (long long)g.M, (long long)g.N);
 		return;
 	}
+	/* float32 operands on a target whose matrix instruction for them reads
+	 * TF32 (NVIDIA tensor cores): what the instruction multiplies */
+	const tlc_matrix_inst *x =
+	    tlc_target_find_matrix(tlc_module_target_info(s->m), g.A->dtype, g.B->dtype, g.C->dtype, 0);
+	bool tf32_a = x && (x->a_from & TLC_MMA_READS_TF32), tf32_b = x && (x->b_from & TLC_MMA_READS_TF32);
 	/* floats: the products summed in float64, rounded once; integers:
 	 * exactly, wrapping to the accumulator's type as the hardware does */
 	for (int64_t i = 0; i < g.M; i++)
@@ -288,6 +294,10 @@ static void gemm(sim *s, const tlc_expr *call, tlc_loc loc)
 			for (int64_t k = 0; k < g.K; k++) {
 				sim_val a = g.trans_A ? operand_at(A, la, g.nlead[0], k, i) : operand_at(A, la, g.nlead[0], i, k);
 				sim_val b = g.trans_B ? operand_at(B, lb, g.nlead[1], j, k) : operand_at(B, lb, g.nlead[1], k, j);
+				if (tf32_a)
+					a.f = tlc_tf32_truncate((float)a.f);
+				if (tf32_b)
+					b.f = tlc_tf32_truncate((float)b.f);
 				acc += a.f * b.f;
 				iacc += a.i * b.i;
 			}

@@ -42,6 +42,10 @@ enum {
 	/* through a shared-memory descriptor (WGMMA): the operand must have a
 	 * swizzled layout (tlc_layout_swizzled) with rows a multiple of 8 */
 	TLC_MMA_FROM_SHARED = 1 << 1,
+	/* the operand is float32 and the instruction reads it as TF32 (NVIDIA
+	 * tensor cores: sign, 8 exponent bits and the top 10 mantissa bits;
+	 * the low 13 bits are ignored, tlc_tf32_truncate) */
+	TLC_MMA_READS_TF32 = 1 << 2,
 };
 
 /* Which stored orders a descriptor may read (tlc_matrix_inst.shared_majors):
@@ -183,6 +187,9 @@ TLC_API void tlc_module_set_target(tlc_module *m, const tlc_target_desc *t);
  * written, until then.  One that takes B from registers has finished with
  * them when it returns. */
 TLC_API bool tlc_matrix_inst_is_async(const tlc_matrix_inst *x);
+/* x as an operand of an instruction that reads float32 as TF32
+ * (TLC_MMA_READS_TF32): its low 13 mantissa bits cleared. */
+TLC_API float tlc_tf32_truncate(float x);
 /* The first matrix instruction of info for these operand and accumulator
  * types whose n divides n_total (0: any); NULL when none. */
 TLC_API const tlc_matrix_inst *tlc_target_find_matrix(const tlc_target_info *info, tlc_dtype a, tlc_dtype b,

@@ -44,6 +44,18 @@ static void b_32x8(int lane, int r, int64_t *row, int64_t *col)
 	*row = 4 * (lane % 4) + (r & 3) + 16 * (r >= 4);
 	*col = lane / 4;
 }
+/* .tf32 m16n8k8: a0 / a2 at row groupID, a1 / a3 at groupID + 8, a2 / a3
+ * at column threadID_in_group + 4; b1 at row threadID_in_group + 4 */
+static void a_16x8(int lane, int r, int64_t *row, int64_t *col)
+{
+	*row = lane / 4 + 8 * (r & 1);
+	*col = lane % 4 + 4 * (r >= 2);
+}
+static void b_8x8(int lane, int r, int64_t *row, int64_t *col)
+{
+	*row = lane % 4 + 4 * r;
+	*col = lane / 4;
+}
 
 /* WGMMA (a warpgroup of 128 threads): warp w = thread / 32 holds rows
  * 16w .. 16w + 15, each warp as the mma.sync atom of its lane (the PTX ISA's
@@ -62,6 +74,17 @@ static void a_64x32(int thread, int r, int64_t *row, int64_t *col)
 {
 	a_16x32(thread % 32, r, row, col);
 	*row += 16 * (thread / 32);
+}
+static void a_64x8(int thread, int r, int64_t *row, int64_t *col)
+{
+	a_16x8(thread % 32, r, row, col);
+	*row += 16 * (thread / 32);
+}
+/* the D fragment over 16 columns: registers 4..7 are the next 8 columns */
+static void c_64x16(int thread, int r, int64_t *row, int64_t *col)
+{
+	c_64x8(thread, r % 4, row, col);
+	*col += 8 * (r / 4);
 }
 
 /* Every (thread, register) of the atom holds the element the rule names, and
@@ -92,20 +115,32 @@ static void check_target(const char *name, int nmatrix)
 	for (int i = 0; i < info->nmatrix; i++) {
 		const tlc_matrix_inst *x = &info->matrix[i];
 		if (x->threads == 128) {
-			/* WGMMA: B only from shared memory; float8 K-major only */
-			bool f8 = tlc_dtype_bits(x->a) == 8;
-			ok(!x->frag_b.ndigits && x->b_from == TLC_MMA_FROM_SHARED && x->n == 8 && x->n_max == 256 &&
-			       x->k == (f8 ? 32 : 16) && x->shared_majors == (f8 ? (unsigned)TLC_MMA_K_MAJOR : 0u),
-			   "%s %s (%s): B from shared memory, N up to 256, k %d%s", name, x->name, tlc_dtype_name(x->a),
-			   f8 ? 32 : 16, f8 ? ", K-major operands" : "");
-			check_atom(name, x, &x->frag_c, "accumulator", c_64x8, 4);
-			check_atom(name, x, &x->frag_a, "A", f8 ? a_64x32 : a_64x16, f8 ? 16 : 8);
+			/* WGMMA: B only from shared memory; 8-bit and 32-bit operands
+			 * K-major only (it transposes 16-bit ones only); integer N in
+			 * steps of 16; float32 read as TF32 */
+			int bits = tlc_dtype_bits(x->a), k = bits == 8 ? 32 : bits == 32 ? 8 : 16;
+			bool ints = !tlc_dtype_is_float(x->a), tf32 = bits == 32;
+			unsigned reads = tf32 ? (unsigned)TLC_MMA_READS_TF32 : 0u;
+			ok(!x->frag_b.ndigits && x->b_from == (TLC_MMA_FROM_SHARED | reads) && x->n == (ints ? 16 : 8) &&
+			       x->n_max == 256 && x->k == k && (x->a_from & TLC_MMA_READS_TF32) == reads &&
+			       x->acc == (ints ? TLC_DT_INT32 : TLC_DT_FLOAT32) &&
+			       x->shared_majors == (bits != 16 ? (unsigned)TLC_MMA_K_MAJOR : 0u),
+			   "%s %s (%s): B from shared memory, N up to 256, k %d%s", name, x->name, tlc_dtype_name(x->a), k,
+			   bits != 16 ? ", K-major operands" : "");
+			check_atom(name, x, &x->frag_c, "accumulator", ints ? c_64x16 : c_64x8, ints ? 8 : 4);
+			check_atom(name, x, &x->frag_a, "A", bits == 8 ? a_64x32 : tf32 ? a_64x8 : a_64x16,
+			           bits == 8 ? 16 : tf32 ? 4 : 8);
 			continue;
 		}
 		check_atom(name, x, &x->frag_c, "accumulator", c_16x8, 4);
 		if (x->k == 16) {
 			check_atom(name, x, &x->frag_a, "A", a_16x16, 8);
 			check_atom(name, x, &x->frag_b, "B", b_16x8, 4);
+		} else if (x->k == 8) {
+			ok(x->a == TLC_DT_FLOAT32 && (x->a_from & x->b_from & TLC_MMA_READS_TF32),
+			   "%s %s: k = 8 only for float32 read as TF32", name, x->name);
+			check_atom(name, x, &x->frag_a, "A", a_16x8, 4);
+			check_atom(name, x, &x->frag_b, "B", b_8x8, 2);
 		} else {
 			ok(x->k == 32 && tlc_dtype_bits(x->a) == 8, "%s %s: k = 32 only for 8-bit inputs", name, x->name);
 			check_atom(name, x, &x->frag_a, "A", a_16x32, 16);
@@ -169,10 +204,14 @@ static void check_plan(void)
 	ok(tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) && strcmp(plan.inst->name, "mma.sync.m16n8k32") == 0,
 	   "sm_90, float8 with B as [K][N] (not K-major): WGMMA cannot read it, mma.sync can");
 	g.A->dtype = g.B->dtype = TLC_DT_FLOAT32;
+	ok(tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) && strcmp(plan.inst->name, "mma.sync.m16n8k8") == 0 &&
+	       (plan.inst->a_from & TLC_MMA_READS_TF32),
+	   "sm_90, float32 with B as [K][N]: TF32 WGMMA reads K-major operands only, TF32 mma.sync takes it");
+	g.A->dtype = g.B->dtype = TLC_DT_INT16;
 	ok(!tlc_gemm_plan_for(m, &g, 256, 0, &plan, &why) &&
-	       strncmp(why, "target cuda-sm90 has no matrix instruction for float32 x float32 -> float32 (TileLang "
-	                "computes a float32 gemm as TF32", 117) == 0 && strstr(why, "float16 or bfloat16"),
-	   "no instruction for float32 inputs: the reason names the target, TF32 and what to write instead");
+	       strstr(why, "target cuda-sm90 has no matrix instruction for int16 x int16 -> float32; its matrix "
+	                   "instructions take float16 x float16 -> float32, bfloat16 x bfloat16 -> float32,"),
+	   "no instruction for int16 inputs: the reason names the target and the types it takes");
 	g.A->dtype = g.B->dtype = TLC_DT_FLOAT16;
 	ok(!tlc_gemm_plan_for(m, &g, 48, 0, &plan, &why) && strstr(why, "groups of 32 threads"),
 	   "48 threads are not whole warps");
@@ -197,8 +236,8 @@ int main(void)
 	if (!ok(getenv("TLC_PLUGIN_PATH") && tlc_plugin_load(ctx, "cuda", 0, NULL) == 0,
 	        "load the cuda plugin (TLC_PLUGIN_PATH, set by make check)"))
 		return done_testing();
-	check_target("cuda-sm80", 4);
-	check_target("cuda-sm90", 10);
+	check_target("cuda-sm80", 5);
+	check_target("cuda-sm90", 14);
 	check_plan();
 	tlc_module_free(m);
 	tlc_context_free(ctx);

@@ -50,7 +50,17 @@ CASES = {
         ("gemm(64, 20, 32)", "(mma.sync.m16n8k16): M and N must be multiples of 16 and 32 (1x4 groups) or 32 and 16 "
                              "(2x2 groups) or 64 and 8 (4x1 groups)"),
         ("gemm(40, 64, 32)", "(mma.sync.m16n8k16): M and N must be multiples of"),
-        ("gemm(64, 64, 32, %s)" % I8, "takes float16 and bfloat16 operands only"),
+        # int8 and float32 (TF32): WGMMA reads them K-major only (B [N][K]);
+        # B [K][N] falls back to mma.sync; integer WGMMA N in steps of 16
+        ("gemm(64, 64, 32, %s)" % I8, "ok mma.sync.m16n8k32"),
+        ("gemm(64, 64, 32, %s, trans_B=True)" % I8, "ok wgmma.m64nNk32"),
+        ("gemm(64, 64, 32, %s, trans_B=True, a_frag=True)" % I8, "ok wgmma.m64nNk32"),
+        ("gemm(64, 24, 32, %s, trans_B=True)" % I8, "ok mma.sync.m16n8k32"),
+        ("gemm(64, 64, 16, %s, trans_B=True)" % F32, "ok wgmma.m64nNk8"),
+        ("gemm(64, 64, 16, %s)" % F32, "ok mma.sync.m16n8k8"),
+        # 16-byte rows take no swizzle, which keeps WGMMA out: mma.sync names its k
+        ("gemm(64, 64, 4, %s, trans_B=True)" % F32,
+         KMSG + "8 for float32 mma.sync.m16n8k8 (the instruction's k); got 4"),
     ],
     "cuda-sm80": [
         ("gemm(64, 64, 16)", "ok mma.sync.m16n8k16"),
@@ -62,6 +72,8 @@ CASES = {
         ("gemm(64, 20, 32)", "(mma.sync.m16n8k16): M and N must be multiples of"),
         ("gemm(64, 64, 32, %s, trans_B=True)" % FP8,
          "target cuda-sm80 has no matrix instruction for float8_e4m3fn x float8_e4m3fn -> float32"),
+        ("gemm(64, 64, 32, %s, a_frag=True)" % I8, "ok mma.sync.m16n8k32"),
+        ("gemm(64, 64, 16, %s, trans_B=True)" % F32, "ok mma.sync.m16n8k8"),
     ],
     "hip-gfx90a": [
         ("gemm(64, 64, 16)", "ok v_mfma_f32_16x16x16f16"),
