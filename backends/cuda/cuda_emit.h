@@ -27,6 +27,7 @@ enum {
 	CUDA_HELPER_TMA = GPU_HELPER_VENDOR << 3,      /* device/tlc_tma.cuh: mbarriers, TMA */
 	CUDA_HELPER_TMA_HOST = GPU_HELPER_VENDOR << 4, /* device/tlc_tma_host.cuh: tensor maps (launcher) */
 	CUDA_HELPER_STMATRIX = GPU_HELPER_VENDOR << 5, /* device/tlc_stmatrix.cuh */
+	CUDA_HELPER_MMA_SYNC = GPU_HELPER_VENDOR << 6, /* device/tlc_mma_sync.cuh */
 };
 
 /* ---- cuda_ops.c: the ops only CUDA prints ---- */
@@ -55,6 +56,8 @@ void cuda_emit_set_max_nreg(gpu_emitter *e, const tlc_stmt *s, int ind);
 void cuda_emit_cluster_sync(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.stmatrix: a warp's store of 8x8 16-bit tiles (device/tlc_stmatrix.cuh). */
 void cuda_emit_stmatrix(gpu_emitter *e, const tlc_stmt *s, int ind);
+/* T.mma_sync: one mma.sync of a warp on its lanes' registers (device/tlc_mma_sync.cuh). */
+void cuda_emit_mma_sync(gpu_emitter *e, const tlc_stmt *s, int ind);
 void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.tma_store(A, src[..], c.., box=, swizzle=): tlc::tma_store into the
  * issuing thread's bulk group; T.tma_store_wait(): commit and wait for the
