@@ -21,11 +21,12 @@ from tvm import DataType
 _WARP = 32
 _M_DIM = 16
 _ABBRV = {"float16": "fp16", "bfloat16": "bf16", "int8": "int8", "uint8": "uint8",
-          "float8_e4m3": "e4m3", "float8_e5m2": "e5m2", "float32": "fp32", "int32": "int32"}
+          "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2", "float32": "fp32", "int32": "int32"}
 
 
 def _name(dtype):
-    return str(dtype)
+    # the canonical spelling: "e4m3_float8", "float8_e4m3" and T.float8_e4m3fn alike
+    return str(DataType(str(dtype)))
 
 
 def _bits(dtype):
@@ -34,8 +35,6 @@ def _bits(dtype):
 
 def _abbrv(dtype, what):
     name = _name(dtype)
-    if name == "float8_e4m3fn":
-        name = "float8_e4m3"
     if name not in _ABBRV:
         raise ValueError("TensorCoreIntrinEmitter: a dtype tlc does not support (float16, bfloat16, "
                          "int8, uint8, float8_e4m3 and float8_e5m2 operands with float32, int32 or "
