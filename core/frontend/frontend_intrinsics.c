@@ -165,6 +165,28 @@ bool fe_intrinsics_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, co
 			*out = NULL;
 			return true;
 		}
+		if ((!strcmp(m, "ldmatrix_a") || !strcmp(m, "ldmatrix_b")) && nargs >= 2 &&
+		    args[1]->kind == FV_EXPR && args[1]->u.e->kind == TLC_EXPR_REGION) {
+			/* a part of a shared tile (TileLang's BufferRegion): the buffer,
+			 * and where the part starts as `_base` */
+			const tlc_expr *r = args[1]->u.e;
+			fe_val **a2 = fe_alloc(F, sizeof(*a2) * (size_t)nargs);
+			memcpy(a2, args, sizeof(*a2) * (size_t)nargs);
+			a2[1] = fe_buf(F, (tlc_buffer *)r->u.region.buf);
+			fe_val *base = fe_seq(F, FV_TUPLE, r->u.region.n);
+			for (int d = 0; d < r->u.region.n; d++)
+				base->u.seq.items[d] = fe_expr(F, r->u.region.dims[d].begin);
+			const char **kn2 = fe_alloc(F, sizeof(*kn2) * (size_t)(nkw + 1));
+			fe_val **kv2 = fe_alloc(F, sizeof(*kv2) * (size_t)(nkw + 1));
+			if (nkw) {
+				memcpy(kn2, kwn, sizeof(*kn2) * (size_t)nkw);
+				memcpy(kv2, kwv, sizeof(*kv2) * (size_t)nkw);
+			}
+			kn2[nkw] = "_base";
+			kv2[nkw] = base;
+			*out = call_model(F, name, fn->u.bound.self, nargs, a2, nkw + 1, kn2, kv2, loc);
+			return true;
+		}
 		*out = call_model(F, name, fn->u.bound.self, nargs, args, nkw, kwn, kwv, loc);
 		return true;
 	}

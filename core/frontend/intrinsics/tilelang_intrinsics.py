@@ -116,6 +116,24 @@ def _b_at(lane, e, w):
     return lane % 4 * w + e % w + 4 * w * (e // w), lane // 4
 
 
+def _shared_at(buf, base, r, c):
+    # element (r, c) of a 2-D shared tile, or of the part of one that starts
+    # at `base` (a region: single indices before its last two dimensions)
+    if base is None:
+        if len(buf.shape) != 2:
+            raise ValueError("ldmatrix: the shared operand must be a 2-D buffer or a part of one")
+        return buf[r, c]
+    n = len(base)
+    r, c = base[n - 2] + r, base[n - 1] + c
+    if n == 2:
+        return buf[r, c]
+    if n == 3:
+        return buf[base[0], r, c]
+    if n == 4:
+        return buf[base[0], base[1], r, c]
+    raise ValueError("ldmatrix: a part of a shared buffer of at most 4 dimensions")
+
+
 def _old_positional(args, what):
     # TileLang 0.1's ldmatrix_a/b(local, shared, ki, thread_bindings, rk=0);
     # later releases: (local, shared, ki, rk=0)
@@ -129,7 +147,7 @@ def _old_positional(args, what):
 
 
 def TensorCoreIntrinEmitter__ldmatrix_a(self, A_local_buf, A_shared_buf, ki, *args, rk=None,
-                                        thread_binding=None, thread_bindings=None):
+                                        thread_binding=None, thread_bindings=None, _base=None):
     tb, rk_pos = _old_positional(args, "ldmatrix_a")
     rk = rk if rk is not None else (rk_pos if rk_pos is not None else 0)
     tx = _thread(self, tb if tb is not None else thread_binding, thread_bindings)
@@ -142,13 +160,13 @@ def TensorCoreIntrinEmitter__ldmatrix_a(self, A_local_buf, A_shared_buf, ki, *ar
         for e in T.unroll(n):
             r, c = _a_at(lane, e, w)
             if self.a_transposed:
-                A_local_buf[i * n + e] = A_shared_buf[wk + c, wi + r]
+                A_local_buf[i * n + e] = _shared_at(A_shared_buf, _base, wk + c, wi + r)
             else:
-                A_local_buf[i * n + e] = A_shared_buf[wi + r, wk + c]
+                A_local_buf[i * n + e] = _shared_at(A_shared_buf, _base, wi + r, wk + c)
 
 
 def TensorCoreIntrinEmitter__ldmatrix_b(self, B_local_buf, B_shared_buf, ki, *args, rk=None,
-                                        thread_binding=None, thread_bindings=None):
+                                        thread_binding=None, thread_bindings=None, _base=None):
     tb, rk_pos = _old_positional(args, "ldmatrix_b")
     rk = rk if rk is not None else (rk_pos if rk_pos is not None else 0)
     tx = _thread(self, tb if tb is not None else thread_binding, thread_bindings)
@@ -163,9 +181,9 @@ def TensorCoreIntrinEmitter__ldmatrix_b(self, B_local_buf, B_shared_buf, ki, *ar
             k, c = _b_at(lane, e % per8, w)
             c = c + 8 * (e // per8)
             if self.b_transposed:
-                B_local_buf[j * n + e] = B_shared_buf[wj + c, wk + k]
+                B_local_buf[j * n + e] = _shared_at(B_shared_buf, _base, wj + c, wk + k)
             else:
-                B_local_buf[j * n + e] = B_shared_buf[wk + k, wj + c]
+                B_local_buf[j * n + e] = _shared_at(B_shared_buf, _base, wk + k, wj + c)
 
 
 def TensorCoreIntrinEmitter__mma(self, A_local_buf, B_local_buf, C_local_buf, k_inner=0):
@@ -258,6 +276,15 @@ def mma_32x8_to_shared_16x16_layout(thread_id, local_id):
 
 def shared_16x16_to_mma_32x8_layout(i, j):
     return 4 * (i % 8) + (j % 8) // 2, 4 * (j // 8) + (i // 8) * 2 + j % 2
+
+
+def index_to_coordinates(index, shape):
+    """The row-major coordinates of flat element `index` of an array of `shape`."""
+    coords = []
+    for extent in reversed(list(shape)):
+        coords.append(index % extent)
+        index = index // extent
+    return list(reversed(coords))
 
 
 def get_swizzle_layout(row_idx, col_idx, row_size, dtype, swizzle_bytes=None):
