@@ -206,11 +206,14 @@ bool fe_intrinsics_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, co
 		*out = NULL;
 		return true;
 	}
-	if (emitter && strcmp(last, "TensorCoreIntrinEmitter") != 0) {
+	/* the WGMMA and tcgen05 generators have classes of the same name */
+	bool mma_module = strcmp(fn->u.s, "tilelang.intrinsics.TensorCoreIntrinEmitter") == 0 ||
+			  strstr(fn->u.s, ".mma_macro_generator.") != NULL;
+	if (emitter && (strcmp(last, "TensorCoreIntrinEmitter") != 0 || !mma_module)) {
 		tlc_error(F->ctx, loc,
 			  "'%s' is not supported: of TileLang's matrix-instruction emitters tlc "
-			  "models TensorCoreIntrinEmitter (mma.sync) only; write the product with it "
-			  "or as T.gemm(A_shared, B_shared, C_local)",
+			  "models mma_macro_generator's TensorCoreIntrinEmitter (mma.sync) only; write "
+			  "the product with it or as T.gemm(A_shared, B_shared, C_local)",
 			  fn->u.s);
 		F->user_raised = true;
 		*out = NULL;

@@ -223,6 +223,20 @@ def TensorCoreIntrinEmitter__stmatrix(self, C_local_buf, C_buf, *args, pid_m=Non
         raise ValueError("stmatrix: C_buf must have 2 or 4 dimensions (or pass pid_m and pid_n)")
     block_m = self.block_row_warps * self.warp_rows
     block_n = self.block_col_warps * self.warp_cols
+    if self.reduce_k == 1:
+        # each thread stores elements no other thread stores (sync-insert
+        # then puts no barrier between the stores)
+        with T.attr("thread_private", 1):
+            _store(self, C_local_buf, C_buf, lane, warp_n, warp_m, pid_m, pid_n, is_global, ndim,
+                   block_m, block_n)
+    else:
+        _store(self, C_local_buf, C_buf, lane, warp_n, warp_m, pid_m, pid_n, is_global, ndim,
+               block_m, block_n)
+
+
+def _store(self, C_local_buf, C_buf, lane, warp_n, warp_m, pid_m, pid_n, is_global, ndim, block_m,
+           block_n):
+    nc = self.local_size_out
     for i in T.unroll(self.warp_rows):
         for j in T.unroll(self.warp_cols):
             for e in T.unroll(nc):
