@@ -37,7 +37,9 @@ static unsigned load_arg_mode(tlc_op_id op, int i)
 	case TLC_OP_ATOMIC_ADD:
 	case TLC_OP_ATOMIC_MAX:
 	case TLC_OP_ATOMIC_MIN:
-	case TLC_OP_ATOMIC_ADD_VEC: return i == 0 ? TLC_ACCESS_RW : TLC_ACCESS_READ;
+	case TLC_OP_ATOMIC_ADD_VEC:
+	case TLC_OP_MMA_SYNC: /* C accumulates; A and B are read */
+		return i == 0 ? TLC_ACCESS_RW : TLC_ACCESS_READ;
 	case TLC_OP_COPY: /* a tile named by its corner element */
 	case TLC_OP_TMA_COPY:
 	case TLC_OP_FILL:

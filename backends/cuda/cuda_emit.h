@@ -29,6 +29,7 @@ enum {
 	CUDA_HELPER_STMATRIX = GPU_HELPER_VENDOR << 5, /* device/tlc_stmatrix.cuh */
 	CUDA_HELPER_GEMM_X = GPU_HELPER_VENDOR << 6,   /* device/tlc_gemm_i8_tf32.cuh */
 	CUDA_HELPER_WGMMA_X = GPU_HELPER_VENDOR << 7,  /* device/tlc_wgmma_i8_tf32.cuh (after tlc_wgmma) */
+	CUDA_HELPER_MMA_SYNC = GPU_HELPER_VENDOR << 8, /* device/tlc_mma_sync.cuh */
 };
 
 /* ---- cuda_ops.c: the ops only CUDA prints ---- */
@@ -57,6 +58,8 @@ void cuda_emit_set_max_nreg(gpu_emitter *e, const tlc_stmt *s, int ind);
 void cuda_emit_cluster_sync(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.stmatrix: a warp's store of 8x8 16-bit tiles (device/tlc_stmatrix.cuh). */
 void cuda_emit_stmatrix(gpu_emitter *e, const tlc_stmt *s, int ind);
+/* T.mma_sync: one mma.sync of a warp on its lanes' registers (device/tlc_mma_sync.cuh). */
+void cuda_emit_mma_sync(gpu_emitter *e, const tlc_stmt *s, int ind);
 void cuda_emit_tma_load(gpu_emitter *e, const tlc_stmt *s, int ind);
 /* T.tma_store(A, src[..], c.., box=, swizzle=): tlc::tma_store into the
  * issuing thread's bulk group; T.tma_store_wait(): commit and wait for the

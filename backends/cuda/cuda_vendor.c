@@ -59,6 +59,9 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_STMATRIX:
 		cuda_emit_stmatrix(e, s, ind);
 		return true;
+	case TLC_OP_MMA_SYNC:
+		cuda_emit_mma_sync(e, s, ind);
+		return true;
 	default:
 		return false;
 	}
@@ -90,6 +93,8 @@ static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 		paste_device_text(out, "tlc_tma_host");
 	if (helpers & CUDA_HELPER_STMATRIX)
 		paste_device_text(out, "tlc_stmatrix");
+	if (helpers & CUDA_HELPER_MMA_SYNC)
+		paste_device_text(out, "tlc_mma_sync");
 }
 
 const gpu_vendor cuda_vendor = {

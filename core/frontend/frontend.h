@@ -53,6 +53,8 @@ typedef enum fe_kind {
 	FV_KERNEL,    /* T.Kernel(...): only usable in `with` */
 	FV_SCOPEOP,   /* T.ws(...), T.attr(...): only usable in `with` */
 	FV_DATAPTR,   /* buf.data: the storage of buffer u.buf, for T.make_tensor */
+	FV_OBJECT,    /* an instance of a TileLang class tlc models in Python (frontend_intrinsics.c):
+	                 u.bound.name its class, u.bound.self the dict of its attributes */
 } fe_kind;
 
 /* Module kinds (FV_MODULE). */
@@ -258,6 +260,7 @@ typedef struct fe {
 	bool user_raised;  /* the program's assert or raise failed */
 	fe_ifframe *ifs;   /* the innermost open `with T.If(...)` (frontend_frames.c) */
 	fe_skip *skips;    /* the top-level statements skipped */
+	fe_env *intrinsics; /* tilelang.intrinsics' model, once loaded (frontend_intrinsics.c) */
 	int nskips, cap_skips;
 } fe;
 
@@ -452,6 +455,14 @@ fe_val *fe_globals_fn(fe *F, fe_env *env, tlc_loc loc);
  * when it knows (*has the answer). */
 bool fe_host_module_has(int mod, const char *name, bool *has);
 
+/* ---- frontend_intrinsics.c: tilelang.intrinsics (TensorCoreIntrinEmitter, ...) ---- */
+/* A call of one of its names, or of a method of its objects: true when it is
+ * one (*out NULL after a report). */
+bool fe_intrinsics_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+			fe_val **kwv, tlc_loc loc, fe_val **out);
+/* An attribute of such an object (FV_OBJECT): true when v is one. */
+bool fe_intrinsics_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out);
+
 /* ---- frontend_tvm.c: tvm.tir and tvm.te (FM_TVM_TIR, FM_TVM_TE) ---- */
 bool fe_tvm_has(fe *F, int mod, const char *name);
 fe_val *fe_tvm_attr(fe *F, int mod, const char *name, tlc_loc loc);
@@ -465,6 +476,9 @@ bool fe_tvm_isinstance(const fe_val *v, const char *type, bool *out);
 fe_flow fe_exec_import(fe *F, fe_env *env, py_node *s);
 /* Attribute `name` of a module of the program (v->mod >= FM_USER). */
 fe_val *fe_pymodule_attr(fe *F, fe_val *v, const char *name, tlc_loc loc);
+/* The text of tlc's own Python module NAME (core/frontend/py/NAME.py,
+ * embedded in libtlc); NULL when there is none. */
+const char *fe_bundled_text(const char *name);
 /* tlc's own module `dotted` (tilelang.quantize); NULL with *found false
  * when there is none of that name, NULL after an error in it. */
 fe_val *fe_bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found);

@@ -370,35 +370,11 @@ static bool transparent(const fe_val *fn)
 	       (!strcmp(last, "simplify_prim_func") || !strcmp(last, "apply_simplify"));
 }
 
-/* TileLang's matrix-instruction emitters (tilelang.intrinsics.*: the
- * TensorCoreIntrinEmitter of mma_macro_generator and its kin, bitblas.tl's
- * before them) write ldmatrix / mma / stmatrix per thread into hand-laid-out
- * local buffers. */
-static bool intrin_emitter(const fe_val *fn)
-{
-	const char *last = last_part(fn->u.s);
-	size_t n = strlen(last);
-	return (strncmp(fn->u.s, "tilelang.intrinsics.", 20) == 0 ||
-		strncmp(fn->u.s, "bitblas.", 8) == 0) &&
-	       n > 7 && strcmp(last + n - 7, "Emitter") == 0;
-}
-
 static bool host_call(fe *F, fe_val *fn, int nargs, fe_val **args, tlc_loc loc, fe_val **out)
 {
 	if (transparent(fn) && nargs == 1 &&
 	    (args[0]->kind == FV_FUNC || args[0]->kind == FV_PRIMFUNC)) {
 		*out = args[0];
-		return true;
-	}
-	if (intrin_emitter(fn)) {
-		tlc_error(F->ctx, loc,
-			  "'%s' is not supported: tlc does not run TileLang's hand-written "
-			  "matrix-instruction macros (ldmatrix/mma/stmatrix on per-thread local "
-			  "buffers); write the product as T.gemm(A_shared, B_shared, C_local) "
-			  "with C_local = T.alloc_fragment(...)",
-			  fn->u.s);
-		F->user_raised = true; /* a refusal: never skipped as host code */
-		*out = NULL;
 		return true;
 	}
 	const char *path = torch_path(fn);
@@ -583,6 +559,8 @@ bad:
 
 bool fe_host_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out)
 {
+	if (fe_intrinsics_getattr(F, v, name, loc, out))
+		return true;
 	if (v->kind == FV_STR && in_list(str_more, TLC_ARRAY_LEN(str_more), name)) {
 		*out = host_bound(F, name, v);
 		return true;
@@ -716,6 +694,8 @@ static fe_val *get_or_has(fe *F, bool has, int nargs, fe_val **args, tlc_loc loc
 bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
 		  fe_val **kwv, tlc_loc loc, fe_val **out)
 {
+	if (fe_intrinsics_call(F, fn, nargs, args, nkw, kwn, kwv, loc, out))
+		return true;
 	if (fn->kind == FV_BUILTIN && (!strcmp(fn->u.s, "getattr") || !strcmp(fn->u.s, "hasattr"))) {
 		if (nkw) {
 			tlc_error(F->ctx, loc, "%s() takes no keyword arguments", fn->u.s);

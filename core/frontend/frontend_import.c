@@ -285,6 +285,14 @@ static fe_pymod *bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *fo
 	return NULL;
 }
 
+const char *fe_bundled_text(const char *name)
+{
+	for (size_t j = 0; j < TLC_ARRAY_LEN(tlc_device_sources); j++)
+		if (!strcmp(tlc_device_sources[j].name, name))
+			return tlc_device_sources[j].text;
+	return NULL;
+}
+
 fe_val *fe_bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found)
 {
 	fe_pymod *m = bundled_module(F, dotted, loc, found);

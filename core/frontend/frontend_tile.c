@@ -113,6 +113,9 @@ fe_val *fe_tilelang_attr(fe *F, int mod, const char *name, tlc_loc loc)
 	snprintf(buf, sizeof buf, "tilelang.%s", name);
 	fe_val *v = fe_new(F, FV_HOST); /* host-side tilelang API: opaque */
 	v->u.s = fe_strdup(F, buf);
+	/* a statement that fails on it (`mod, params = tilelang.lower(f)`)
+	 * runs host code and may be skipped, as for a host name */
+	F->host_uses++;
 	return v;
 }
 

@@ -274,6 +274,7 @@ const char *fe_kind_name(const fe_val *v)
 	case FV_PRIMFUNC: return "T.prim_func";
 	case FV_TENSORTYPE: return "T.Tensor type";
 	case FV_DATAPTR: return "buffer data pointer";
+	case FV_OBJECT: return "object";
 	case FV_MISSING: return "missing parameter";
 	case FV_RANGE: return "range";
 	case FV_LOOP: return "loop range";

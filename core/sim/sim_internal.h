@@ -335,6 +335,8 @@ bool sim_task_range(const sim *s, int64_t *lo, int64_t *n);
 
 /* ---- matrix instructions (sim_matrix.c) ---- */
 void sim_mma_gemm(sim *s, const tlc_stmt *st, const sim_mask *m);
+/* T.mma_sync: one warp matrix instruction on each warp's registers. */
+void sim_mma_sync(sim *s, const tlc_stmt *st, const sim_mask *m);
 void sim_wgmma_issue(sim *s, const tlc_stmt *st, const sim_mask *m);
 void sim_wgmma_wait(sim *s, const tlc_stmt *st, const sim_mask *m);
 void sim_wgmma_fence(sim *s, const tlc_stmt *st, const sim_mask *m);

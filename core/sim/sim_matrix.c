@@ -547,3 +547,109 @@ void sim_wgmma_fence(sim *s, const tlc_stmt *st, const sim_mask *m)
 		if (m->on[t] && a->reg_state[t] == SIM_REG_UNFENCED)
 			a->reg_state[t] = SIM_REG_READY;
 }
+
+/* ---- T.mma_sync: one warp instruction on registers the program laid out ---- */
+
+/* Row and column of element e of a lane's A or B fragment of T.mma_sync
+ * (tlc/target.h, TLC_MMA_SYNC_*); w: operands per 32-bit register. */
+static void mma_sync_a_at(int64_t lane, int64_t e, int64_t w, int64_t *row, int64_t *col)
+{
+	*row = lane / 4 + 8 * ((e / w) % 2);
+	*col = lane % 4 * w + e % w + 4 * w * (e / (2 * w));
+}
+
+static void mma_sync_b_at(int64_t lane, int64_t e, int64_t w, int64_t *row, int64_t *col)
+{
+	*row = lane % 4 * w + e % w + 4 * w * (e / w);
+	*col = lane / 4;
+}
+
+/* The operand dtypes T.mma_sync takes (the CUDA target prints the same set). */
+static bool mma_sync_types(tlc_dtype a, tlc_dtype b, tlc_dtype c)
+{
+	int bits = tlc_dtype_bits(a);
+	if (bits != tlc_dtype_bits(b) || tlc_dtype_is_float(a) != tlc_dtype_is_float(b))
+		return false;
+	if (!tlc_dtype_is_float(a))
+		return bits == 8 && c == TLC_DT_INT32;
+	if (bits == 16 && a != b)
+		return false;
+	return c == TLC_DT_FLOAT32 || (a == TLC_DT_FLOAT16 && c == TLC_DT_FLOAT16);
+}
+
+/* T.mma_sync(c, a, b) (tlc/ops.def): every warp with a lane in m runs one
+ * m16n8kK instruction; all its lanes must run it.  Products are summed in
+ * float64 (exact for integers) and added to C once, rounded to C's type. */
+void sim_mma_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
+{
+	enum { LANES = TLC_MMA_SYNC_LANES, M = TLC_MMA_SYNC_M, N = TLC_MMA_SYNC_N, RC = TLC_MMA_SYNC_C_REGS };
+	const tlc_expr *c = st->u.eval.call;
+	const tlc_expr *x[3] = {c->u.call.args[0], c->u.call.args[1], c->u.call.args[2]};
+	bool ok = s->warp_size == LANES;
+	for (int i = 0; i < 3; i++)
+		ok = ok && x[i]->kind == TLC_EXPR_LOAD && !tlc_buffer_in_shared(x[i]->u.load.buf);
+	tlc_dtype ta = ok ? x[1]->u.load.buf->dtype : TLC_DT_VOID, tb = ok ? x[2]->u.load.buf->dtype : TLC_DT_VOID;
+	tlc_dtype tc = ok ? x[0]->u.load.buf->dtype : TLC_DT_VOID;
+	if (!ok || !mma_sync_types(ta, tb, tc)) {
+		sim_fail(s, st->loc,
+		         "T.mma_sync takes elements of per-thread buffers (C, A, B) of float16/bfloat16/float8 or int8 operands "
+		         "and a float32 (int32) accumulator, on warps of %d lanes",
+		         LANES);
+		return;
+	}
+	int64_t w = 32 / tlc_dtype_bits(ta), K = TLC_MMA_SYNC_K_BITS / tlc_dtype_bits(ta);
+	int64_t ra = M * K / LANES, rb = N * K / LANES;
+	for (int64_t w0 = 0; w0 < s->nthreads && !s->stop; w0 += LANES) {
+		int64_t on = 0, off = -1;
+		for (int64_t l = 0; l < LANES; l++) {
+			if (w0 + l < s->nthreads && m->on[w0 + l])
+				on++;
+			else if (off < 0)
+				off = l;
+		}
+		if (!on)
+			continue;
+		if (off >= 0) {
+			sim_fail(s, st->loc, "T.mma_sync: lane %lld of warp %lld does not run it (a divergent mma.sync)",
+			         (long long)off, (long long)(w0 / LANES));
+			return;
+		}
+		/* the warp's operands, gathered from each lane's registers */
+		double a[M][32], b[32][N];
+		int64_t ce[LANES];
+		sim_array *aa, *ba, *ca = NULL;
+		for (int64_t l = 0; l < LANES && !s->stop; l++) {
+			s->tid = w0 + l;
+			int64_t ae = sim_vector_at(s, x[1], &aa, ra, st->loc);
+			int64_t be = ae < 0 ? -1 : sim_vector_at(s, x[2], &ba, rb, st->loc);
+			ce[l] = be < 0 ? -1 : sim_vector_at(s, x[0], &ca, RC, st->loc);
+			if (ce[l] < 0)
+				return;
+			for (int64_t e = 0; e < ra; e++) {
+				int64_t i, k;
+				mma_sync_a_at(l, e, w, &i, &k);
+				a[i][k] = number(aa, sim_array_get(aa, ae + e));
+			}
+			for (int64_t e = 0; e < rb; e++) {
+				int64_t k, j;
+				mma_sync_b_at(l, e, w, &k, &j);
+				b[k][j] = number(ba, sim_array_get(ba, be + e));
+			}
+		}
+		for (int64_t l = 0; l < LANES && !s->stop; l++) {
+			for (int64_t e = 0; e < RC; e++) {
+				int64_t i = l / 4 + 8 * (e / 2), j = l % 4 * 2 + e % 2;
+				double sum = 0;
+				for (int64_t k = 0; k < K; k++)
+					sum += a[i][k] * b[k][j];
+				sim_val v = sim_array_get(ca, ce[l] + e);
+				if (tlc_dtype_is_float(tc))
+					v.f = tlc_sim_round(tc, v.f + sum);
+				else
+					v.i = sim_wrap_int(tc, v.i + (int64_t)sum);
+				sim_array_set(ca, ce[l] + e, v);
+			}
+		}
+		sim_join_threads(s, w0, LANES);
+	}
+}

@@ -19,7 +19,7 @@
  * each with its own shared memory, mbarriers and registers.
  *
  * Modelled intrinsics: T.thread_idx, T.block_rank_in_cluster, T.copy_vec,
- * T.stmatrix, T.shfl_xor, T.sync_threads, T.cluster_sync, T.atomic_add on elements,
+ * T.stmatrix, T.mma_sync, T.shfl_xor, T.sync_threads, T.cluster_sync, T.atomic_add on elements,
  * T.fence_proxy_async, the asynchronous copies (sim_async.c), mbarriers
  * and T.ws scopes (sim_task.c) and the matrix instructions
  * (sim_matrix.c); what orders shared accesses and the race check are in
@@ -327,6 +327,7 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	case TLC_OP_MBARRIER_ARRIVE_EXPECT_TX:
 	case TLC_OP_CP_ASYNC_ARRIVE: sim_mbarrier_stmt(s, st, m); return;
 	case TLC_OP_MMA_GEMM: sim_mma_gemm(s, st, m); return;
+	case TLC_OP_MMA_SYNC: sim_mma_sync(s, st, m); return;
 	case TLC_OP_WGMMA_ISSUE: sim_wgmma_issue(s, st, m); return;
 	case TLC_OP_WAIT_WGMMA: sim_wgmma_wait(s, st, m); return;
 	case TLC_OP_WARPGROUP_FENCE_OPERAND: sim_wgmma_fence(s, st, m); return;

@@ -96,6 +96,23 @@ enum {
 	TLC_STMATRIX_MAX_TILES = 4,
 };
 
+/* The warp matrix instruction of T.mma_sync (tlc/ops.def): m16 n8 kK on a
+ * warp of TLC_MMA_SYNC_LANES lanes, K = TLC_MMA_SYNC_K_BITS / the operands'
+ * bits.  Lane l (g = l / 4, q = l % 4) holds, with w the operands in one
+ * 32-bit register (2 of 16 bits, 4 of 8 bits):
+ *   A (16 x K, R_A = 16 K / 32 elements): e -> row g + 8 ((e / w) % 2),
+ *     column q w + e % w + 4 w (e / (2 w));
+ *   B (K x 8, R_B = 8 K / 32): e -> row q w + e % w + 4 w (e / w), column g;
+ *   C (16 x 8, 4 elements): e -> row g + 8 (e / 2), column 2 q + e % 2.
+ * (The PTX ISA's fragment tables of mma.m16n8k16 and mma.m16n8k32.) */
+enum {
+	TLC_MMA_SYNC_M = 16,
+	TLC_MMA_SYNC_N = 8,
+	TLC_MMA_SYNC_LANES = 32,
+	TLC_MMA_SYNC_K_BITS = 256,
+	TLC_MMA_SYNC_C_REGS = TLC_MMA_SYNC_M * TLC_MMA_SYNC_N / TLC_MMA_SYNC_LANES,
+};
+
 /* Barrier kinds beyond the whole-block barrier every target has. */
 enum {
 	TLC_BARRIER_NAMED = 1 << 0,        /* numbered barriers over a subset of threads */

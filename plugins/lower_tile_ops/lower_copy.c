@@ -248,6 +248,14 @@ tlc_stmt *lw_expand_fill(lw_state *st, const tlc_stmt *s, bool clear)
 	const tlc_expr *p = bounds_predicate(st, &dst, kd, vars, tile, di);
 	if (p)
 		body = tlc_if_new(st->m, s->loc, p, body, NULL);
+	if (dst.buf->scope == TLC_SCOPE_LOCAL || dst.buf->scope == TLC_SCOPE_VAR) {
+		/* every thread has its own copy of a T.alloc_local buffer: each
+		 * fills all of it (TileLang's Fill of a local buffer) */
+		for (int j = kd - 1; j >= 0; j--)
+			body = tlc_for_new(st->m, s->loc, vars[j], tlc_i32(st->m, 0), tlc_i32(st->m, tile[j]),
+			                   TLC_FOR_SERIAL, body);
+		return body;
+	}
 	tlc_stmt *nest = with_layout(call, parallel_nest(st, s->loc, kd, vars, tile, body));
 	/* a whole fragment is filled through its own layout: no data moves */
 	if (nest && !nest->u.loop.loop_layout && dst.buf->scope == TLC_SCOPE_FRAGMENT && dst.buf->layout &&

@@ -10,6 +10,9 @@ groupID g = lane / 4, threadID_in_group t = lane % 4.
     check_lanes.py mfma16 DIR M N WM WN        MFMA 16x16 accumulator (wave64)
     check_lanes.py mfma32 DIR M N WM WN        MFMA 32x32 accumulator (wave64)
     check_lanes.py shfl-xor DIR MASK...        Out[i, l] = In[l ^ MASK_i] within each warp
+    check_lanes.py mma-sync DIR BITS [--fp8-e4m3]  one T.mma_sync (m16n8k16 for 16-bit
+                                      operands, m16n8k32 for 8-bit): lane l's raw A, B
+                                      registers from Asrc[l * RA + r], Bsrc[l * RB + r]
 
 Out[thread * R + r] is register r of the thread.  A thread group (a warp, a
 warpgroup) holding an MI x NI block of instruction tiles keeps tile
@@ -33,6 +36,49 @@ def c_16x8(lane, r):
 def a_16x16(lane, r):
     """mma.sync m16n8k16 A (16-bit): a0,a1 (g, 2t..), a2,a3 (g+8, 2t..), a4,a5 (g, 2t+8..), a6,a7 (g+8, 2t+8..)."""
     return lane // 4 + 8 * ((r >> 1) & 1), 2 * (lane % 4) + (r & 1) + 8 * (r >= 4)
+
+
+def b_16x8(lane, r):
+    """mma.sync m16n8k16 B (16-bit, 16 x 8): b0,b1 rows 2t, 2t+1; b2,b3 rows 2t+8, 2t+9; column g."""
+    return 2 * (lane % 4) + (r & 1) + 8 * (r >= 2), lane // 4
+
+
+def a_16x32(lane, r):
+    """mma.sync m16n8k32 A (8-bit): a0-a3 and a8-a11 in row g, the others in g + 8; columns
+    4t + (r & 3), 16 more for a8..a15."""
+    return lane // 4 + 8 * (r in (4, 5, 6, 7, 12, 13, 14, 15)), 4 * (lane % 4) + (r & 3) + 16 * (r >= 8)
+
+
+def b_32x8(lane, r):
+    """mma.sync m16n8k32 B (8-bit, 32 x 8): b0-b3 rows 4t..4t+3, b4-b7 rows 4t+16..; column g."""
+    return 4 * (lane % 4) + (r & 3) + 16 * (r >= 4), lane // 4
+
+
+def check_mma_sync(d, bits):
+    K = 16 if bits == 16 else 32
+    a_at, b_at = (a_16x16, b_16x8) if bits == 16 else (a_16x32, b_32x8)
+    _, av = load(d, "Asrc")
+    _, bv = load(d, "Bsrc")
+    RA, RB = len(av) // 32, len(bv) // 32
+    Am = [[None] * K for _ in range(16)]
+    Bm = [[None] * 8 for _ in range(K)]
+    for lane in range(32):
+        for r in range(RA):
+            i, k = a_at(lane, r)
+            Am[i][k] = av[lane * RA + r]
+        for r in range(RB):
+            k, j = b_at(lane, r)
+            Bm[k][j] = bv[lane * RB + r]
+    if any(x is None for row in Am + Bm for x in row):
+        sys.exit("some element of A or B is in no register")
+    C = matmul(Am, Bm, 16, 8, K)
+    _, out = load(d, "Out")
+    for lane in range(32):
+        for r in range(4):
+            i, j = c_16x8(lane, r)
+            got, want = out[lane * 4 + r], C[i][j]
+            if abs(got - want) > 1e-6 * abs(want) + 1e-6:
+                sys.exit(f"lane {lane} register {r}: {got}, but the ISA table puts C[{i}][{j}] = {want} there")
 
 
 def d_16x16(lane, j):
@@ -148,6 +194,8 @@ def main():
         check_accumulator(d, kind, n[0], n[1], n[2], n[3])
     elif kind == "wgmma-rs":
         check_accumulator(d, "wgmma", n[0], n[1], 1, 1, a_from_registers=n[2])
+    elif kind == "mma-sync":
+        check_mma_sync(d, n[0])
     elif kind == "shfl-xor":
         (lanes,), inv = load(d, "In")
         _, out = load(d, "Out")

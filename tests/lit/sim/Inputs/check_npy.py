@@ -5,7 +5,7 @@ wrote beside them.
 
     check_npy.py add DIR [R0 R1 C0 C1] C == A + B rounded to C's dtype, bit for bit (2-D:
                                       in rows [R0, R1) and columns [C0, C1) only)
-    check_npy.py gemm DIR ATOL RTOL [--trans-a] [--trans-b] [--fp8-e4m3]
+    check_npy.py gemm DIR ATOL RTOL [--trans-a] [--trans-b] [--fp8-e4m3 | --fp8-e5m2]
                                       |C - A @ B| <= ATOL + RTOL |A @ B| (float64 product)
     check_npy.py attention DIR ATOL RTOL [--causal]
                                       Output ~ softmax(Q K^T / sqrt(D)) V per batch and head
@@ -56,7 +56,17 @@ def e4m3(bits):
     return sign * (m * 2.0 ** -9 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
 
 
+def e5m2(bits):
+    """A float8_e5m2 value from its bits (bias 15, IEEE-like: infinities and NaNs at e = 31)."""
+    sign = -1.0 if bits & 0x80 else 1.0
+    e, m = (bits >> 2) & 31, bits & 3
+    if e == 31:
+        return sign * math.inf if m == 0 else math.nan
+    return sign * (m * 2.0 ** -16 if e == 0 else (1 + m / 4) * 2.0 ** (e - 15))
+
+
 FP8 = "--fp8-e4m3" in sys.argv  # '|u1' files hold float8_e4m3fn bits (the simulator's convention)
+FP8_E5M2 = "--fp8-e5m2" in sys.argv  # ... or float8_e5m2 bits
 
 
 def read_npy(path):
@@ -73,6 +83,8 @@ def read_npy(path):
     values = list(struct.unpack(f"<{n}{code}", body[:n * struct.calcsize(code)]))
     if header["descr"] == "|u1" and FP8:
         values = [e4m3(x) for x in values]
+    elif header["descr"] == "|u1" and FP8_E5M2:
+        values = [e5m2(x) for x in values]
     if header["descr"] == "<u2":
         # the simulator writes bfloat16 as its raw bits: the top half of a float32
         values = [struct.unpack("<f", struct.pack("<I", x << 16))[0] for x in values]
