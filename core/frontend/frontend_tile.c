@@ -416,16 +416,6 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 		                       "local buffers can be viewed", src->name, tlc_scope_name(src->scope));
 		return NULL;
 	}
-	/* a fragment's elements live in the registers its layout gives them:
-	 * a view would need that layout reshaped, which layout inference does
-	 * not relate yet (the DeepSeek v3.2 indexer's T.reshape of its gemm
-	 * accumulator gave wrong sums on the GPU and crashed tlc-sim) */
-	if (src->scope == TLC_SCOPE_FRAGMENT) {
-		tlc_error(F->ctx, loc, "T.view / T.reshape of fragment '%s' is not supported yet: its elements live in "
-		                       "the registers its layout assigns; index '%s' itself (e.g. %s[i, j * n + k] for a "
-		                       "view (m, -, n))", src->name, src->name, src->name);
-		return NULL;
-	}
 	int n = src->ndim;
 	const tlc_expr **dims = src->shape;
 	tlc_dtype t = src->dtype;
@@ -435,8 +425,20 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	if (a[2] && a[2]->kind != FV_NONE && !fe_to_dtype(F, a[2], loc, &t))
 		return NULL;
 	int64_t need, have;
-	if (const_bits(n, dims, t, &need) && const_bits(src->ndim, src->shape, src->dtype, &have) &&
-	    need > have) {
+	bool sized = const_bits(n, dims, t, &need) && const_bits(src->ndim, src->shape, src->dtype, &have);
+	/* a fragment's elements live in the registers its layout gives them: a
+	 * view is the same registers under the layout reshaped (layout
+	 * inference keeps the two in step), so it has the fragment's elements,
+	 * all of them, of the same type */
+	if (src->scope == TLC_SCOPE_FRAGMENT && (t != src->dtype || !sized || need != have)) {
+		tlc_error(F->ctx, loc, "T.view / T.reshape of fragment '%s' %s of %s as %s of %s: a view of a fragment "
+		          "is its registers under another shape, so it keeps the fragment's dtype and number of "
+		          "elements; copy into a fragment of that shape and dtype instead", src->name,
+		          fe_show_expr(F, tlc_tuple(F->m, src->ndim, src->shape, false)), tlc_dtype_name(src->dtype),
+		          fe_show_expr(F, tlc_tuple(F->m, n, dims, false)), tlc_dtype_name(t));
+		return NULL;
+	}
+	if (sized && need > have) {
 		tlc_error(F->ctx, loc, "T.view does not fit: %s of %s needs %lld bytes but '%s' has %lld",
 		          fe_show_expr(F, tlc_tuple(F->m, n, dims, false)), tlc_dtype_name(t),
 		          (long long)(need + 7) / 8, src->name, (long long)(have + 7) / 8);

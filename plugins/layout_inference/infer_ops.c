@@ -26,6 +26,12 @@ li_buf *li_buf_of(li_state *st, tlc_buffer *b)
 	li_buf *lb = tlc_alloc(st->m, sizeof *lb);
 	lb->buf = b;
 	st->bufs[st->nbufs++] = lb;
+	if (b->scope == TLC_SCOPE_FRAGMENT && b->alias_of) {
+		tlc_buffer *root = (tlc_buffer *)b->alias_of;
+		while (root->alias_of)
+			root = (tlc_buffer *)root->alias_of;
+		lb->root = li_buf_of(st, root);
+	}
 	return lb;
 }
 
@@ -411,27 +417,28 @@ static const tlc_layout *projected(li_state *st, const tlc_layout *loop, const l
 
 /* Whether b is the result of a reduction: its layout is the projection of
  * the reduction's source (lower-tile-ops can lower nothing else), which the
- * reduction proposes; a nest that reads it elsewhere has it staged. */
+ * reduction proposes; a nest that reads it elsewhere has it staged.  A view
+ * and its fragment are one storage: either being the result counts. */
 static bool reduction_result(const li_state *st, const li_buf *b)
 {
 	for (int i = 0; i < st->nops; i++)
-		if (st->ops[i].kind == LI_REDUCE && st->ops[i].dst == b)
+		if (st->ops[i].kind == LI_REDUCE && li_root(st->ops[i].dst) == li_root(b))
 			return true;
 	return false;
 }
 
 /* Whether an op other than `self` writes b: a nest or tile copy storing
- * into it, or a reduction into it. */
+ * into it (or into a view of the same fragment), or a reduction into it. */
 static bool written_elsewhere(const li_state *st, const li_op *self, const li_buf *b)
 {
 	for (int i = 0; i < st->nops; i++) {
 		const li_op *op = &st->ops[i];
 		if (op == self)
 			continue;
-		if (op->kind == LI_REDUCE && op->dst == b)
+		if (op->kind == LI_REDUCE && li_root(op->dst) == li_root(b))
 			return true;
 		for (int k = 0; op->kind == LI_NEST && k < op->nacc; k++)
-			if (op->acc[k].b == b && op->acc[k].write)
+			if (li_root(op->acc[k].b) == li_root(b) && op->acc[k].write)
 				return true;
 	}
 	return false;

@@ -67,6 +67,7 @@ static void merge_error(li_state *st, const li_buf *b, const char *who1, const t
 static bool merge(li_state *st, li_proposals *p)
 {
 	bool changed = false;
+	li_views_to_roots(st, p);
 	for (int i = 0; i < st->nbufs; i++) {
 		li_buf *b = st->bufs[i];
 		const li_proposal *pick = NULL;
@@ -112,19 +113,33 @@ static bool merge(li_state *st, li_proposals *p)
 		}
 	}
 	p->n = 0;
+	li_views_follow(st);
 	return changed;
 }
 
 static void seed_user_layouts(li_state *st)
 {
+	li_proposals p = {0};
 	for (int i = 0; i < st->nbufs; i++) {
 		li_buf *b = st->bufs[i];
-		if (b->buf->layout && b->buf->layout->kind == TLC_LAYOUT_FRAGMENT) {
-			b->layout = b->buf->layout;
-			b->strict = true;
-			b->who = li_where(st, "T.annotate_layout of its declaration", b->buf->loc);
-		}
+		if (b->buf->layout && b->buf->layout->kind == TLC_LAYOUT_FRAGMENT)
+			li_propose(&p, b, b->buf->layout, true,
+			           li_where(st, "T.annotate_layout of its declaration", b->buf->loc));
 	}
+	/* a user layout of a view is one of its fragment */
+	li_views_to_roots(st, &p);
+	for (int k = 0; k < p.n && !st->errors; k++) {
+		li_buf *b = p.items[k].b;
+		if (b->layout && !tlc_layout_equal(b->layout, p.items[k].l)) {
+			merge_error(st, b, b->who, b->layout, p.items[k].who, p.items[k].l);
+			break;
+		}
+		b->layout = p.items[k].l;
+		b->strict = true;
+		b->who = p.items[k].who;
+	}
+	tlc_mem_free(p.items);
+	li_views_follow(st);
 }
 
 static int infer(li_state *st)
@@ -359,7 +374,7 @@ static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_optio
 		infer(&st);
 	if (!st.errors) {
 		for (int i = 0; i < st.nbufs; i++)
-			if (st.bufs[i]->buf->scope == TLC_SCOPE_FRAGMENT && !st.bufs[i]->layout) {
+			if (st.bufs[i]->buf->scope == TLC_SCOPE_FRAGMENT && !st.bufs[i]->layout && !st.bufs[i]->root) {
 				/* touched by nothing that maps threads: each thread keeps a copy */
 				int64_t shape[LI_MAX_DIMS];
 				const tlc_buffer *b = st.bufs[i]->buf;
@@ -369,6 +384,9 @@ static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_optio
 				if (ok)
 					st.bufs[i]->layout = tlc_fragment_replicated(m, b->ndim, shape, st.threads, 0);
 			}
+		li_views_follow(&st);
+	}
+	if (!st.errors) {
 		prefer_swizzles(&st);
 		write_annotation(&st);
 		write_loops(&st);
