@@ -300,12 +300,25 @@ static fe_val *alloc_buffer(fe *F, const char *fname, tlc_scope scope, int nargs
 	tlc_dtype dt;
 	if (!shape_of(F, a[0], "buffer shape", true, loc, &n, &dims) || !fe_to_dtype(F, a[1], loc, &dt))
 		return NULL;
-	if (a[2]) {
+	/* TileLang's T.alloc_shared, T.alloc_fragment and T.alloc_local are one
+	 * T.alloc_buffer(shape, dtype, scope) with different default scopes: the
+	 * scope given decides what the buffer is (T.alloc_fragment(shape, dtype,
+	 * "local") is a per-thread array, as T.alloc_local) */
+	if (a[2] && a[2]->kind != FV_NONE) {
+		static const tlc_scope scopes[] = {TLC_SCOPE_SHARED_DYN, TLC_SCOPE_SHARED, TLC_SCOPE_FRAGMENT,
+		                                   TLC_SCOPE_LOCAL};
 		const char *s = a[2]->kind == FV_STR ? a[2]->u.s : "";
-		if (scope == TLC_SCOPE_SHARED_DYN && strcmp(s, "shared") == 0)
-			scope = TLC_SCOPE_SHARED;
-		else if (strcmp(s, tlc_scope_name(scope)) != 0) {
-			tlc_error(F->ctx, loc, "unsupported scope '%s' for %s", s, fname);
+		bool known = false;
+		for (size_t i = 0; i < sizeof scopes / sizeof scopes[0] && !known; i++)
+			if (strcmp(s, tlc_scope_name(scopes[i])) == 0) {
+				scope = scopes[i];
+				known = true;
+			}
+		if (!known) {
+			tlc_error(F->ctx, loc, "unsupported scope %s%s%s for %s: the scopes of a buffer are \"shared.dyn\", "
+			          "\"shared\", \"local.fragment\" and \"local\" (a scalar: T.alloc_var)",
+			          a[2]->kind == FV_STR ? "'" : "", a[2]->kind == FV_STR ? s : fe_kind_name(a[2]),
+			          a[2]->kind == FV_STR ? "'" : "", fname);
 			return NULL;
 		}
 	}

@@ -59,6 +59,7 @@ typedef struct li_op {
 	/* LI_NEST */
 	int ndim;
 	int64_t shape[LI_MAX_DIMS];
+	int64_t mins[LI_MAX_DIMS]; /* a T.Parallel loop's starts (0 for tile copies) */
 	int nacc;
 	li_access acc[LI_MAX_ACCESS];
 	int vec_bytes;     /* widest element accessed: the free partition's vector is 16 bytes of it */

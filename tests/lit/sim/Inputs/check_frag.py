@@ -11,6 +11,8 @@ the simulator wrote beside them.
     check_frag.py rows DIR
         X (R, C): Out[k, :] == X[k, :] * (k + 1) + X[R - 1 - k, :], and Sum[k] ==
         sum_c X[k, c] for every row k (a row of a fragment copied out and back)
+    check_frag.py scopes DIR
+        A (n, K): B[t] == sum_k A[t, k] * (k + 1) + A[t, 0] (per-thread arrays)
 
 Exit 0 when the check holds; 1 with the first mismatch on stderr.
 """
@@ -67,12 +69,24 @@ def rows(d):
     print(f"rows: {R} rows of {C} as defined (tolerance {TOL})")
 
 
+def scopes(d):
+    _, (n, K), a = read_npy(f"{d}/A.npy")
+    _, _, b = read_npy(f"{d}/B.npy")
+    for t in range(n):
+        want = math.fsum(a[t * K + k] * (k + 1) for k in range(K)) + a[t * K]
+        if not close(b[t], want):
+            fail(f"B[{t}] = {b[t]}, want {want}")
+    print(f"scopes: {n} threads as defined (tolerance {TOL})")
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "heads":
         heads(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), "--rows" in sys.argv)
     elif cmd == "rows":
         rows(sys.argv[2])
+    elif cmd == "scopes":
+        scopes(sys.argv[2])
     else:
         fail(f"unknown check {cmd}")
 
