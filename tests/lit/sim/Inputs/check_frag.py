@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Check tlc-sim's outputs of the kernels that use parts and views of fragments
-(tests/lit/layout_inference/fragment_view.tl, tests/lit/lower_tile_ops/fragment_parts.tl)
+"""Check tlc-sim's outputs of the kernels that use views and parts of fragments
+and per-thread arrays (tests/lit/layout_inference/fragment_view.tl,
+tests/lit/lower_tile_ops/fragment_parts.tl, tests/lit/frontend/alloc_scope.tl)
 against references computed here in plain Python, in float64, from the inputs
-the simulator wrote beside them.
+the simulator wrote beside them (no NumPy, as check_npy.py).
 
     check_frag.py heads DIR Q H [--rows]
         A (M, K), B (K, Q*H), W (Q, H):
