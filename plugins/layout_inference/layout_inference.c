@@ -279,6 +279,15 @@ static void prefer_swizzles(li_state *st)
 	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = swizzle_staged_output}, st->f->body);
 }
 
+/* Every view of a fragment, wherever declared, follows its fragment, even
+ * one no op touches (lower-tile-ops maps each onto its fragment's registers). */
+static tlc_walk_action collect_view(void *p, const tlc_stmt *s)
+{
+	if (s->kind == TLC_STMT_ALLOC && s->u.alloc.buf->scope == TLC_SCOPE_FRAGMENT && s->u.alloc.buf->alias_of)
+		li_buf_of(p, s->u.alloc.buf);
+	return TLC_WALK_CONTINUE;
+}
+
 static void collect_top_buffers(li_state *st, const tlc_stmt *body)
 {
 	for (int i = 0; i < st->f->nparams; i++)
@@ -287,6 +296,7 @@ static void collect_top_buffers(li_state *st, const tlc_stmt *body)
 	for (int i = 0; body && body->kind == TLC_STMT_SEQ && i < body->u.seq.n; i++)
 		if (body->u.seq.items[i]->kind == TLC_STMT_ALLOC)
 			li_buf_of(st, body->u.seq.items[i]->u.alloc.buf);
+	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = collect_view}, body);
 }
 
 static void write_annotation(li_state *st)
