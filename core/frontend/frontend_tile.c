@@ -305,9 +305,10 @@ static fe_val *alloc_buffer(fe *F, const char *fname, tlc_scope scope, int nargs
 	 * scope given decides what the buffer is (T.alloc_fragment(shape, dtype,
 	 * "local") is a per-thread array, as T.alloc_local) */
 	if (a[2] && a[2]->kind != FV_NONE) {
-		static const tlc_scope scopes[] = {TLC_SCOPE_SHARED_DYN, TLC_SCOPE_SHARED, TLC_SCOPE_FRAGMENT,
-		                                   TLC_SCOPE_LOCAL};
-		const char *s = a[2]->kind == FV_STR ? a[2]->u.s : "";
+		static const tlc_scope scopes[] = {TLC_SCOPE_SHARED_DYN, TLC_SCOPE_SHARED,
+		                                   TLC_SCOPE_FRAGMENT, TLC_SCOPE_LOCAL};
+		bool str = a[2]->kind == FV_STR;
+		const char *s = str ? a[2]->u.s : "";
 		bool known = false;
 		for (size_t i = 0; i < sizeof scopes / sizeof scopes[0] && !known; i++)
 			if (strcmp(s, tlc_scope_name(scopes[i])) == 0) {
@@ -315,10 +316,10 @@ static fe_val *alloc_buffer(fe *F, const char *fname, tlc_scope scope, int nargs
 				known = true;
 			}
 		if (!known) {
-			tlc_error(F->ctx, loc, "unsupported scope %s%s%s for %s: the scopes of a buffer are \"shared.dyn\", "
-			          "\"shared\", \"local.fragment\" and \"local\" (a scalar: T.alloc_var)",
-			          a[2]->kind == FV_STR ? "'" : "", a[2]->kind == FV_STR ? s : fe_kind_name(a[2]),
-			          a[2]->kind == FV_STR ? "'" : "", fname);
+			tlc_error(F->ctx, loc, "unsupported scope %s%s%s for %s: the scopes of a buffer "
+			          "are \"shared.dyn\", \"shared\", \"local.fragment\" and \"local\" "
+			          "(a scalar: T.alloc_var)", str ? "'" : "",
+			          str ? s : fe_kind_name(a[2]), str ? "'" : "", fname);
 			return NULL;
 		}
 	}
@@ -438,17 +439,20 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	if (a[2] && a[2]->kind != FV_NONE && !fe_to_dtype(F, a[2], loc, &t))
 		return NULL;
 	int64_t need, have;
-	bool sized = const_bits(n, dims, t, &need) && const_bits(src->ndim, src->shape, src->dtype, &have);
+	bool sized = const_bits(n, dims, t, &need) &&
+	             const_bits(src->ndim, src->shape, src->dtype, &have);
 	/* a fragment's elements live in the registers its layout gives them: a
 	 * view is the same registers under the layout reshaped (layout
 	 * inference keeps the two in step), so it has the fragment's elements,
 	 * all of them, of the same type */
 	if (src->scope == TLC_SCOPE_FRAGMENT && (t != src->dtype || !sized || need != have)) {
-		tlc_error(F->ctx, loc, "T.view / T.reshape of fragment '%s' %s of %s as %s of %s: a view of a fragment "
-		          "is its registers under another shape, so it keeps the fragment's dtype and number of "
-		          "elements; copy into a fragment of that shape and dtype instead", src->name,
-		          fe_show_expr(F, tlc_tuple(F->m, src->ndim, src->shape, false)), tlc_dtype_name(src->dtype),
-		          fe_show_expr(F, tlc_tuple(F->m, n, dims, false)), tlc_dtype_name(t));
+		tlc_error(F->ctx, loc, "T.view / T.reshape of fragment '%s' %s of %s as %s of %s: a "
+		          "view of a fragment is its registers under another shape, so it keeps the "
+		          "fragment's dtype and number of elements; copy into a fragment of that "
+		          "shape and dtype instead", src->name,
+		          fe_show_expr(F, tlc_tuple(F->m, src->ndim, src->shape, false)),
+		          tlc_dtype_name(src->dtype), fe_show_expr(F, tlc_tuple(F->m, n, dims, false)),
+		          tlc_dtype_name(t));
 		return NULL;
 	}
 	if (sized && need > have) {

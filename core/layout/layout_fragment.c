@@ -417,8 +417,8 @@ static int flat_cmp(const void *x, const void *y)
 	return a->fw < b->fw ? -1 : a->fw > b->fw;
 }
 
-const tlc_layout *tlc_fragment_reshape(tlc_module *m, const tlc_layout *f, int ndim, const int64_t *shape,
-                                       const char **why)
+const tlc_layout *tlc_fragment_reshape(tlc_module *m, const tlc_layout *f, int ndim,
+                                       const int64_t *shape, const char **why)
 {
 	if (!f || f->kind != TLC_LAYOUT_FRAGMENT || ndim < 1 || ndim > TLC_LAYOUT_MAX_DIMS) {
 		fail(why, "a fragment is reshaped to 1 to 8 dimensions");
@@ -478,12 +478,13 @@ const tlc_layout *tlc_fragment_reshape(tlc_module *m, const tlc_layout *f, int n
 			int64_t take = radix;
 			if (fw * radix > end) {
 				if (end % fw || radix % (end / fw)) {
-					fail(why, fd[k].is_thread ? "the threads of the fragment's layout run across a boundary "
-					                            "between dimensions of the new shape that their step does not "
-					                            "divide"
-					                          : "the registers of the fragment's layout run across a boundary "
-					                            "between dimensions of the new shape that their step does not "
-					                            "divide");
+					fail(why, fd[k].is_thread
+					             ? "the threads of the fragment's layout run across a "
+					               "boundary between dimensions of the new shape that "
+					               "their step does not divide"
+					             : "the registers of the fragment's layout run across a "
+					               "boundary between dimensions of the new shape that "
+					               "their step does not divide");
 					return NULL;
 				}
 				take = end / fw;

@@ -227,8 +227,8 @@ TLC_API const tlc_layout *tlc_fragment_replicate(tlc_module *m, const tlc_layout
  * digit of f, read as a digit of the flat index, is cut where the new
  * shape's dimensions begin; NULL and *why set when a boundary falls inside
  * a digit off its steps (no digit form holds that view). */
-TLC_API const tlc_layout *tlc_fragment_reshape(tlc_module *m, const tlc_layout *f, int ndim, const int64_t *shape,
-                                               const char **why);
+TLC_API const tlc_layout *tlc_fragment_reshape(tlc_module *m, const tlc_layout *f, int ndim,
+                                               const int64_t *shape, const char **why);
 /* The same fragment bound to another thread range start. */
 TLC_API const tlc_layout *tlc_fragment_rebind(tlc_module *m, const tlc_layout *f, int64_t thread_lo);
 /* The thread id (relative to thread_lo) of a symbolic logical index; rep (may

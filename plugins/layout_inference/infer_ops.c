@@ -74,7 +74,8 @@ static void add_access(li_state *st, li_op *op, tlc_buffer *b, int n, const tlc_
 		 * the loop's layout cannot be the fragment's, and lower-tile-ops
 		 * stages the fragment as for any other index */
 		int64_t ext;
-		if (k <= last || op->mins[k] != 0 || !tlc_expr_as_int(b->shape[d], &ext) || ext != op->shape[k]) {
+		if (k <= last || op->mins[k] != 0 || !tlc_expr_as_int(b->shape[d], &ext) ||
+		    ext != op->shape[k]) {
 			a.regular = false;
 			break;
 		}
@@ -214,7 +215,8 @@ static int tile_shape(li_state *st, const tlc_tile_operand *o, int64_t *shape)
  * non-point extents of the destination, or of the source where the
  * destination is a corner element; where the two sides' ranks differ, the
  * extent-1 dimensions are dropped.  False when it is not constant. */
-static bool copy_nest_shape(li_state *st, const tlc_tile_operand *src, const tlc_tile_operand *dst, li_op *op)
+static bool copy_nest_shape(li_state *st, const tlc_tile_operand *src, const tlc_tile_operand *dst,
+                            li_op *op)
 {
 	int64_t ss[LI_MAX_DIMS], ds[LI_MAX_DIMS];
 	int ks = tile_shape(st, src, ss), kd = tile_shape(st, dst, ds);
@@ -251,13 +253,16 @@ static int collect_tile_nest(li_state *st, tlc_stmt *s, const char *name)
 	int dst = c->u.call.op == TLC_OP_COPY ? 1 : 0;
 	li_op *op = new_op(st, LI_NEST, s, name);
 	if (!copy_nest_shape(st, &side[1 - dst], &side[dst], op))
-		return op_error(st, s->loc, "%s: the tile of a copy with a fragment needs compile-time extents%s", name, "");
+		return op_error(st, s->loc, "%s: the tile of a copy with a fragment needs compile-time extents%s",
+		                name, "");
 	for (int i = 0; i < 2; i++) {
 		note_width(op, side[i].buf->dtype);
 		if (side[i].buf->scope != TLC_SCOPE_FRAGMENT)
 			continue;
-		li_access a = {.b = li_buf_of(st, side[i].buf), .write = i == dst, .regular = true, .nkeep = op->ndim};
-		bool whole = !side[i].corner && tlc_tile_operand_is_whole(st->m, &side[i]) && side[i].buf->ndim == op->ndim;
+		li_access a = {.b = li_buf_of(st, side[i].buf), .write = i == dst, .regular = true,
+		               .nkeep = op->ndim};
+		bool whole = !side[i].corner && tlc_tile_operand_is_whole(st->m, &side[i]) &&
+		             side[i].buf->ndim == op->ndim;
 		for (int d = 0; whole && d < op->ndim; d++) {
 			int64_t e;
 			whole = tlc_expr_as_int(side[i].buf->shape[d], &e) && e == op->shape[d];

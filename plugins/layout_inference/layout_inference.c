@@ -283,7 +283,8 @@ static void prefer_swizzles(li_state *st)
  * one no op touches (lower-tile-ops maps each onto its fragment's registers). */
 static tlc_walk_action collect_view(void *p, const tlc_stmt *s)
 {
-	if (s->kind == TLC_STMT_ALLOC && s->u.alloc.buf->scope == TLC_SCOPE_FRAGMENT && s->u.alloc.buf->alias_of)
+	if (s->kind == TLC_STMT_ALLOC && s->u.alloc.buf->scope == TLC_SCOPE_FRAGMENT &&
+	    s->u.alloc.buf->alias_of)
 		li_buf_of(p, s->u.alloc.buf);
 	return TLC_WALK_CONTINUE;
 }
@@ -384,7 +385,8 @@ static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_optio
 		infer(&st);
 	if (!st.errors) {
 		for (int i = 0; i < st.nbufs; i++)
-			if (st.bufs[i]->buf->scope == TLC_SCOPE_FRAGMENT && !st.bufs[i]->layout && !st.bufs[i]->root) {
+			if (st.bufs[i]->buf->scope == TLC_SCOPE_FRAGMENT && !st.bufs[i]->layout &&
+			    !st.bufs[i]->root) {
 				/* touched by nothing that maps threads: each thread keeps a copy */
 				int64_t shape[LI_MAX_DIMS];
 				const tlc_buffer *b = st.bufs[i]->buf;

@@ -126,7 +126,8 @@ int li_layout_cmp(const tlc_layout *a, const tlc_layout *b);
 /* views.c: views of fragments */
 /* b's layout reshaped to buffer `to` (constant shape); NULL and *why set
  * when that is no fragment. */
-const tlc_layout *li_reshape_to(li_state *st, const tlc_layout *l, const tlc_buffer *to, const char **why);
+const tlc_layout *li_reshape_to(li_state *st, const tlc_layout *l, const tlc_buffer *to,
+                                const char **why);
 /* Proposals for views become proposals for their roots (dropped, or an
  * error when strict, where a view's layout is no layout of the root). */
 void li_views_to_roots(li_state *st, li_proposals *p);

@@ -17,7 +17,8 @@
 
 #include "layout_inference.h"
 
-const tlc_layout *li_reshape_to(li_state *st, const tlc_layout *l, const tlc_buffer *to, const char **why)
+const tlc_layout *li_reshape_to(li_state *st, const tlc_layout *l, const tlc_buffer *to,
+                                const char **why)
 {
 	int64_t shape[LI_MAX_DIMS];
 	if (to->ndim < 1 || to->ndim > LI_MAX_DIMS) {
@@ -44,8 +45,8 @@ static void describe(li_state *st, tlc_buf *d, const tlc_layout *l)
 
 /* l, which `who` needs for view (to_root) or which root got (otherwise),
  * is no layout of the other buffer's shape. */
-static void view_error(li_state *st, const li_buf *view, const char *who, const tlc_layout *l, bool to_root,
-                       const char *why)
+static void view_error(li_state *st, const li_buf *view, const char *who, const tlc_layout *l,
+                       bool to_root, const char *why)
 {
 	tlc_buf d, vs;
 	describe(st, &d, l);
