@@ -309,12 +309,26 @@ static fe_val *alloc_buffer(fe *F, const char *fname, tlc_scope scope, int nargs
 	tlc_dtype dt;
 	if (!shape_of(F, a[0], "buffer shape", true, loc, &n, &dims) || !fe_to_dtype(F, a[1], loc, &dt))
 		return NULL;
-	if (a[2]) {
-		const char *s = a[2]->kind == FV_STR ? a[2]->u.s : "";
-		if (scope == TLC_SCOPE_SHARED_DYN && strcmp(s, "shared") == 0)
-			scope = TLC_SCOPE_SHARED;
-		else if (strcmp(s, tlc_scope_name(scope)) != 0) {
-			tlc_error(F->ctx, loc, "unsupported scope '%s' for %s", s, fname);
+	/* TileLang's T.alloc_shared, T.alloc_fragment and T.alloc_local are one
+	 * T.alloc_buffer(shape, dtype, scope) with different default scopes: the
+	 * scope given decides what the buffer is (T.alloc_fragment(shape, dtype,
+	 * "local") is a per-thread array, as T.alloc_local) */
+	if (a[2] && a[2]->kind != FV_NONE) {
+		static const tlc_scope scopes[] = {TLC_SCOPE_SHARED_DYN, TLC_SCOPE_SHARED,
+		                                   TLC_SCOPE_FRAGMENT, TLC_SCOPE_LOCAL};
+		bool str = a[2]->kind == FV_STR;
+		const char *s = str ? a[2]->u.s : "";
+		bool known = false;
+		for (size_t i = 0; i < sizeof scopes / sizeof scopes[0] && !known; i++)
+			if (strcmp(s, tlc_scope_name(scopes[i])) == 0) {
+				scope = scopes[i];
+				known = true;
+			}
+		if (!known) {
+			tlc_error(F->ctx, loc, "unsupported scope %s%s%s for %s: the scopes of a buffer "
+			          "are \"shared.dyn\", \"shared\", \"local.fragment\" and \"local\" "
+			          "(a scalar: T.alloc_var)", str ? "'" : "",
+			          str ? s : fe_kind_name(a[2]), str ? "'" : "", fname);
 			return NULL;
 		}
 	}
@@ -425,16 +439,6 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 		                       "local buffers can be viewed", src->name, tlc_scope_name(src->scope));
 		return NULL;
 	}
-	/* a fragment's elements live in the registers its layout gives them:
-	 * a view would need that layout reshaped, which layout inference does
-	 * not relate yet (the DeepSeek v3.2 indexer's T.reshape of its gemm
-	 * accumulator gave wrong sums on the GPU and crashed tlc-sim) */
-	if (src->scope == TLC_SCOPE_FRAGMENT) {
-		tlc_error(F->ctx, loc, "T.view / T.reshape of fragment '%s' is not supported yet: its elements live in "
-		                       "the registers its layout assigns; index '%s' itself (e.g. %s[i, j * n + k] for a "
-		                       "view (m, -, n))", src->name, src->name, src->name);
-		return NULL;
-	}
 	int n = src->ndim;
 	const tlc_expr **dims = src->shape;
 	tlc_dtype t = src->dtype;
@@ -444,8 +448,23 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	if (a[2] && a[2]->kind != FV_NONE && !fe_to_dtype(F, a[2], loc, &t))
 		return NULL;
 	int64_t need, have;
-	if (const_bits(n, dims, t, &need) && const_bits(src->ndim, src->shape, src->dtype, &have) &&
-	    need > have) {
+	bool sized = const_bits(n, dims, t, &need) &&
+	             const_bits(src->ndim, src->shape, src->dtype, &have);
+	/* a fragment's elements live in the registers its layout gives them: a
+	 * view is the same registers under the layout reshaped (layout
+	 * inference keeps the two in step), so it has the fragment's elements,
+	 * all of them, of the same type */
+	if (src->scope == TLC_SCOPE_FRAGMENT && (t != src->dtype || !sized || need != have)) {
+		tlc_error(F->ctx, loc, "T.view / T.reshape of fragment '%s' %s of %s as %s of %s: a "
+		          "view of a fragment is its registers under another shape, so it keeps the "
+		          "fragment's dtype and number of elements; copy into a fragment of that "
+		          "shape and dtype instead", src->name,
+		          fe_show_expr(F, tlc_tuple(F->m, src->ndim, src->shape, false)),
+		          tlc_dtype_name(src->dtype), fe_show_expr(F, tlc_tuple(F->m, n, dims, false)),
+		          tlc_dtype_name(t));
+		return NULL;
+	}
+	if (sized && need > have) {
 		tlc_error(F->ctx, loc, "T.view does not fit: %s of %s needs %lld bytes but '%s' has %lld",
 		          fe_show_expr(F, tlc_tuple(F->m, n, dims, false)), tlc_dtype_name(t),
 		          (long long)(need + 7) / 8, src->name, (long long)(have + 7) / 8);

@@ -404,6 +404,104 @@ const tlc_layout *tlc_fragment_rebind(tlc_module *m, const tlc_layout *f, int64_
 	return frag_build(m, f->ndim, f->shape, f->ndigits, f->digits, thread_lo, f->vars, f->rep, NULL);
 }
 
+/* A digit of the flat (row-major) index of a fragment's tile: the weight of
+ * its values in that index and where they go (thread or register). */
+typedef struct flat_digit {
+	int64_t fw, radix, weight;
+	bool is_thread;
+} flat_digit;
+
+static int flat_cmp(const void *x, const void *y)
+{
+	const flat_digit *a = x, *b = y;
+	return a->fw < b->fw ? -1 : a->fw > b->fw;
+}
+
+const tlc_layout *tlc_fragment_reshape(tlc_module *m, const tlc_layout *f, int ndim,
+                                       const int64_t *shape, const char **why)
+{
+	if (!f || f->kind != TLC_LAYOUT_FRAGMENT || ndim < 1 || ndim > TLC_LAYOUT_MAX_DIMS) {
+		fail(why, "a fragment is reshaped to 1 to 8 dimensions");
+		return NULL;
+	}
+	int64_t n = layout_prod(ndim, shape);
+	if (n <= 0 || n != tlc_layout_size(f)) {
+		fail(why, "the new shape does not have the fragment's number of elements");
+		return NULL;
+	}
+	if (ndim == f->ndim && !memcmp(shape, f->shape, sizeof(int64_t) * (size_t)ndim))
+		return f;
+	/* 1. the digits as digits of the flat index: in the old shape, digit
+	 * k of dimension d weighs stride_k * (extents after d); sorted by that
+	 * weight they are one mixed-radix number 1, r0, r0*r1, ... of the
+	 * flat index, and neighbours that step on together are merged */
+	flat_digit fd[TLC_FRAGMENT_MAX_DIGITS];
+	tlc_frag_digit out[2 * TLC_FRAGMENT_MAX_DIGITS + TLC_LAYOUT_MAX_DIMS];
+	int nf = 0, no = 0;
+	for (int k = 0; k < f->ndigits; k++) {
+		const tlc_frag_digit *g = &f->digits[k];
+		if (g->dim < 0) {
+			out[no++] = *g; /* replication: no logical index */
+			continue;
+		}
+		int64_t after = layout_prod(f->ndim - g->dim - 1, f->shape + g->dim + 1);
+		fd[nf++] = (flat_digit){g->stride * after, g->radix, g->weight, g->is_thread};
+	}
+	qsort(fd, (size_t)nf, sizeof fd[0], flat_cmp);
+	int merged = 0;
+	for (int k = 0; k < nf; k++) {
+		flat_digit *p = merged ? &fd[merged - 1] : NULL;
+		if (p && p->is_thread == fd[k].is_thread && fd[k].fw == p->fw * p->radix &&
+		    fd[k].weight == p->weight * p->radix) {
+			p->radix *= fd[k].radix;
+			continue;
+		}
+		fd[merged++] = fd[k];
+	}
+	/* 2. each flat digit cut where the new shape's dimensions begin: a
+	 * part [fw, fw * radix) of the flat index inside one dimension is a
+	 * digit of it; a dimension boundary that falls inside a digit but not
+	 * on one of its steps cannot be expressed (the elements of one
+	 * dimension would not be a sum of digits) */
+	int64_t after[TLC_LAYOUT_MAX_DIMS + 1]; /* after[d]: product of the extents from d on */
+	after[ndim] = 1;
+	for (int d = ndim - 1; d >= 0; d--)
+		after[d] = after[d + 1] * shape[d];
+	for (int k = 0; k < merged; k++) {
+		int64_t fw = fd[k].fw, radix = fd[k].radix, weight = fd[k].weight;
+		while (radix > 1) {
+			int d = ndim - 1;
+			while (d > 0 && fw >= after[d])
+				d--;
+			/* the dimension d holds flat weights [after[d + 1], after[d]) */
+			int64_t end = after[d];
+			int64_t take = radix;
+			if (fw * radix > end) {
+				if (end % fw || radix % (end / fw)) {
+					fail(why, fd[k].is_thread
+					             ? "the threads of the fragment's layout run across a "
+					               "boundary between dimensions of the new shape that "
+					               "their step does not divide"
+					             : "the registers of the fragment's layout run across a "
+					               "boundary between dimensions of the new shape that "
+					               "their step does not divide");
+					return NULL;
+				}
+				take = end / fw;
+			}
+			if (fw % after[d + 1] || no == (int)(sizeof out / sizeof out[0])) {
+				fail(why, "the fragment's layout does not split along the new shape's dimensions");
+				return NULL;
+			}
+			out[no++] = (tlc_frag_digit){take, d, fw / after[d + 1], fd[k].is_thread, weight};
+			fw *= take;
+			weight *= take;
+			radix /= take;
+		}
+	}
+	return tlc_fragment_from_digits(m, ndim, shape, no, out, f->thread_lo, why);
+}
+
 const tlc_layout *frag_add_leading_dim(tlc_module *m, const tlc_layout *f)
 {
 	if (!f || f->ndim >= TLC_LAYOUT_MAX_DIMS)

@@ -26,7 +26,10 @@
  * differ only in it hold the same elements.  In digit form both directions
  * (logical -> thread, register and back) are plain floordiv/floormod/multiply
  * expressions, injectivity is structural, and projecting a dimension away
- * (the layout of a reduction's result) is dropping digits.  The operand
+ * (the layout of a reduction's result) is dropping digits, and viewing the
+ * tile with another shape of as many elements (T.reshape) is cutting the
+ * digits, read as digits of the row-major flat index, where the new
+ * dimensions begin.  The operand
  * layouts of matrix instructions (mma.sync, WGMMA, MFMA: tlc/target.h),
  * thread partitions of T.Parallel loops and user T.Fragment lambdas whose
  * maps are of this form are all representable;
@@ -218,6 +221,14 @@ TLC_API const tlc_layout *tlc_fragment_project(tlc_module *m, const tlc_layout *
 TLC_API const tlc_layout *tlc_fragment_repeat(tlc_module *m, const tlc_layout *f, int dim, int64_t times);
 /* Replicate f over `times` more threads (a new outermost replication digit). */
 TLC_API const tlc_layout *tlc_fragment_replicate(tlc_module *m, const tlc_layout *f, int64_t times);
+/* The fragment of a view of f's tile with another shape of as many elements
+ * (T.view / T.reshape): the view's element whose row-major flat index is x
+ * is f's element of flat index x, in the same thread and register.  Each
+ * digit of f, read as a digit of the flat index, is cut where the new
+ * shape's dimensions begin; NULL and *why set when a boundary falls inside
+ * a digit off its steps (no digit form holds that view). */
+TLC_API const tlc_layout *tlc_fragment_reshape(tlc_module *m, const tlc_layout *f, int ndim,
+                                               const int64_t *shape, const char **why);
 /* The same fragment bound to another thread range start. */
 TLC_API const tlc_layout *tlc_fragment_rebind(tlc_module *m, const tlc_layout *f, int64_t thread_lo);
 /* The thread id (relative to thread_lo) of a symbolic logical index; rep (may

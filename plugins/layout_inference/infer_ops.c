@@ -26,6 +26,12 @@ li_buf *li_buf_of(li_state *st, tlc_buffer *b)
 	li_buf *lb = tlc_alloc(st->m, sizeof *lb);
 	lb->buf = b;
 	st->bufs[st->nbufs++] = lb;
+	if (b->scope == TLC_SCOPE_FRAGMENT && b->alias_of) {
+		tlc_buffer *root = (tlc_buffer *)b->alias_of;
+		while (root->alias_of)
+			root = (tlc_buffer *)root->alias_of;
+		lb->root = li_buf_of(st, root);
+	}
 	return lb;
 }
 
@@ -63,7 +69,13 @@ static void add_access(li_state *st, li_op *op, tlc_buffer *b, int n, const tlc_
 		for (int j = 0; j < op->ndim; j++)
 			if (idx[d]->kind == TLC_EXPR_VAR && idx[d]->u.var == vars[j])
 				k = j;
-		if (k <= last) {
+		/* a loop variable over part of the dimension (fewer rows than the
+		 * fragment's, or from another start) reaches only a part of it:
+		 * the loop's layout cannot be the fragment's, and lower-tile-ops
+		 * stages the fragment as for any other index */
+		int64_t ext;
+		if (k <= last || op->mins[k] != 0 || !tlc_expr_as_int(b->shape[d], &ext) ||
+		    ext != op->shape[k]) {
 			a.regular = false;
 			break;
 		}
@@ -163,6 +175,7 @@ static int collect_nest(li_state *st, tlc_stmt *s)
 			return op_error(st, loop->loc, "%s%sthe extents of a T.Parallel loop must be positive compile-time constants",
 			                "", "");
 		vars[op->ndim] = loop->u.loop.var;
+		op->mins[op->ndim] = lo;
 		op->shape[op->ndim++] = n;
 		body = loop->u.loop.body;
 		const tlc_stmt *b = body;
@@ -188,8 +201,44 @@ static int collect_nest(li_state *st, tlc_stmt *s)
 	return 0;
 }
 
-/* T.copy / T.atomic_add of tiles: a nest over the tile with the fragment
- * side (if any) accessed whole. */
+/* The non-point extents of a tile operand, constant; -1 when one is not. */
+static int tile_shape(li_state *st, const tlc_tile_operand *o, int64_t *shape)
+{
+	int k = 0;
+	for (int d = 0; d < o->ndim && k < LI_MAX_DIMS; d++)
+		if (!o->point[d] && !tlc_expr_as_int(tlc_simplify_expr(st->m, o->extent[d]), &shape[k++]))
+			return -1;
+	return k;
+}
+
+/* The nest a tile copy is (lower-tile-ops builds it the same way): over the
+ * non-point extents of the destination, or of the source where the
+ * destination is a corner element; where the two sides' ranks differ, the
+ * extent-1 dimensions are dropped.  False when it is not constant. */
+static bool copy_nest_shape(li_state *st, const tlc_tile_operand *src, const tlc_tile_operand *dst,
+                            li_op *op)
+{
+	int64_t ss[LI_MAX_DIMS], ds[LI_MAX_DIMS];
+	int ks = tile_shape(st, src, ss), kd = tile_shape(st, dst, ds);
+	const int64_t *shape = dst->corner ? ss : ds;
+	int k = dst->corner ? ks : kd;
+	if (k < 0)
+		return false;
+	bool drop = !src->corner && !dst->corner && ks != kd;
+	op->ndim = 0;
+	for (int j = 0; j < k; j++)
+		if (!(drop && shape[j] == 1))
+			op->shape[op->ndim++] = shape[j];
+	return op->ndim > 0;
+}
+
+/* T.copy / T.atomic_add of tiles: a nest over the tile (TileLang lowers a
+ * copy that is not a bulk one to a T.Parallel loop over its region).  A
+ * whole fragment operand of the tile's shape is accessed at the loop's
+ * indices and gives or takes the loop's layout; a part of a fragment (a
+ * row of it, a block of rows) is accessed elsewhere than the loop's
+ * indices, which lower-tile-ops handles as in a hand-written loop: the
+ * fragment is staged through shared memory (both ways when written). */
 static int collect_tile_nest(li_state *st, tlc_stmt *s, const char *name)
 {
 	const tlc_expr *c = s->u.eval.call;
@@ -201,25 +250,28 @@ static int collect_tile_nest(li_state *st, tlc_stmt *s, const char *name)
 	bool frag0 = side[0].buf->scope == TLC_SCOPE_FRAGMENT, frag1 = side[1].buf->scope == TLC_SCOPE_FRAGMENT;
 	if (!frag0 && !frag1)
 		return 0; /* no thread mapping to agree on: lower-tile-ops partitions it freely */
+	int dst = c->u.call.op == TLC_OP_COPY ? 1 : 0;
 	li_op *op = new_op(st, LI_NEST, s, name);
-	const tlc_tile_operand *f = frag1 ? &side[1] : &side[0];
-	if (!tlc_tile_operand_is_whole(st->m, f))
-		return op_error(st, s->loc, "%s: a fragment operand must be the whole fragment '%s' (parts of fragments are not supported yet)",
-		                name, f->buf->name);
-	for (int d = 0; d < f->buf->ndim; d++)
-		if (!tlc_expr_as_int(f->buf->shape[d], &op->shape[op->ndim++]))
-			return op_error(st, s->loc, "%s: fragment '%s' needs a compile-time shape", name, f->buf->name);
+	if (!copy_nest_shape(st, &side[1 - dst], &side[dst], op))
+		return op_error(st, s->loc, "%s: the tile of a copy with a fragment needs compile-time extents%s",
+		                name, "");
 	for (int i = 0; i < 2; i++) {
 		note_width(op, side[i].buf->dtype);
 		if (side[i].buf->scope != TLC_SCOPE_FRAGMENT)
 			continue;
-		if (!tlc_tile_operand_is_whole(st->m, &side[i]) || side[i].buf->ndim != op->ndim)
-			return op_error(st, s->loc, "%s: a fragment operand must be the whole fragment '%s'", name,
-			                side[i].buf->name);
-		li_access a = {.b = li_buf_of(st, side[i].buf), .write = i == (c->u.call.op == TLC_OP_COPY ? 1 : 0),
-		               .regular = true, .nkeep = op->ndim};
-		for (int d = 0; d < op->ndim; d++)
+		li_access a = {.b = li_buf_of(st, side[i].buf), .write = i == dst, .regular = true,
+		               .nkeep = op->ndim};
+		bool whole = !side[i].corner && tlc_tile_operand_is_whole(st->m, &side[i]) &&
+		             side[i].buf->ndim == op->ndim;
+		for (int d = 0; whole && d < op->ndim; d++) {
+			int64_t e;
+			whole = tlc_expr_as_int(side[i].buf->shape[d], &e) && e == op->shape[d];
 			a.keep[d] = d;
+		}
+		if (!whole) {
+			a.regular = false;
+			a.nkeep = 0;
+		}
 		op->acc[op->nacc++] = a;
 	}
 	const tlc_expr *given = tlc_call_kw(c, "loop_layout");
@@ -411,27 +463,28 @@ static const tlc_layout *projected(li_state *st, const tlc_layout *loop, const l
 
 /* Whether b is the result of a reduction: its layout is the projection of
  * the reduction's source (lower-tile-ops can lower nothing else), which the
- * reduction proposes; a nest that reads it elsewhere has it staged. */
+ * reduction proposes; a nest that reads it elsewhere has it staged.  A view
+ * and its fragment are one storage: either being the result counts. */
 static bool reduction_result(const li_state *st, const li_buf *b)
 {
 	for (int i = 0; i < st->nops; i++)
-		if (st->ops[i].kind == LI_REDUCE && st->ops[i].dst == b)
+		if (st->ops[i].kind == LI_REDUCE && li_root(st->ops[i].dst) == li_root(b))
 			return true;
 	return false;
 }
 
 /* Whether an op other than `self` writes b: a nest or tile copy storing
- * into it, or a reduction into it. */
+ * into it (or into a view of the same fragment), or a reduction into it. */
 static bool written_elsewhere(const li_state *st, const li_op *self, const li_buf *b)
 {
 	for (int i = 0; i < st->nops; i++) {
 		const li_op *op = &st->ops[i];
 		if (op == self)
 			continue;
-		if (op->kind == LI_REDUCE && op->dst == b)
+		if (op->kind == LI_REDUCE && li_root(op->dst) == li_root(b))
 			return true;
 		for (int k = 0; op->kind == LI_NEST && k < op->nacc; k++)
-			if (op->acc[k].b == b && op->acc[k].write)
+			if (li_root(op->acc[k].b) == li_root(b) && op->acc[k].write)
 				return true;
 	}
 	return false;

@@ -67,6 +67,7 @@ static void merge_error(li_state *st, const li_buf *b, const char *who1, const t
 static bool merge(li_state *st, li_proposals *p)
 {
 	bool changed = false;
+	li_views_to_roots(st, p);
 	for (int i = 0; i < st->nbufs; i++) {
 		li_buf *b = st->bufs[i];
 		const li_proposal *pick = NULL;
@@ -112,19 +113,33 @@ static bool merge(li_state *st, li_proposals *p)
 		}
 	}
 	p->n = 0;
+	li_views_follow(st);
 	return changed;
 }
 
 static void seed_user_layouts(li_state *st)
 {
+	li_proposals p = {0};
 	for (int i = 0; i < st->nbufs; i++) {
 		li_buf *b = st->bufs[i];
-		if (b->buf->layout && b->buf->layout->kind == TLC_LAYOUT_FRAGMENT) {
-			b->layout = b->buf->layout;
-			b->strict = true;
-			b->who = li_where(st, "T.annotate_layout of its declaration", b->buf->loc);
-		}
+		if (b->buf->layout && b->buf->layout->kind == TLC_LAYOUT_FRAGMENT)
+			li_propose(&p, b, b->buf->layout, true,
+			           li_where(st, "T.annotate_layout of its declaration", b->buf->loc));
 	}
+	/* a user layout of a view is one of its fragment */
+	li_views_to_roots(st, &p);
+	for (int k = 0; k < p.n && !st->errors; k++) {
+		li_buf *b = p.items[k].b;
+		if (b->layout && !tlc_layout_equal(b->layout, p.items[k].l)) {
+			merge_error(st, b, b->who, b->layout, p.items[k].who, p.items[k].l);
+			break;
+		}
+		b->layout = p.items[k].l;
+		b->strict = true;
+		b->who = p.items[k].who;
+	}
+	tlc_mem_free(p.items);
+	li_views_follow(st);
 }
 
 static int infer(li_state *st)
@@ -264,6 +279,16 @@ static void prefer_swizzles(li_state *st)
 	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = swizzle_staged_output}, st->f->body);
 }
 
+/* Every view of a fragment, wherever declared, follows its fragment, even
+ * one no op touches (lower-tile-ops maps each onto its fragment's registers). */
+static tlc_walk_action collect_view(void *p, const tlc_stmt *s)
+{
+	if (s->kind == TLC_STMT_ALLOC && s->u.alloc.buf->scope == TLC_SCOPE_FRAGMENT &&
+	    s->u.alloc.buf->alias_of)
+		li_buf_of(p, s->u.alloc.buf);
+	return TLC_WALK_CONTINUE;
+}
+
 static void collect_top_buffers(li_state *st, const tlc_stmt *body)
 {
 	for (int i = 0; i < st->f->nparams; i++)
@@ -272,6 +297,7 @@ static void collect_top_buffers(li_state *st, const tlc_stmt *body)
 	for (int i = 0; body && body->kind == TLC_STMT_SEQ && i < body->u.seq.n; i++)
 		if (body->u.seq.items[i]->kind == TLC_STMT_ALLOC)
 			li_buf_of(st, body->u.seq.items[i]->u.alloc.buf);
+	tlc_walk_stmt(&(tlc_visitor){.ctx = st, .stmt_pre = collect_view}, body);
 }
 
 static void write_annotation(li_state *st)
@@ -359,7 +385,8 @@ static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_optio
 		infer(&st);
 	if (!st.errors) {
 		for (int i = 0; i < st.nbufs; i++)
-			if (st.bufs[i]->buf->scope == TLC_SCOPE_FRAGMENT && !st.bufs[i]->layout) {
+			if (st.bufs[i]->buf->scope == TLC_SCOPE_FRAGMENT && !st.bufs[i]->layout &&
+			    !st.bufs[i]->root) {
 				/* touched by nothing that maps threads: each thread keeps a copy */
 				int64_t shape[LI_MAX_DIMS];
 				const tlc_buffer *b = st.bufs[i]->buf;
@@ -369,6 +396,9 @@ static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_optio
 				if (ok)
 					st.bufs[i]->layout = tlc_fragment_replicated(m, b->ndim, shape, st.threads, 0);
 			}
+		li_views_follow(&st);
+	}
+	if (!st.errors) {
 		prefer_swizzles(&st);
 		write_annotation(&st);
 		write_loops(&st);

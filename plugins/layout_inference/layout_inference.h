@@ -23,7 +23,15 @@ typedef struct li_buf {
 	const tlc_layout *layout;
 	bool strict;       /* needed for correctness (an instruction's operand, a user layout) */
 	const char *who;   /* the op that set it, for messages ("T.gemm at 12:9") */
+	/* a view (T.view / T.reshape) of a fragment: the fragment that owns
+	 * the registers.  A view never takes a layout of its own: what is
+	 * proposed for it is proposed, reshaped, for root, and its layout is
+	 * root's reshaped to its shape (tlc_fragment_reshape) */
+	struct li_buf *root;
 } li_buf;
+
+/* The buffer that owns b's storage: b itself unless b is a view. */
+static inline const li_buf *li_root(const li_buf *b) { return b->root ? b->root : b; }
 
 typedef enum li_kind {
 	LI_GEMM,
@@ -51,6 +59,7 @@ typedef struct li_op {
 	/* LI_NEST */
 	int ndim;
 	int64_t shape[LI_MAX_DIMS];
+	int64_t mins[LI_MAX_DIMS]; /* a T.Parallel loop's starts (0 for tile copies) */
 	int nacc;
 	li_access acc[LI_MAX_ACCESS];
 	int vec_bytes;     /* widest element accessed: the free partition's vector is 16 bytes of it */
@@ -113,5 +122,16 @@ int li_free_rank(const li_state *st, const li_op *op);
 bool li_free(li_state *st, li_op *op, li_proposals *out); /* true if it fixed a loop */
 /* A total order on fragments, used to break ties independently of op order. */
 int li_layout_cmp(const tlc_layout *a, const tlc_layout *b);
+
+/* views.c: views of fragments */
+/* b's layout reshaped to buffer `to` (constant shape); NULL and *why set
+ * when that is no fragment. */
+const tlc_layout *li_reshape_to(li_state *st, const tlc_layout *l, const tlc_buffer *to,
+                                const char **why);
+/* Proposals for views become proposals for their roots (dropped, or an
+ * error when strict, where a view's layout is no layout of the root). */
+void li_views_to_roots(li_state *st, li_proposals *p);
+/* Every view takes its root's layout, reshaped; an error where it cannot. */
+void li_views_follow(li_state *st);
 
 #endif

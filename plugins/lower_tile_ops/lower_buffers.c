@@ -5,7 +5,13 @@
  * registers.  A shared or global buffer with a memory layout is addressed
  * through it: each access becomes the flat physical offset, and the buffer
  * becomes 1-D over the physical elements.  The T.annotate_layout statement
- * that carried the layouts is consumed. */
+ * that carried the layouts is consumed.
+ *
+ * A view of a fragment (T.view / T.reshape) has its fragment's layout
+ * reshaped (layout inference): the same registers of the same threads.  Its
+ * accesses, register indices by now, become accesses of the fragment itself
+ * and the view's declaration goes: no pointer into a thread's registers is
+ * left for the device compiler to see through. */
 #include <stdlib.h>
 
 #include <tlc/walk.h>
@@ -39,15 +45,57 @@ static bool is_annotate(const tlc_stmt *s)
 	return tlc_stmt_is_call(s, TLC_OP_ANNOTATE_LAYOUT);
 }
 
+/* The fragment whose registers view b names; NULL when b is no view of one. */
+static tlc_buffer *fragment_root(const tlc_buffer *b)
+{
+	if (b->scope != TLC_SCOPE_FRAGMENT || !b->alias_of)
+		return NULL;
+	const tlc_buffer *r = b->alias_of;
+	while (r->alias_of)
+		r = r->alias_of;
+	return (tlc_buffer *)r;
+}
+
+static bool is_fragment_view(const tlc_stmt *s)
+{
+	return s->kind == TLC_STMT_ALLOC && fragment_root(s->u.alloc.buf);
+}
+
+/* Every view of a fragment becomes its fragment in rw; false (an error
+ * given) where a view's registers are not its fragment's. */
+typedef struct view_map {
+	lw_state *st;
+	tlc_rewriter *rw;
+} view_map;
+
+static tlc_walk_action map_view(void *p, const tlc_stmt *s)
+{
+	view_map *vm = p;
+	if (!is_fragment_view(s))
+		return TLC_WALK_CONTINUE;
+	tlc_buffer *v = s->u.alloc.buf, *root = fragment_root(v);
+	/* layout inference gave the view its fragment's layout reshaped: same
+	 * registers (a view of another layout would read other registers) */
+	if (!v->layout || !root->layout || v->layout->kind != TLC_LAYOUT_FRAGMENT ||
+	    v->layout->out_shape[0] != root->layout->out_shape[0] || v->dtype != root->dtype) {
+		lw_error(vm->st, s->loc, "view '%s' of fragment '%s' has no layout of '%s' reshaped (run layout-inference "
+		         "before lower-tile-ops)", v->name, root->name, root->name);
+		return TLC_WALK_CONTINUE;
+	}
+	tlc_rewriter_map_buffer(vm->rw, v, root);
+	return TLC_WALK_CONTINUE;
+}
+
 /* Once the layouts are applied, the statements and loop_layout= that
- * carried them mean nothing: they go. */
+ * carried them mean nothing: they go, and so do the declarations of views of
+ * fragments (their accesses are their fragments'). */
 static tlc_stmt *drop_layout_notes(tlc_rewriter *rw, tlc_stmt *s)
 {
 	(void)rw;
 	if (s->kind == TLC_STMT_SEQ) {
 		int w = 0;
 		for (int i = 0; i < s->u.seq.n; i++)
-			if (!is_annotate(s->u.seq.items[i]))
+			if (!is_annotate(s->u.seq.items[i]) && !is_fragment_view(s->u.seq.items[i]))
 				s->u.seq.items[w++] = s->u.seq.items[i];
 		s->u.seq.n = w;
 	} else if (s->kind == TLC_STMT_FOR) {
@@ -146,6 +194,7 @@ void lw_lower_buffers(lw_state *st)
 	rw.expr_post = map_load;
 	rw.stmt_pre = drop_layout_notes;
 	rw.stmt_post = map_store;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &(view_map){st, &rw}, .stmt_pre = map_view}, st->f->body);
 	st->f->body = tlc_stmt_rewrite(&rw, st->f->body);
 	tlc_rewriter_free(&rw);
 	/* every access is physical now: the declarations follow */

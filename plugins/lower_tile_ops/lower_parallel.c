@@ -20,8 +20,12 @@
  * of a row another thread holds), is staged through shared memory: before
  * the nest, the threads that hold P write it to a shared buffer through P's
  * own layout (one replica each), and the nest reads that buffer (sync-insert
- * puts the barrier between).  Anything else is an error naming the
- * fragment, never a guess. */
+ * puts the barrier between).  A fragment the nest writes at elements its
+ * threads do not hold (a row of a 2-D fragment written from a 1-D one, as
+ * T.copy into a part of a fragment does) is staged both ways: its shared
+ * copy is filled first, the nest reads and writes the copy, and after it
+ * every thread that holds P reloads its registers from the copy.  Anything
+ * else is an error naming the fragment, never a guess. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,15 +389,27 @@ typedef struct held_check {
 	bool held;
 } held_check;
 
+static bool held_at(held_check *h, int ni, const tlc_expr *const *idx)
+{
+	int keep[LW_MAX_DIMS];
+	const char *why = NULL;
+	return loop_dims(h->n, h->P, ni, idx, keep) &&
+	       lw_frag_register(h->st, h->n->loop, ci(h->st, 0), h->P->layout, keep, ni, &why);
+}
+
 static tlc_walk_action check_held(void *p, const tlc_expr *e)
 {
 	held_check *h = p;
-	if (e->kind != TLC_EXPR_LOAD || e->u.load.buf != h->P || !h->held)
-		return TLC_WALK_CONTINUE;
-	int keep[LW_MAX_DIMS];
-	const char *why = NULL;
-	h->held = loop_dims(h->n, h->P, e->u.load.n, e->u.load.idx, keep) &&
-	          lw_frag_register(h->st, h->n->loop, ci(h->st, 0), h->P->layout, keep, e->u.load.n, &why);
+	if (e->kind == TLC_EXPR_LOAD && e->u.load.buf == h->P && h->held)
+		h->held = held_at(h, e->u.load.n, e->u.load.idx);
+	return TLC_WALK_CONTINUE;
+}
+
+static tlc_walk_action check_held_store(void *p, const tlc_stmt *s)
+{
+	held_check *h = p;
+	if (s->kind == TLC_STMT_STORE && s->u.store.buf == h->P && h->held)
+		h->held = held_at(h, s->u.store.n, s->u.store.idx);
 	return TLC_WALK_CONTINUE;
 }
 
@@ -410,6 +426,16 @@ static const tlc_expr *flat_index(tlc_module *m, int nd, const int64_t *shape, c
 	for (int d = 1; d < nd; d++)
 		flat = tlc_binary(m, TLC_EXPR_ADD, tlc_binary(m, TLC_EXPR_MUL, flat, tlc_i32(m, shape[d])), idx[d]);
 	return flat;
+}
+
+/* A store into P becomes a store into its shared copy. */
+static tlc_stmt *write_staged(tlc_rewriter *rw, tlc_stmt *s)
+{
+	stage_map *sm = rw->ctx;
+	if (s->kind != TLC_STMT_STORE || s->u.store.buf != sm->P)
+		return NULL;
+	const tlc_expr *flat = tlc_simplify_expr(rw->m, flat_index(rw->m, s->u.store.n, sm->shape, s->u.store.idx));
+	return tlc_store_new(rw->m, s->loc, sm->S, 1, &flat, s->u.store.value);
 }
 
 static const tlc_expr *read_staged(tlc_rewriter *rw, const tlc_expr *e)
@@ -472,8 +498,10 @@ tlc_buffer *lw_stage_copy(lw_state *st, tlc_buffer *P, tlc_stmt *out, tlc_loc lo
 
 /* Stage fragment P: append the nest that fills its shared copy to out (the
  * copy's allocation goes to the top of the kernel: lw_alloc_staged), and
- * make the body read the copy. */
-static void stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, tlc_loc loc)
+ * make the body read the copy.  When the body writes P too, it writes the
+ * copy, and the nest that reloads P from it goes to post. */
+static void stage_fragment(lw_state *st, nest *n, tlc_buffer *P, bool written, tlc_stmt *out, tlc_stmt *post,
+                           tlc_loc loc)
 {
 	const int64_t *shape = NULL;
 	tlc_buffer *S = lw_stage_copy(st, P, out, loc, &shape);
@@ -484,27 +512,50 @@ static void stage_fragment(lw_state *st, nest *n, tlc_buffer *P, tlc_stmt *out, 
 	tlc_rewriter_init(&rw, st->m);
 	rw.ctx = &sm;
 	rw.expr_pre = read_staged;
+	if (written)
+		rw.stmt_post = write_staged;
 	n->body = tlc_stmt_rewrite(&rw, n->body);
 	tlc_rewriter_free(&rw);
+	if (!written)
+		return;
+	/* for v.. in T.Parallel(P's shape, loop_layout = P's layout): P[v] = S[flat(v)] */
+	tlc_var *v[LW_MAX_DIMS];
+	const tlc_expr *vr[LW_MAX_DIMS];
+	for (int d = 0; d < P->ndim; d++) {
+		v[d] = lw_fresh(st, "s");
+		vr[d] = tlc_var_ref(st->m, v[d]);
+	}
+	const tlc_expr *flat = flat_index(st->m, P->ndim, shape, vr);
+	tlc_stmt *body = tlc_store_new(st->m, loc, P, P->ndim, vr, tlc_load(st->m, S, 1, &flat));
+	for (int d = P->ndim - 1; d >= 0; d--)
+		body = tlc_for_new(st->m, loc, v[d], ci(st, 0), ci(st, shape[d]), TLC_FOR_PARALLEL, body);
+	body->u.loop.loop_layout = tlc_layout_to_expr(st->m, P->layout);
+	tlc_seq_append(st->m, post, lw_lower_nest(st, body));
 }
 
-/* Stage every fragment the nest only reads and whose elements its threads
- * do not hold; the staging statements go to out.  The nest's own loops keep
- * pointing at the rewritten body (n->body). */
-static void stage_foreign_fragments(lw_state *st, nest *n, tlc_stmt *out, tlc_loc loc)
+/* Stage every fragment the nest reads or writes at elements its threads do
+ * not hold; the staging statements go to out, the reloads of fragments
+ * written through their copies to post.  The nest's own loops keep pointing
+ * at the rewritten body (n->body).  True when some fragment is written
+ * through its copy (the nest then stores shared memory). */
+static bool stage_foreign_fragments(lw_state *st, nest *n, tlc_stmt *out, tlc_stmt *post, tlc_loc loc)
 {
 	frag_uses u = {0};
+	bool through = false;
 	tlc_walk_stmt(&(tlc_visitor){.ctx = &u, .expr_pre = fragment_load, .stmt_pre = fragment_store}, n->body);
 	for (int i = 0; i < u.n; i++) {
 		tlc_buffer *P = u.bufs[i];
-		if (u.written[i] || !P->layout || P->layout->kind != TLC_LAYOUT_FRAGMENT ||
-		    holds_everything(n, P->layout))
+		if (!P->layout || P->layout->kind != TLC_LAYOUT_FRAGMENT || holds_everything(n, P->layout))
 			continue;
 		held_check h = {st, n, P, true};
-		tlc_walk_stmt(&(tlc_visitor){.ctx = &h, .expr_pre = check_held}, n->body);
+		tlc_walk_stmt(&(tlc_visitor){.ctx = &h, .expr_pre = check_held,
+		                             .stmt_pre = u.written[i] ? check_held_store : NULL},
+		              n->body);
 		if (!h.held)
-			stage_fragment(st, n, P, out, loc);
+			stage_fragment(st, n, P, u.written[i], out, post, loc);
+		through |= !h.held && u.written[i];
 	}
+	return through;
 }
 
 /* ---- shared buffers each thread reads back only where it wrote ----
@@ -648,8 +699,10 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	}
 	tlc_loc loc = s->loc;
 	const tlc_expr *private_bufs = nest_private_buffers(st, &n); /* before the body is rewritten */
-	tlc_stmt *staged = tlc_seq_new(st->m, loc);
-	stage_foreign_fragments(st, &n, staged, loc);
+	tlc_stmt *staged = tlc_seq_new(st->m, loc), *post = tlc_seq_new(st->m, loc);
+	/* replicas of the loop store a fragment's shared copy once */
+	bool saved_one = st->one_replica_stores;
+	st->one_replica_stores |= stage_foreign_fragments(st, &n, staged, post, loc);
 	int64_t nregs = L->out_shape[0];
 	/* one register: no loop, r is 0 */
 	tlc_var *r = nregs > 1 ? lw_fresh(st, "r") : NULL;
@@ -691,6 +744,7 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	tlc_stmt *body = tlc_stmt_rewrite(&rw, n.body);
 	tlc_rewriter_free(&rw);
 	st->ranges.n = saved;
+	st->one_replica_stores = saved_one;
 	/* keep only the loop variables the body uses (a fill of a fragment
 	 * needs none: its registers come from r) */
 	int kept = 0;
@@ -723,5 +777,7 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	if (!staged->u.seq.n)
 		return out;
 	tlc_seq_append(st->m, staged, out);
+	for (int i = 0; i < post->u.seq.n; i++)
+		tlc_seq_append(st->m, staged, post->u.seq.items[i]);
 	return staged;
 }

@@ -447,6 +447,73 @@ static void test_fragments(void)
 	tlc_buf_free(&b);
 }
 
+/* ---- reshape (T.view / T.reshape of a fragment) ---- */
+
+/* Every element of view v (shape vs) has the threads and register of f's
+ * element at the same row-major flat index: computed from the digits of
+ * each, not from the reshape. */
+static bool same_slots(const tlc_layout *f, const tlc_layout *v, int vn, const int64_t *vs)
+{
+	if (!v || v->ndim != vn || v->replicate != f->replicate || v->threads != f->threads ||
+	    v->out_shape[0] != f->out_shape[0])
+		return false;
+	int64_t vi[TLC_LAYOUT_MAX_DIMS] = {0};
+	do {
+		int64_t flat = 0, fi[TLC_LAYOUT_MAX_DIMS], x;
+		for (int d = 0; d < vn; d++)
+			flat = flat * vs[d] + vi[d];
+		x = flat;
+		for (int d = f->ndim - 1; d >= 0; d--) {
+			fi[d] = x % f->shape[d];
+			x /= f->shape[d];
+		}
+		int64_t s1[64], s2[64], r1, r2;
+		int n1 = thread_set(f, fi, s1), n2 = thread_set(v, vi, s2);
+		if (n1 != n2 || !tlc_layout_eval(f, fi, &r1) || !tlc_layout_eval(v, vi, &r2) || r1 != r2)
+			return false;
+		for (int k = 0; k < n1; k++)
+			if (s1[k] != s2[k])
+				return false;
+	} while (next_index(vn, vs, vi));
+	return true;
+}
+
+static void test_reshape(void)
+{
+	const char *why = NULL;
+	/* a gemm accumulator over 4 warps viewed as (rows, heads, columns per
+	 * head) and flat; then back */
+	const tlc_layout *c = mma_c(64, 64, 2, 2, 0, NULL);
+	int64_t v3[3] = {64, 8, 8}, v1[1] = {4096}, v4[4] = {2, 32, 4, 16};
+	const tlc_layout *r3 = tlc_fragment_reshape(m, c, 3, v3, &why);
+	ok(same_slots(c, r3, 3, v3), "mma_c 64x64 viewed as (64, 8, 8): same threads and registers%s%s",
+	   r3 ? "" : ": ", r3 ? "" : why);
+	ok(same_slots(c, tlc_fragment_reshape(m, c, 1, v1, &why), 1, v1), "mma_c viewed flat");
+	ok(same_slots(c, tlc_fragment_reshape(m, c, 4, v4, &why), 4, v4), "mma_c viewed as (2, 32, 4, 16)");
+	int64_t c2[2] = {64, 64};
+	ok(r3 && tlc_layout_equal(tlc_fragment_reshape(m, r3, 2, c2, &why), c), "reshaping back gives the layout");
+	/* a replicated A operand: the replicas follow */
+	const tlc_layout *a = mma_a(64, 32, 2, 2, 128, NULL);
+	int64_t av[3] = {4, 16, 32};
+	const tlc_layout *ar = tlc_fragment_reshape(m, a, 3, av, &why);
+	ok(same_slots(a, ar, 3, av) && ar->thread_lo == 128, "a replicated fragment bound at 128, viewed (4, 16, 32)");
+	/* a whole tile in one thread's registers: any shape of as many elements */
+	int64_t s43[2] = {4, 3}, s34[2] = {3, 4}, s26[2] = {2, 6};
+	const tlc_layout *one = tlc_fragment_replicated(m, 2, s43, 1, 0);
+	ok(same_slots(one, tlc_fragment_reshape(m, one, 2, s34, &why), 2, s34), "registers (4, 3) viewed (3, 4)");
+	/* threads along rows of 3, registers along the 3: the view (3, 4) would
+	 * need element 3i+j's thread as a sum over i and j of digits; none is */
+	tlc_frag_digit td[2] = {{4, 0, 1, true, 1}, {3, 1, 1, false, 1}};
+	const tlc_layout *t43 = tlc_fragment_from_digits(m, 2, s43, 2, td, 0, NULL);
+	why = NULL;
+	ok(t43 && !tlc_fragment_reshape(m, t43, 2, s34, &why) && why, "(4, 3) over 4 threads is not a (3, 4) (%s)",
+	   why ? why : "");
+	ok(same_slots(t43, tlc_fragment_reshape(m, t43, 2, s26, &why), 2, s26), "but it is a (2, 6)");
+	int64_t s5[1] = {5};
+	why = NULL;
+	ok(!tlc_fragment_reshape(m, c, 1, s5, &why) && why, "another number of elements is refused");
+}
+
 /* ---- the IR forms ---- */
 
 static bool round_trips(const tlc_layout *l, const char *what)
@@ -530,6 +597,7 @@ int main(void)
 	test_swizzle();
 	test_memory();
 	test_fragments();
+	test_reshape();
 	test_ir_forms();
 	tlc_module_free(m);
 	tlc_context_free(ctx);
