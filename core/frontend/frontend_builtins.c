@@ -914,6 +914,8 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		return e ? fe_typed_const(F, e) : NULL;
 	}
 	case FV_HOST: {
+		if (fe_refused_import(F, fn, loc))
+			return NULL;
 		/* host code: opaque, but for the SM count of tilelang's helpers */
 		const char *last = strrchr(fn->u.s, '.');
 		if (strcmp(last ? last + 1 : fn->u.s, "get_num_sms") == 0)
