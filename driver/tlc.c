@@ -1000,7 +1000,8 @@ static int run_pipeline(session *s, tlc_module *m, const tlc_pipeline_opts *po, 
 	each.verify_each = true;
 	each.nprint_before = each.nprint_after = 0; /* printed by the first run */
 	each.print_before_all = each.print_after_all = each.time_passes = false;
-	bool named = m2 && tlc_run_passes(m2, &each) != 0 && strstr(tlc_buf_str(&again), "after this pass");
+	bool named = m2 && tlc_run_passes(m2, &each) != 0 &&
+		     strstr(tlc_buf_str(&again), "after this pass");
 	tlc_diag_capture(s->ctx, NULL);
 	fputs(tlc_buf_str(named ? &again : &first), stderr);
 	tlc_buf_free(&first);

@@ -237,7 +237,8 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 	int64_t bits = tlc_dtype_bits(g.C->dtype), words = CL->out_shape[0] * bits / 32;
 	int64_t cols = g.N / (plan.warp_n > 0 ? plan.warp_n : 1);
 	cols = cols < plan.inst->n_max ? cols : plan.inst->n_max;
-	int64_t inst_words = (int64_t)plan.inst->m * cols * bits / 32 / (plan.inst->threads > 0 ? plan.inst->threads : 1);
+	int64_t inst_threads = plan.inst->threads > 0 ? plan.inst->threads : 1;
+	int64_t inst_words = (int64_t)plan.inst->m * cols * bits / 32 / inst_threads;
 	if (inst_words > st->target->max_regs) {
 		lw_error(st, s->loc,
 		         "T.gemm: one %s instruction of the accumulator '%s' needs %lld registers per thread, more than "

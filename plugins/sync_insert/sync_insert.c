@@ -375,12 +375,14 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 /* The warpgroups [*lo, *hi) that run the branch of `if cond` taken when
  * cond is `taken`: cond compares the thread index with a constant that
  * splits the block between warpgroups (tx < 128, tx >= 256, 128 > tx, ...). */
-static bool thread_split(const si_state *si, const tlc_expr *cond, bool taken, int64_t *lo, int64_t *hi)
+static bool thread_split(const si_state *si, const tlc_expr *cond, bool taken, int64_t *lo,
+                         int64_t *hi)
 {
 	const tlc_target_info *info = tlc_module_target_info(si->m);
 	const tlc_func *f = si->f;
 	int64_t threads, c, x;
-	if (!info || info->warpgroup <= 0 || !f->thread_vars[0] || !tlc_expr_as_int(f->threads[0], &threads))
+	if (!info || info->warpgroup <= 0 || !f->thread_vars[0] ||
+	    !tlc_expr_as_int(f->threads[0], &threads))
 		return false;
 	for (int d = 1; d < f->thread_ndim; d++)
 		if (!tlc_expr_as_int(f->threads[d], &x) || x != 1)
@@ -393,7 +395,10 @@ static bool thread_split(const si_state *si, const tlc_expr *cond, bool taken, i
 		const tlc_expr *t = a;
 		a = b;
 		b = t;
-		k = k == TLC_EXPR_LT ? TLC_EXPR_GT : k == TLC_EXPR_LE ? TLC_EXPR_GE : k == TLC_EXPR_GT ? TLC_EXPR_LT : TLC_EXPR_LE;
+		k = k == TLC_EXPR_LT   ? TLC_EXPR_GT
+		    : k == TLC_EXPR_LE ? TLC_EXPR_GE
+		    : k == TLC_EXPR_GT ? TLC_EXPR_LT
+		                       : TLC_EXPR_LE;
 	}
 	if (a->kind != TLC_EXPR_VAR || a->u.var != f->thread_vars[0] || !tlc_expr_as_int(b, &c))
 		return false;
