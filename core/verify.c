@@ -535,14 +535,16 @@ static void check_func(verifier *v, const tlc_func *f)
 }
 
 /* Whether kernels a and b take the same parameters: the kernels of a
- * launch group are called with one argument list. */
+ * launch group are called with one argument list.  A tensor's rank may
+ * differ: a kernel that addresses it through its own T.annotate_layout
+ * takes it flat (the same pointer). */
 static bool same_params(const tlc_func *a, const tlc_func *b)
 {
 	if (a->nparams != b->nparams)
 		return false;
 	for (int i = 0; i < a->nparams; i++) {
 		const tlc_param *p = &a->params[i], *q = &b->params[i];
-		if (p->kind != q->kind || (p->buf && q->buf && (p->buf->dtype != q->buf->dtype || p->buf->ndim != q->buf->ndim)) ||
+		if (p->kind != q->kind || (p->buf && q->buf && p->buf->dtype != q->buf->dtype) ||
 		    (p->var && q->var && p->var->dtype != q->var->dtype))
 			return false;
 	}

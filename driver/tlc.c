@@ -973,6 +973,43 @@ static int simulate(session *s, tlc_module *m, tlc_module *tile)
 	return rc ? fail_code(s->ctx) : TLC_EXIT_OK;
 }
 
+/* Run the pipeline over *m.  Without --verify-each the IR is verified once,
+ * after the last pass, which cannot tell which pass broke it; then the
+ * source is compiled again verifying after every pass, and that run's
+ * diagnostics, which name the pass, are the ones reported. */
+static int run_pipeline(session *s, tlc_module *m, const tlc_pipeline_opts *po, const char *name,
+                        const char *text, size_t len, const tlc_frontend_opts *fe)
+{
+	if (po->verify_each)
+		return tlc_run_passes(m, po);
+	tlc_buf first;
+	tlc_buf_init(&first);
+	tlc_diag_capture(s->ctx, &first);
+	int rc = tlc_run_passes(m, po);
+	tlc_diag_capture(s->ctx, NULL);
+	if (rc == 0 || !strstr(tlc_buf_str(&first), "does not verify after the pipeline")) {
+		fputs(tlc_buf_str(&first), stderr);
+		tlc_buf_free(&first);
+		return rc;
+	}
+	tlc_buf again;
+	tlc_buf_init(&again);
+	tlc_diag_capture(s->ctx, &again);
+	tlc_module *m2 = tlc_parse(s->ctx, name, text, len, fe);
+	tlc_pipeline_opts each = *po;
+	each.verify_each = true;
+	each.nprint_before = each.nprint_after = 0; /* printed by the first run */
+	each.print_before_all = each.print_after_all = each.time_passes = false;
+	bool named = m2 && tlc_run_passes(m2, &each) != 0 &&
+		     strstr(tlc_buf_str(&again), "after this pass");
+	tlc_diag_capture(s->ctx, NULL);
+	fputs(tlc_buf_str(named ? &again : &first), stderr);
+	tlc_buf_free(&first);
+	tlc_buf_free(&again);
+	tlc_module_free(m2);
+	return -1;
+}
+
 static int compile(session *s)
 {
 	options *o = s->opt;
@@ -1006,8 +1043,8 @@ static int compile(session *s)
 	tlc_module *m = tlc_parse(s->ctx, name, text, len, &fe);
 	/* --compare: the source again, for the tile level */
 	tlc_module *tile = m && o->compare ? tlc_parse(s->ctx, name, text, len, &fe) : NULL;
-	free(text);
 	if (!m || (o->compare && !tile) || tlc_error_count(s->ctx) > 0) {
+		free(text);
 		tlc_module_free(m);
 		tlc_module_free(tile);
 		return fail_code(s->ctx);
@@ -1029,7 +1066,7 @@ static int compile(session *s)
 	};
 	/* a target prints thread-level IR as it is: its barriers must be there */
 	const char *last = s->passes.n ? s->passes.items[s->passes.n - 1] : NULL;
-	if (!tlc_verify_module(s->ctx, m, NULL) || tlc_run_passes(m, &po) != 0 ||
+	if (!tlc_verify_module(s->ctx, m, NULL) || run_pipeline(s, m, &po, name, text, len, &fe) != 0 ||
 	    (strcmp(o->emit, "ir") != 0 && !o->run && !tlc_verify_barriers(s->ctx, m, last)))
 		rc = fail_code(s->ctx);
 	else if (o->run) {
@@ -1042,6 +1079,7 @@ static int compile(session *s)
 		rc = emit_output(s, m);
 	if (rc == TLC_EXIT_OK && o->dep_file && write_deps(s))
 		rc = TLC_EXIT_ERROR;
+	free(text);
 	tlc_module_free(m);
 	tlc_module_free(tile);
 	return rc;

@@ -4,6 +4,8 @@
  * constants, entry-function parameters and T.const/T.dynamic sizes. */
 #include "frontend.h"
 
+#include <tlc/walk.h>
+
 #include <errno.h>
 
 #include <stdio.h>
@@ -131,6 +133,7 @@ static void add_launch_group(fe *F, fe_kernel *K, int na)
 		p->nparams = K->nparams;
 		p->params = tlc_alloc(F->m, sizeof(tlc_param) * (size_t)(K->nparams + 1));
 		memcpy(p->params, K->params, sizeof(tlc_param) * (size_t)K->nparams);
+		fe_own_param_buffers(F, p);
 		p->nattrs = na + 1;
 		p->attr_keys = tlc_alloc(F->m, sizeof(char *) * (size_t)(na + 1));
 		p->attr_values = tlc_alloc(F->m, sizeof(tlc_expr *) * (size_t)(na + 1));
@@ -143,6 +146,40 @@ static void add_launch_group(fe *F, fe_kernel *K, int na)
 		p->attr_values[na] = tlc_tuple(F->m, 3, g, false);
 		tlc_module_add_func(F->m, p);
 	}
+}
+
+typedef struct var_use {
+	const tlc_var *v;
+	bool used;
+} var_use;
+
+static tlc_walk_action find_var(void *p, const tlc_expr *e)
+{
+	var_use *u = p;
+	if (e->kind == TLC_EXPR_VAR && e->u.var == u->v) {
+		u->used = true;
+		return TLC_WALK_STOP;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+/* True when kernel K mentions v: in a tensor shape, a launch extent or its body. */
+static bool kernel_uses(const fe_kernel *K, const tlc_var *v)
+{
+	var_use u = {v, false};
+	tlc_visitor vis = {.ctx = &u, .expr_pre = find_var};
+	for (int i = 0; i < K->nparams && !u.used; i++)
+		for (int d = 0; K->params[i].buf && d < K->params[i].buf->ndim && !u.used; d++)
+			tlc_walk_expr(&vis, K->params[i].buf->shape[d]);
+	for (int p = 0; p < (K->nparts ? K->nparts : 1) && !u.used; p++) {
+		const tlc_func *f = K->nparts ? K->parts[p] : K->func;
+		for (int d = 0; d < 3 && !u.used; d++) {
+			tlc_walk_expr(&vis, f->grid[d]);
+			tlc_walk_expr(&vis, f->threads[d]);
+		}
+		tlc_walk_stmt(&vis, f->body);
+	}
+	return u.used;
 }
 
 /* Move the finished kernel into the module. */
@@ -159,6 +196,9 @@ static bool finish_kernel(fe *F, fe_kernel *K, fe_val *out_idx, fe_val *configs,
 	for (int i = K->first_dyn; i < F->ndyn; i++)
 		if (!in_params(K, F->dyn[i]))
 			fe_kernel_add_param(F, (tlc_param){.kind = TLC_PARAM_SCALAR, .var = F->dyn[i]});
+	for (int i = 0; i < F->nouter_dyn; i++)
+		if (!in_params(K, F->outer_dyn[i]) && kernel_uses(K, F->outer_dyn[i]))
+			fe_kernel_add_param(F, (tlc_param){.kind = TLC_PARAM_SCALAR, .var = F->outer_dyn[i]});
 	if (out_idx) {
 		const tlc_expr *e = fe_to_expr(F, out_idx, loc);
 		if (!e || !apply_out_idx(F, K, e, loc))

@@ -208,6 +208,7 @@ typedef struct fe_ifframe fe_ifframe;
 typedef struct fe_skip {
 	tlc_loc loc;
 	const char *why; /* its first error */
+	bool import;     /* a name of a known module that tlc lacks (fe_skip_import) */
 } fe_skip;
 
 typedef struct fe {
@@ -255,6 +256,11 @@ typedef struct fe {
 	fe_val **float_cache; /* immutable, and a kernel body makes the same ones line after line */
 	int ndyn, cap_dyn; /* T.dynamic / open T.const variables, in creation order */
 	tlc_var **dyn;
+	/* T.dynamic / T.symbolic made outside a kernel (a factory's argument,
+	 * --entry 'make(...)(n=T.symbolic("n"))'): a runtime size parameter of
+	 * each kernel that uses it */
+	int nouter_dyn, cap_outer_dyn;
+	tlc_var **outer_dyn;
 	fe_val *none, *vtrue, *vfalse;
 	int64_t host_uses; /* host values and kernels used as host objects so far (frontend_script.c) */
 	bool user_raised;  /* the program's assert or raise failed */
@@ -490,6 +496,13 @@ fe_flow fe_exec_toplevel(fe *F, fe_env *env, py_node *s);
 /* v is the marker of a skipped statement's name: report its use at loc
  * (true), else false. */
 bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc);
+/* Bind `name` (imported at loc from a module tlc knows, which lacks it:
+ * `why` says so) to a value whose use is that error, not the import. */
+void fe_skip_import(fe *F, fe_env *env, const char *name, tlc_loc loc, const char *why);
+/* v is the marker of such a name: report its use at loc (true), else false. */
+bool fe_refused_import(fe *F, const fe_val *v, tlc_loc loc);
+/* The message of the first error among held diagnostics. */
+const char *fe_first_error(fe *F, const tlc_buf *held);
 /* A decorator expression of a def; an @autotune(configs=...) whose configs
  * fail because they run host code becomes @autotune with configs an opaque
  * host value naming why (frontend.c then uses the entry's own arguments). */
@@ -618,6 +631,9 @@ fe_val *fe_layout_value(fe *F, tlc_op_id op, int nargs, fe_val **args, int nkw, 
 /* The argument of T.annotate_layout: converts each layout, checks it against
  * its buffer and sets the buffer's layout; returns the dict expression. */
 const tlc_expr *fe_layout_map(fe *F, fe_val *v, tlc_loc loc);
+/* Give kernel f of a launch group tensor parameters of its own, with the
+ * layouts of its own T.annotate_layout statements only. */
+void fe_own_param_buffers(fe *F, tlc_func *f);
 /* Check a T.Parallel loop_layout value against the loop extents. */
 const tlc_layout *fe_loop_layout(fe *F, fe_val *v, int n, const tlc_expr *const *extents,
                                  tlc_loc loc);

@@ -173,13 +173,15 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 			return fe_expr(F, tlc_sym(F->m, buf));
 		}
 		if (strcmp(v->u.s, "tilelang.PassConfigKey") == 0) {
-			/* TL_ENABLE_FAST_MATH -> "tl.enable_fast_math" */
-			if (strncmp(name, "TL_", 3) != 0) {
+			/* TL_ENABLE_FAST_MATH -> "tl.enable_fast_math"; TVM's own
+			 * TIR_DISABLE_VECTORIZE -> "tir.disable_vectorize" */
+			bool tir = strncmp(name, "TIR_", 4) == 0;
+			if (strncmp(name, "TL_", 3) != 0 && !tir) {
 				tlc_error(F->ctx, loc, "unknown pass config key '%s'", name);
 				return NULL;
 			}
 			char buf[128];
-			snprintf(buf, sizeof buf, "tl.%s", name + 3);
+			snprintf(buf, sizeof buf, "%s.%s", tir ? "tir" : "tl", name + (tir ? 4 : 3));
 			for (char *p = buf; *p; p++)
 				if (*p >= 'A' && *p <= 'Z')
 					*p = (char)(*p - 'A' + 'a');
@@ -914,6 +916,8 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		return e ? fe_typed_const(F, e) : NULL;
 	}
 	case FV_HOST: {
+		if (fe_refused_import(F, fn, loc))
+			return NULL;
 		/* host code: opaque, but for the SM count of tilelang's helpers */
 		const char *last = strrchr(fn->u.s, '.');
 		if (strcmp(last ? last + 1 : fn->u.s, "get_num_sms") == 0)

@@ -581,7 +581,23 @@ fe_flow fe_exec_import(fe *F, fe_env *env, py_node *s)
 		else if (mod->kind == FV_MODULE && mod->mod == FM_TILELANG &&
 			 strcmp(full, "layout") == 0)
 			v = known_module(F, "tilelang.layout");
-		else
+		else if (mod->kind == FV_MODULE && mod->mod < FM_USER) {
+			/* a name of a module tlc knows but does not model (a
+			 * tilelang.layout helper of sparse gemms): refused where the
+			 * program uses it, so that kernels which never do compile */
+			tlc_diag_held held;
+			tlc_diag_hold(F->ctx, &held);
+			int errors0 = tlc_error_count(F->ctx);
+			v = fe_getattr(F, mod, full, s->loc);
+			bool refused = !v && !F->budget_hit && !F->too_many_errors &&
+				       tlc_error_count(F->ctx) > errors0;
+			const char *why = refused ? fe_first_error(F, &held.held) : NULL;
+			tlc_diag_release(F->ctx, &held, !refused);
+			if (refused) {
+				fe_skip_import(F, env, name, s->loc, why);
+				continue;
+			}
+		} else
 			v = fe_getattr(F, mod, full, s->loc);
 		if (!v)
 			return FL_ERROR;

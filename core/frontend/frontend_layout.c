@@ -10,6 +10,7 @@
 #include "frontend.h"
 
 #include <tlc/layout.h>
+#include <tlc/walk.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -554,4 +555,68 @@ const tlc_expr *fe_layout_map(fe *F, fe_val *v, tlc_loc loc)
 		layouts[i] = lx;
 	}
 	return tlc_dict(F->m, n, keys, layouts);
+}
+
+/* A T.annotate_layout names the memory layout of a buffer for the kernel
+ * (T.Kernel frame) it is written in: TileLang attaches it to that kernel's
+ * block, so a global tensor annotated in one frame of a prim_func keeps its
+ * row-major layout in the others.  Each kernel of a launch group therefore
+ * gets tensor parameters of its own, and their layouts come from its own
+ * annotations only (attach_layout put every frame's on the shared ones). */
+typedef struct own_params {
+	tlc_module *m;
+	int n;
+	tlc_buffer **from, **to;
+} own_params;
+
+static tlc_buffer *own_param(const own_params *o, const tlc_buffer *b, bool copy)
+{
+	for (int i = 0; i < o->n; i++)
+		if ((copy ? o->to[i] : o->from[i]) == b)
+			return o->to[i];
+	return NULL;
+}
+
+static tlc_walk_action own_param_layouts(void *p, const tlc_stmt *s)
+{
+	const own_params *o = p;
+	if (s->kind == TLC_STMT_ALLOC && s->u.alloc.buf->alias_of) {
+		/* a T.view of a parameter reinterprets this kernel's copy */
+		tlc_buffer *to = own_param(o, s->u.alloc.buf->alias_of, false);
+		if (to)
+			s->u.alloc.buf->alias_of = to;
+	}
+	if (!tlc_stmt_is_call(s, TLC_OP_ANNOTATE_LAYOUT))
+		return TLC_WALK_CONTINUE;
+	const tlc_expr *map = s->u.eval.call->u.call.args[0];
+	for (int i = 0; map->kind == TLC_EXPR_TUPLE && i < map->u.tuple.n; i++) {
+		const tlc_expr *const *kv = map->u.tuple.items[i]->u.tuple.items;
+		tlc_buffer *b = kv[0]->kind == TLC_EXPR_BUF ? own_param(o, kv[0]->u.buf, true) : NULL;
+		if (b) /* attach_layout checked it against the buffer already */
+			b->layout = tlc_layout_from_expr(o->m, kv[1], NULL);
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+void fe_own_param_buffers(fe *F, tlc_func *f)
+{
+	own_params o = {.m = F->m};
+	o.from = fe_alloc(F, sizeof(tlc_buffer *) * (size_t)(f->nparams + 1));
+	o.to = fe_alloc(F, sizeof(tlc_buffer *) * (size_t)(f->nparams + 1));
+	tlc_rewriter rw;
+	tlc_rewriter_init(&rw, F->m);
+	for (int i = 0; i < f->nparams; i++) {
+		tlc_buffer *b = f->params[i].buf;
+		if (f->params[i].kind != TLC_PARAM_TENSOR || !b)
+			continue;
+		tlc_buffer *c = tlc_buffer_new(F->m, b->name, b->dtype, b->scope, b->ndim, b->shape, b->loc);
+		c->alias_of = b->alias_of;
+		o.from[o.n] = b;
+		o.to[o.n++] = c;
+		f->params[i].buf = c;
+		tlc_rewriter_map_buffer(&rw, b, c);
+	}
+	f->body = tlc_stmt_rewrite(&rw, f->body);
+	tlc_rewriter_free(&rw);
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &o, .stmt_pre = own_param_layouts}, f->body);
 }

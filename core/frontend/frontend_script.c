@@ -24,7 +24,7 @@
 
 /* The message of the first error in held diagnostics ("path:l:c: error:
  * MESSAGE\n..."). */
-static const char *first_error(fe *F, const tlc_buf *held)
+const char *fe_first_error(fe *F, const tlc_buf *held)
 {
 	const char *s = tlc_buf_str(held);
 	const char *e = strstr(s, "error: ");
@@ -120,6 +120,19 @@ static const char *source_name(fe *F, uint32_t file)
 	return file > 0 && (int)file < F->ctx->nsources ? F->ctx->sources[file].name : "<input>";
 }
 
+static void add_skip(fe *F, tlc_loc loc, const char *why, bool import)
+{
+	if (F->nskips == F->cap_skips) {
+		int cap = F->cap_skips ? 2 * F->cap_skips : 8;
+		fe_skip *n = fe_alloc(F, sizeof(fe_skip) * (size_t)cap);
+		if (F->nskips)
+			memcpy(n, F->skips, sizeof(fe_skip) * (size_t)F->nskips);
+		F->skips = n;
+		F->cap_skips = cap;
+	}
+	F->skips[F->nskips++] = (fe_skip){loc, why, import};
+}
+
 fe_flow fe_exec_toplevel(fe *F, fe_env *env, py_node *s)
 {
 	tlc_diag_held held;
@@ -136,20 +149,17 @@ fe_flow fe_exec_toplevel(fe *F, fe_env *env, py_node *s)
 		tlc_diag_release(F->ctx, &held, true);
 		return fl;
 	}
-	const char *why = first_error(F, &held.held);
+	const char *why = fe_first_error(F, &held.held);
 	tlc_diag_release(F->ctx, &held, false);
-	if (F->nskips == F->cap_skips) {
-		int cap = F->cap_skips ? 2 * F->cap_skips : 8;
-		fe_skip *n = fe_alloc(F, sizeof(fe_skip) * (size_t)cap);
-		if (F->nskips)
-			memcpy(n, F->skips, sizeof(fe_skip) * (size_t)F->nskips);
-		F->skips = n;
-		F->cap_skips = cap;
-	}
-	F->skips[F->nskips] = (fe_skip){s->loc, why};
-	mark_stmt(F, env, s, F->nskips, 0);
-	F->nskips++;
+	add_skip(F, s->loc, why, false);
+	mark_stmt(F, env, s, F->nskips - 1, 0);
 	return FL_NORMAL;
+}
+
+void fe_skip_import(fe *F, fe_env *env, const char *name, tlc_loc loc, const char *why)
+{
+	add_skip(F, loc, why, true);
+	mark_name(F, env, name, F->nskips - 1);
 }
 
 fe_val *fe_eval_decorator(fe *F, fe_env *env, py_node *d)
@@ -179,10 +189,16 @@ fe_val *fe_eval_decorator(fe *F, fe_env *env, py_node *d)
 		return dec;
 	}
 	fe_val *marker = fe_new(F, FV_HOST);
-	marker->u.s = first_error(F, &held.held);
+	marker->u.s = fe_first_error(F, &held.held);
 	tlc_diag_release(F->ctx, &held, false);
 	const char *kn[1] = {"configs"};
 	return fe_call(F, callee, 0, NULL, 1, kn, &marker, d->loc);
+}
+
+bool fe_refused_import(fe *F, const fe_val *v, tlc_loc loc)
+{
+	return v->kind == FV_HOST && v->mod > 0 && v->mod <= F->nskips && F->skips[v->mod - 1].import &&
+	       fe_skipped_value(F, v, loc);
 }
 
 bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc)
@@ -190,6 +206,11 @@ bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc)
 	if (v->kind != FV_HOST || v->mod <= 0 || v->mod > F->nskips)
 		return false;
 	const fe_skip *k = &F->skips[v->mod - 1];
+	if (k->import) {
+		tlc_error(F->ctx, loc, "'%s' cannot be used: %s (imported at %s:%u)", v->u.s, k->why,
+			  source_name(F, k->loc.file), k->loc.line);
+		return true;
+	}
 	tlc_error(F->ctx, loc,
 		  "'%s' has no value at compile time: the top-level statement at %s:%u that "
 		  "sets it was skipped, since it runs host code (%s)",
@@ -197,18 +218,29 @@ bool fe_skipped_value(fe *F, const fe_val *v, tlc_loc loc)
 	return true;
 }
 
-/* One note a skipped statement, at most four; past that, the fourth note
- * (at its statement, like every note) counts the rest. */
+#define FE_MAX_NOTES_SCAN 4
+
+/* One note a skipped statement of host code (an unsupported import's name
+ * is not host code: its use says what it is), at most four; past that,
+ * the fourth note (at its statement, like every note) counts the rest. */
 void fe_skip_notes(fe *F)
 {
-	int n = F->nskips <= 4 ? F->nskips : 3;
-	for (int i = 0; i < n; i++)
-		tlc_note(F->ctx, F->skips[i].loc,
+	int host[FE_MAX_NOTES_SCAN], n = 0, total = 0;
+	for (int i = 0; i < F->nskips; i++) {
+		if (F->skips[i].import)
+			continue;
+		if (n < FE_MAX_NOTES_SCAN)
+			host[n++] = i;
+		total++;
+	}
+	int shown = total <= 4 ? total : 3;
+	for (int k = 0; k < shown; k++)
+		tlc_note(F->ctx, F->skips[host[k]].loc,
 			 "this top-level statement was skipped, since it runs host code "
 			 "(%s)",
-			 F->skips[i].why);
-	if (F->nskips > n)
-		tlc_note(F->ctx, F->skips[n].loc,
+			 F->skips[host[k]].why);
+	if (total > shown)
+		tlc_note(F->ctx, F->skips[host[shown]].loc,
 			 "this and %d more top-level statements after it were skipped, since they "
-			 "run host code", F->nskips - n - 1);
+			 "run host code", total - shown - 1);
 }

@@ -576,9 +576,23 @@ static fe_val *size_symbol(fe *F, const char *name, tlc_dtype t, tlc_loc loc)
 	fe_val *d = fe_define(F, name);
 	if (d)
 		return d;
+	(void)loc;
 	if (!F->kernel) {
-		tlc_error(F->ctx, loc, "symbolic size '%s' outside a kernel", name);
-		return NULL;
+		/* TileLang's free variable: a size of the kernels built from it */
+		for (int i = 0; i < F->nouter_dyn; i++)
+			if (F->outer_dyn[i]->name == name && F->outer_dyn[i]->dtype == t)
+				return fe_expr(F, tlc_var_ref(F->m, F->outer_dyn[i]));
+		if (F->nouter_dyn == F->cap_outer_dyn) {
+			int cap = F->cap_outer_dyn ? F->cap_outer_dyn * 2 : 8;
+			tlc_var **d = fe_alloc(F, sizeof(tlc_var *) * (size_t)cap);
+			if (F->nouter_dyn)
+				memcpy(d, F->outer_dyn, sizeof(tlc_var *) * (size_t)F->nouter_dyn);
+			F->outer_dyn = d;
+			F->cap_outer_dyn = cap;
+		}
+		tlc_var *v = tlc_var_new(F->m, name, t);
+		F->outer_dyn[F->nouter_dyn++] = v;
+		return fe_expr(F, tlc_var_ref(F->m, v));
 	}
 	return fe_expr(F, tlc_var_ref(F->m, fe_new_dyn(F, name, t)));
 }

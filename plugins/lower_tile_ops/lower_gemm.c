@@ -231,17 +231,30 @@ tlc_stmt *lw_lower_gemm(lw_state *st, const tlc_stmt *s)
 		return NULL;
 	}
 	/* the accumulator lives in registers for the whole loop: beyond the
-	 * thread's register file it goes to local memory, and runs 40x slower */
-	int64_t words = CL->out_shape[0] * tlc_dtype_bits(g.C->dtype) / 32;
-	if (words > st->target->max_regs) {
+	 * thread's register file nvcc keeps part of it in local memory (spills,
+	 * much slower, as TileLang's code does), which still computes the same.
+	 * Only the operands of one instruction must be registers at once. */
+	int64_t bits = tlc_dtype_bits(g.C->dtype), words = CL->out_shape[0] * bits / 32;
+	int64_t cols = g.N / (plan.warp_n > 0 ? plan.warp_n : 1);
+	cols = cols < plan.inst->n_max ? cols : plan.inst->n_max;
+	int64_t inst_threads = plan.inst->threads > 0 ? plan.inst->threads : 1;
+	int64_t inst_words = (int64_t)plan.inst->m * cols * bits / 32 / inst_threads;
+	if (inst_words > st->target->max_regs) {
 		lw_error(st, s->loc,
-		         "T.gemm: the accumulator '%s' needs %lld registers per thread (a %lldx%lld %s tile over %lld "
-		         "threads), more than the %d registers a thread of target %s has; use more threads (each "
-		         "warpgroup or warp then holds a smaller part) or a smaller tile",
-		         g.C->name, (long long)words, (long long)g.M, (long long)g.N, tlc_dtype_name(g.C->dtype),
-		         (long long)CL->threads, st->target->max_regs, tlc_module_target_name(st->m));
+		         "T.gemm: one %s instruction of the accumulator '%s' needs %lld registers per thread, more than "
+		         "the %d registers a thread of target %s has; use more threads or a smaller tile",
+		         plan.inst->name, g.C->name, (long long)inst_words, st->target->max_regs,
+		         tlc_module_target_name(st->m));
 		return NULL;
 	}
+	if (words > st->target->max_regs)
+		tlc_warning(tlc_module_context(st->m), s->loc,
+		            "T.gemm: the accumulator '%s' needs %lld registers per thread (a %lldx%lld %s tile over %lld "
+		            "threads), more than the %d registers a thread of target %s has: nvcc spills the rest to "
+		            "local memory (correct, but slow); use more threads (each warpgroup or warp then holds a "
+		            "smaller part) or a smaller tile",
+		            g.C->name, (long long)words, (long long)g.M, (long long)g.N, tlc_dtype_name(g.C->dtype),
+		            (long long)CL->threads, st->target->max_regs, tlc_module_target_name(st->m));
 	if (tlc_matrix_inst_is_async(plan.inst))
 		return lower_wgmma(st, s, &g, &plan);
 	/* Hopper's float8 runs on WGMMA (the plan fell back to mma.sync: say why) */

@@ -43,6 +43,9 @@ def literal(v):
     name = getattr(v, "tlc_dtype", None)
     if name:
         return repr(name)
+    made = getattr(v, "tlc_literal", None)  # T.symbolic("n"): the kernel's runtime size
+    if isinstance(made, str):
+        return made
     mod = type(v).__module__
     if mod.startswith("torch") and type(v).__name__ == "dtype":  # torch.float16 -> "float16"
         return repr(str(v).split(".", 1)[1])

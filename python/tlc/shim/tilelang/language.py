@@ -13,6 +13,38 @@ def macro(func=None, **_):
 
 
 
+class _Size:
+    """T.dynamic("n") / T.symbolic("n") made in Python: a size left open.
+    Passed to a kernel factory, it is written into the --entry call as it
+    was made, and tlc makes it a runtime parameter of the kernel (taken from
+    the tensors' shapes when the kernel runs)."""
+
+    def __init__(self, maker, name, dtype):
+        self.name, self.dtype = name, dtype
+        self.tlc_literal = f"T.{maker}({name!r}, {dtype!r})"
+
+    def __repr__(self):
+        return self.tlc_literal
+
+
+def _sizes(maker, names, dtype="int32"):
+    dtype = str(dtype)
+    if "," in names:
+        parts = [p.strip() for p in names.split(",")]
+    else:
+        parts = names.split()
+    made = tuple(_Size(maker, p, dtype) for p in parts)
+    return made if len(made) > 1 else made[0]
+
+
+def dynamic(name, dtype="int32"):
+    return _sizes("dynamic", name, dtype)
+
+
+def symbolic(name, dtype="int32"):
+    return _sizes("symbolic", name, dtype)
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
