@@ -192,6 +192,7 @@ typedef struct fe_kernel {
 	int scratch[16];      /* the parameters T.alloc_global made (indices) */
 	int nscratch;
 	tlc_buffer *mbarriers; /* T.create_list_of_mbarrier's barriers (TileLang's barrier ids) */
+	fe_val *reduce_scope; /* the T.comm_reducer of the enclosing T.attr "reduce_scope" */
 	const tlc_buffer *reducers[16]; /* T.alloc_reducer's buffers */
 	int nreducers;
 	int nsafe, cap_safe;  /* the tensors T.annotate_safe_value gave a value */
@@ -537,6 +538,20 @@ bool fe_bind_args(fe *F, const char *fname, const char *const *names, int nnames
 bool fe_const_int(fe *F, fe_val *v, const char *what, tlc_loc loc, int64_t *out);
 bool fe_need_kernel(fe *F, const char *what, bool need_block, tlc_loc loc);
 const char *fe_hint(fe *F, const char *def);
+
+/* ---- frontend_allreduce.c ---- */
+/* Whether this call of T.<name> is one of TVM's cross-thread reduction
+ * (T.comm_reducer, its T.attr scope, T.tvm_thread_allreduce, T.evaluate). */
+bool fe_allreduce_has(const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+                      fe_val **kwv);
+fe_val *fe_call_allreduce(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+                          fe_val **kwv, tlc_loc loc);
+
+/* ---- frontend_intops.c ---- */
+/* Whether T.<name> is a named integer division (floordiv, truncmod, ...). */
+bool fe_intops_has(const char *name);
+fe_val *fe_call_intops(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+                       fe_val **kwv, tlc_loc loc);
 
 /* ---- frontend_misc.c ---- */
 /* Whether T.<name> is one fe_call_misc handles (dtype extremes, refused calls). */
