@@ -247,6 +247,8 @@ typedef struct fe {
 	size_t mem;       /* bytes of values and environments (fe_alloc) */
 	bool budget_hit;  /* a budget error was reported: stop at the next statement */
 	bool deep_reported; /* "values nest too deeply" was said once */
+	tlc_loc else_warned[8]; /* the kernel loops whose ignored 'else' was warned about */
+	int nelse_warned;
 	tlc_loc at;       /* the expression being evaluated: for errors of helpers without one */
 	fe_val *small_ints; /* the values of FE_SMALL_INT_MIN..FE_SMALL_INT_MAX, made once */
 	struct fe_depth_memo *depths; /* operator depth of the IR expressions made (fe_expr_depth_ok) */
