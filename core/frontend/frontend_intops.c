@@ -108,6 +108,17 @@ static bool dp4a_operand(fe *F, const char *what, fe_val *v, tlc_dtype t, int wi
 	return true;
 }
 
+/* i + k, folded when i is a constant */
+static const tlc_expr *plus(tlc_module *m, const tlc_expr *i, int k)
+{
+	int64_t c;
+	if (k == 0)
+		return i;
+	if (tlc_expr_as_int(i, &c))
+		return tlc_int(m, i->dtype, c + k);
+	return tlc_binary(m, TLC_EXPR_ADD, i, tlc_int(m, i->dtype, k));
+}
+
 static fe_val *dp4a(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
 {
 	static const char *const params[] = {"A", "B", "C"};
@@ -125,8 +136,8 @@ static fe_val *dp4a(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	const tlc_expr *sum = NULL;
 	const tlc_expr *a_last = ai[ab->ndim - 1], *b_last = bi[bb->ndim - 1];
 	for (int k = 0; k < 4; k++) {
-		ai[ab->ndim - 1] = k ? tlc_binary(m, TLC_EXPR_ADD, a_last, tlc_int(m, a_last->dtype, k)) : a_last;
-		bi[bb->ndim - 1] = k ? tlc_binary(m, TLC_EXPR_ADD, b_last, tlc_int(m, b_last->dtype, k)) : b_last;
+		ai[ab->ndim - 1] = plus(m, a_last, k);
+		bi[bb->ndim - 1] = plus(m, b_last, k);
 		const tlc_expr *p = tlc_binary(m, TLC_EXPR_MUL, tlc_cast(m, TLC_DT_INT32, tlc_load(m, ab, ab->ndim, ai)),
 					       tlc_cast(m, TLC_DT_INT32, tlc_load(m, bb, bb->ndim, bi)));
 		sum = sum ? tlc_binary(m, TLC_EXPR_ADD, sum, p) : p;
