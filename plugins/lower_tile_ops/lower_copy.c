@@ -248,6 +248,14 @@ tlc_stmt *lw_expand_fill(lw_state *st, const tlc_stmt *s, bool clear)
 	const tlc_expr *p = bounds_predicate(st, &dst, kd, vars, tile, di);
 	if (p)
 		body = tlc_if_new(st->m, s->loc, p, body, NULL);
+	if (dst.buf->scope == TLC_SCOPE_LOCAL || dst.buf->scope == TLC_SCOPE_VAR) {
+		/* every thread has its own copy and fills all of it (TileLang's fill
+		 * of a local buffer): serial loops, not a nest spread over threads */
+		for (int i = kd - 1; i >= 0; i--)
+			body = tlc_for_new(st->m, s->loc, vars[i], tlc_i32(st->m, 0), tlc_i32(st->m, tile[i]),
+			                   TLC_FOR_SERIAL, body);
+		return body;
+	}
 	tlc_stmt *nest = with_layout(call, parallel_nest(st, s->loc, kd, vars, tile, body));
 	/* a whole fragment is filled through its own layout: no data moves */
 	if (nest && !nest->u.loop.loop_layout && dst.buf->scope == TLC_SCOPE_FRAGMENT && dst.buf->layout &&
