@@ -54,6 +54,13 @@ bool tlc_target_has_stmatrix(const tlc_target_info *info)
 	return info && HAS_FIELD(info, stmatrix) && info->stmatrix;
 }
 
+int tlc_target_named_barriers(const tlc_target_info *info)
+{
+	if (!info || !(info->barriers & TLC_BARRIER_NAMED) || !HAS_FIELD(info, named_barriers))
+		return 0;
+	return info->named_barriers;
+}
+
 const tlc_target_device *tlc_target_device_of(const tlc_target_info *info)
 {
 	return info && HAS_FIELD(info, device) ? info->device : NULL;
@@ -532,6 +539,7 @@ void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc
 	tlc_buf_printf(out, "smem_per_sm = %lld\n", (long long)tlc_target_smem_per_sm(i));
 	tlc_buf_printf(out, "smem_block_reserved = %d\n", tlc_target_smem_block_reserved(i));
 	tlc_buf_printf(out, "stmatrix = %s\n", tlc_target_has_stmatrix(i) ? "yes" : "no");
+	tlc_buf_printf(out, "named_barriers = %d\n", tlc_target_named_barriers(i));
 	const tlc_target_device *d = tlc_target_device_of(i);
 	if (d) {
 		tlc_buf_printf(out, "device_platform = %s %s\n", d->platform, d->runtime_version);

@@ -221,6 +221,7 @@ const tlc_target_info cuda_sm80_info = {
 	.smem_per_sm = 164 * 1024,
 	.smem_block_reserved = 1024,
 	.device = &sm80_device,
+	.named_barriers = 16, /* PTX ISA, bar.sync: barrier ids 0..15 */
 };
 
 const tlc_target_info cuda_sm90_info = {
@@ -249,4 +250,5 @@ const tlc_target_info cuda_sm90_info = {
 	.smem_block_reserved = 1024,
 	.stmatrix = true, /* stmatrix.sync.aligned.m8n8 (PTX ISA: sm_90 and up) */
 	.device = &sm90_device,
+	.named_barriers = 16, /* PTX ISA, bar.sync: barrier ids 0..15 */
 };

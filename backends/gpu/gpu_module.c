@@ -8,6 +8,8 @@
  * (gpu_launcher.c). */
 #include <string.h>
 
+#include <tlc/walk.h>
+
 #include "gpu_printer.h"
 
 bool gpu_failed(const gpu_emitter *e)
@@ -126,6 +128,17 @@ static bool compute_threads(gpu_emitter *e, int64_t dims[3])
 }
 
 /* ---- the kernel ---- */
+
+/* The ids of the kernel's named barriers, T.sync_threads(id, count): bit id. */
+static tlc_walk_action note_user_barrier(void *p, const tlc_expr *x)
+{
+	int64_t id;
+	if (x->kind == TLC_EXPR_CALL && x->u.call.op == TLC_OP_SYNC_THREADS && x->u.call.nargs > 0 &&
+	    tlc_expr_as_int(x->u.call.args[0], &id) && id >= 0 && id < 32)
+		*(uint32_t *)p |= (uint32_t)1 << id;
+	return TLC_WALK_CONTINUE;
+}
+
 
 /* The definitions of the block and thread variables the body used, at
  * kernel entry: block variables from the rasterization when T.use_swizzle
@@ -418,6 +431,7 @@ static int emit_func(tlc_module *m, const gpu_target *t, int fi, tlc_buf *kernel
 	tlc_func_uniquify_names(m, f);
 	if (!check_params(&e) || !compute_threads(&e, tdims))
 		return tlc_error_count(e.ctx) - e.errors_before;
+	tlc_walk_func(&(tlc_visitor){.ctx = &e.user_bars, .expr_pre = note_user_barrier}, f);
 	e.dyn_smem = arena_bytes(f);
 	e.static_smem = int_attr(f, "tlc.smem_static");
 	/* the blocks per SM a pass sized the kernel's registers for */

@@ -223,8 +223,12 @@ struct gpu_emitter {
 	/* inside T.ws: its threads are [ws_lo, ws_lo + ws_n) (ws_n 0 outside),
 	 * and T.sync_threads() there is a named barrier of those threads */
 	int64_t ws_lo, ws_n;
-	int64_t named_bar[16][2]; /* (first thread, count) of named barrier 1 + i */
+	int64_t named_bar[16][2]; /* (first thread, count) of named barrier named_bar_id[i] */
 	int nnamed_bars;
+	/* the named barrier ids the kernel's own T.sync_threads(id, count) use
+	 * (bit i: id i), which the barriers of T.ws leave to them */
+	uint32_t user_bars;
+	int named_bar_id[16]; /* the id of named_bar[i] */
 	gpu_host_arg *host_args; /* the kernel's host-built arguments, gpu_add_host_arg */
 	int nhost_args, cap_host_args;
 };

@@ -168,30 +168,56 @@ static void emit_alloc(gpu_emitter *e, const tlc_stmt *s, int ind)
 
 /* T.sync_threads() inside T.ws: only the block's warpgroups run this code,
  * so they meet at a named barrier of their own (one id per thread range of
- * the kernel; T.ws blocks over the same threads share it). */
+ * the kernel; T.ws blocks over the same threads share it).  The ids count
+ * up from 1, past those the kernel's own named barriers use. */
 static void emit_ws_barrier(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	const gpu_vendor *v = e->target->vendor;
-	int id = 0;
-	while (id < e->nnamed_bars && (e->named_bar[id][0] != e->ws_lo || e->named_bar[id][1] != e->ws_n))
-		id++;
+	int i = 0;
+	while (i < e->nnamed_bars && (e->named_bar[i][0] != e->ws_lo || e->named_bar[i][1] != e->ws_n))
+		i++;
 	if (!v->named_barrier) {
 		tlc_error(e->ctx, s->loc, "target %s has no barriers for part of a block: T.ws blocks cannot "
 			  "synchronize shared memory", gpu_target_name(e));
 		return;
 	}
-	if (id + 1 >= v->named_barriers || id >= (int)(sizeof e->named_bar / sizeof e->named_bar[0])) {
+	int id = i > 0 ? e->named_bar_id[i - 1] + 1 : 1;
+	if (i < e->nnamed_bars)
+		id = e->named_bar_id[i];
+	while (id < v->named_barriers && id < 32 && (e->user_bars >> id & 1))
+		id++;
+	if (id >= v->named_barriers || i >= (int)(sizeof e->named_bar / sizeof e->named_bar[0])) {
 		tlc_error(e->ctx, s->loc, "barriers inside T.ws need one named barrier per thread range, and target %s "
-			  "has %d: use fewer distinct T.ws ranges with barriers", gpu_target_name(e), v->named_barriers - 1);
+			  "has %d (less those T.sync_threads(id, count) uses): use fewer distinct T.ws ranges with "
+			  "barriers", gpu_target_name(e), v->named_barriers - 1);
 		return;
 	}
-	if (id == e->nnamed_bars) {
-		e->named_bar[id][0] = e->ws_lo;
-		e->named_bar[id][1] = e->ws_n;
+	if (i == e->nnamed_bars) {
+		e->named_bar[i][0] = e->ws_lo;
+		e->named_bar[i][1] = e->ws_n;
+		e->named_bar_id[i] = id;
 		e->nnamed_bars++;
 	}
 	gpu_indent(e, ind);
-	tlc_buf_printf(e->out, v->named_barrier, id + 1, (long long)e->ws_n);
+	tlc_buf_printf(e->out, v->named_barrier, id, (long long)e->ws_n);
+	tlc_buf_puts(e->out, ";\n");
+}
+
+/* T.sync_threads(id[, count]): the kernel's own named barrier (sync-insert
+ * checked the id and the count against the target); count defaults to the
+ * block's threads. */
+static void emit_named_barrier(gpu_emitter *e, const tlc_stmt *s, int ind)
+{
+	const tlc_expr *c = s->u.eval.call;
+	int64_t id, count = e->threads;
+	if (!e->target->vendor->named_barrier || !tlc_expr_as_int(c->u.call.args[0], &id) ||
+	    (c->u.call.nargs > 1 && !tlc_expr_as_int(c->u.call.args[1], &count))) {
+		tlc_error(e->ctx, s->loc, "T.sync_threads(barrier_id, arrive_count) needs compile-time integers "
+			  "and a target with named barriers (%s)", gpu_target_name(e));
+		return;
+	}
+	gpu_indent(e, ind);
+	tlc_buf_printf(e->out, e->target->vendor->named_barrier, (int)id, (long long)count);
 	tlc_buf_puts(e->out, ";\n");
 }
 
@@ -257,6 +283,10 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 	}
 	switch (c->u.call.op) {
 	case TLC_OP_SYNC_THREADS:
+		if (c->u.call.nargs > 0) {
+			emit_named_barrier(e, s, ind);
+			return;
+		}
 		if (e->ws_n > 0 && e->ws_n < e->threads) {
 			emit_ws_barrier(e, s, ind);
 			return;

@@ -194,6 +194,7 @@ typedef struct fe_kernel {
 	int scratch[16];      /* the parameters T.alloc_global made (indices) */
 	int nscratch;
 	tlc_buffer *mbarriers; /* T.create_list_of_mbarrier's barriers (TileLang's barrier ids) */
+	fe_val *reduce_scope; /* the T.comm_reducer of the enclosing T.attr "reduce_scope" */
 	const tlc_buffer *reducers[16]; /* T.alloc_reducer's buffers */
 	int nreducers;
 	int nsafe, cap_safe;  /* the tensors T.annotate_safe_value gave a value */
@@ -249,6 +250,8 @@ typedef struct fe {
 	size_t mem;       /* bytes of values and environments (fe_alloc) */
 	bool budget_hit;  /* a budget error was reported: stop at the next statement */
 	bool deep_reported; /* "values nest too deeply" was said once */
+	tlc_loc else_warned[8]; /* the kernel loops whose ignored 'else' was warned about */
+	int nelse_warned;
 	tlc_loc at;       /* the expression being evaluated: for errors of helpers without one */
 	fe_val *small_ints; /* the values of FE_SMALL_INT_MIN..FE_SMALL_INT_MAX, made once */
 	struct fe_depth_memo *depths; /* operator depth of the IR expressions made (fe_expr_depth_ok) */
@@ -572,6 +575,20 @@ const char *fe_hint(fe *F, const char *def);
  * dtype_first: the dtype is the first parameter (tvm's order). */
 fe_val *fe_reinterpret(fe *F, const char *fname, bool dtype_first, int nargs, fe_val **args,
 		       int nkw, const char **kwn, fe_val **kwv, tlc_loc loc);
+
+/* ---- frontend_allreduce.c ---- */
+/* Whether this call of T.<name> is one of TVM's cross-thread reduction
+ * (T.comm_reducer, its T.attr scope, T.tvm_thread_allreduce, T.evaluate). */
+bool fe_allreduce_has(const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+                      fe_val **kwv);
+fe_val *fe_call_allreduce(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+                          fe_val **kwv, tlc_loc loc);
+
+/* ---- frontend_intops.c ---- */
+/* Whether T.<name> is a named integer division (floordiv, truncmod, ...). */
+bool fe_intops_has(const char *name);
+fe_val *fe_call_intops(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+                       fe_val **kwv, tlc_loc loc);
 
 /* ---- frontend_misc.c ---- */
 /* Whether T.<name> is one fe_call_misc handles (dtype extremes, refused calls). */

@@ -24,6 +24,12 @@ static const char *const hint_names[] = {
 	"reducer_update",
 	"create_list_of_mbarrier",
 	"get_mbarrier",
+	"ptx_arrive_barrier",
+	"ptx_arrive_barrier_expect_tx",
+	"ptx_cp_async_barrier",
+	"ptx_wait_barrier",
+	"ptx_init_barrier_thread_count",
+	"ptx_fence_barrier_init",
 };
 
 bool fe_hint_has(const char *name)
@@ -268,6 +274,47 @@ static fe_val *reducer_call(fe *F, const char *n, const char *fname, int nargs, 
 	return NULL;
 }
 
+/* TVM's PTX mbarrier intrinsics as TileLang re-exports them (the barrier a
+ * T.get_mbarrier(i), an integer id of T.create_list_of_mbarrier, or a
+ * T.alloc_barrier element): arrivals are the T.mbarrier_* ops; tlc
+ * initializes every barrier itself, from its arrive count. */
+static fe_val *ptx_barrier_call(fe *F, const char *n, const char *fname, int nargs, fe_val **args,
+				int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
+{
+	static const char *const names[] = {"barrier_id", "byte_count"};
+	fe_val *a[2];
+	if (!strcmp(n, "ptx_arrive_barrier") || !strcmp(n, "ptx_cp_async_barrier")) {
+		if (!fe_bind_args(F, fname, names, 1, 1, nargs, args, nkw, kwn, kwv, a, loc))
+			return NULL;
+		/* cp.async.mbarrier.arrive (without .noinc): the phase also waits
+		 * for the thread's cp.async copies, its own arrival still counts */
+		if (n[4] == 'c')
+			return fe_call_op(F, TLC_OP_CP_ASYNC_ARRIVE, "cp_async_arrive", 1, a, 0, NULL, NULL,
+					  loc);
+		return fe_call_op(F, TLC_OP_MBARRIER_ARRIVE, "mbarrier_arrive", 1, a, 0, NULL, NULL, loc);
+	}
+	if (!strcmp(n, "ptx_arrive_barrier_expect_tx")) {
+		if (!fe_bind_args(F, fname, names, 2, 2, nargs, args, nkw, kwn, kwv, a, loc))
+			return NULL;
+		return fe_call_op(F, TLC_OP_MBARRIER_ARRIVE_EXPECT_TX, "mbarrier_arrive_expect_tx", 2, a, 0,
+				  NULL, NULL, loc);
+	}
+	if (!strcmp(n, "ptx_wait_barrier")) {
+		tlc_error(F->ctx, loc,
+			  "%s is not supported: it waits without naming the phase; write "
+			  "T.mbarrier_wait_parity(barrier, parity) (parity: the phase's number "
+			  "modulo 2, e.g. the loop counter's)",
+			  fname);
+		return NULL;
+	}
+	tlc_error(F->ctx, loc,
+		  "%s is not supported: tlc initializes each mbarrier itself, once at kernel entry "
+		  "(with the fence and barrier that publish it); declare the barriers with their "
+		  "arrive counts, T.alloc_barrier([c0, c1, ...]) or T.create_list_of_mbarrier(c0, c1, ...)",
+		  fname);
+	return NULL;
+}
+
 fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, const char **kwn,
 		     fe_val **kwv, tlc_loc loc)
 {
@@ -364,6 +411,8 @@ fe_val *fe_call_hint(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 			return NULL;
 		return mbarrier_elem(F, a[0], loc);
 	}
+	if (!strncmp(n, "ptx_", 4))
+		return ptx_barrier_call(F, n, fname, nargs, args, nkw, kwn, kwv, loc);
 	return reducer_call(F, n, fname, nargs, args, nkw, kwn, kwv, loc);
 }
 

@@ -321,9 +321,20 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 {
 	if (!fe_need_kernel(F, "a kernel loop", true, s->loc))
 		return FL_ERROR;
-	if (s->norelse || s->lazy_orelse.line) {
-		tlc_error(F->ctx, s->loc, "unsupported Python construct in kernel: for ... else");
-		return FL_ERROR;
+	bool warned = false; /* a kernel body may be run more than once: one warning */
+	for (int i = 0; i < F->nelse_warned; i++)
+		warned = warned || (F->else_warned[i].line == s->loc.line && F->else_warned[i].col == s->loc.col &&
+		                    F->else_warned[i].file == s->loc.file);
+	if ((s->norelse || s->lazy_orelse.line) && !warned) {
+		if (F->nelse_warned < (int)TLC_ARRAY_LEN(F->else_warned))
+			F->else_warned[F->nelse_warned++] = s->loc;
+		/* TileLang's parsers (TVMScript's visit_for, the v2 builder's loop
+		 * rewrite) build the loop from its body alone: the else block of a
+		 * kernel loop never runs.  tlc does the same, and says so. */
+		tlc_warning(F->ctx, s->loc,
+		            "the 'else' block of this kernel loop is ignored, as TileLang ignores it (it "
+		            "never runs, whatever Python would do): move its statements after the loop to "
+		            "run them, or delete it");
 	}
 	int n = loop->u.loop->n;
 	py_node *t = s->a;

@@ -13,9 +13,16 @@
 
 /* Refused constructs: the name and what the message says after "T.<name>
  * is not supported yet". */
+#define RNG_WHY                                                                                    \
+	"(TileLang's per-thread curand Philox4x32-10 generator): tlc has no random-number state, "  \
+	"which the targets and tlc-sim would have to reproduce bit for bit; make the random numbers " \
+	"on the host (torch.randint, torch.rand) and pass them in a tensor"
 static const struct {
 	const char *name, *why;
 } refused[] = {
+	{"rng_init", RNG_WHY},
+	{"rng_rand", RNG_WHY},
+	{"rng_rand_float", RNG_WHY},
 	{"atomic_addx2",
 	 "(a vector atomic add of 2 elements); write T.atomic_add once per element, or "
 	 "the tile form T.atomic_add(dst_region, src_region), whose float32 runs become "

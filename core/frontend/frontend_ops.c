@@ -41,7 +41,7 @@ static const op_sig sigs[] = {
 	{"annotate_layout", {"layout_map"}, {0}, 0},
 	{"annotate_safe_value", {"safe_value_map"}, {0}, 0},
 	{"use_swizzle", {"panel_size", "order"}, {"enable"}, 1},
-	{"sync_threads", {0}, {0}, 0},
+	{"sync_threads", {"barrier_id", "arrive_count"}, {0}, 0},
 	{"sync_warp", {0}, {0}, 0},
 	{"barrier_arrive", {"barrier"}, {"cta_id"}, 0},
 	{"barrier_wait", {"barrier", "parity"}, {0}, 0},

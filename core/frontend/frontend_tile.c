@@ -15,7 +15,8 @@ static const char *const t_builtins[] = {
 	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
-	"make_tensor", "ptr", "handle", "import_source",
+	"make_tensor", "ptr", "handle", "import_source", "comm_reducer", "tvm_thread_allreduce",
+	"evaluate",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -25,7 +26,8 @@ bool fe_t_has(fe *F, const char *name)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
 			return true;
-	return fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || tlc_op_lookup(F->ctx, name) >= 0;
+	return fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
+	       tlc_op_lookup(F->ctx, name) >= 0;
 }
 
 fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
@@ -53,7 +55,8 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
 			return fe_builtin(F, fe_strdup(F, buf));
-	if (fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || tlc_op_lookup(F->ctx, name) >= 0)
+	if (fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
+	    tlc_op_lookup(F->ctx, name) >= 0)
 		return fe_builtin(F, fe_strdup(F, buf));
 	tlc_suggestion sg;
 	tlc_suggest_init(&sg, name);
@@ -944,6 +947,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		r->u.pf.factory = F->frame ? F->frame->name : NULL;
 		return r;
 	}
+	if (fe_allreduce_has(n, nargs, args, nkw, kwn, kwv))
+		return fe_call_allreduce(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Kernel") == 0)
 		return fe_kernel_frame(F, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_frame_builtin(n)) /* T.If/T.Then/T.Else, T.PersistentKernel (frontend_frames.c) */
@@ -990,6 +995,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_call_hint(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_misc_has(n))
 		return fe_call_misc(F, n, nargs, args, nkw, kwn, kwv, loc);
+	if (fe_intops_has(n))
+		return fe_call_intops(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "dynamic") == 0 || strcmp(n, "symbolic") == 0)
 		return t_dynamic(F, name, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "reshape") == 0) {

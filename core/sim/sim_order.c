@@ -368,10 +368,54 @@ int64_t sim_barrier_missing(sim *s, const sim_mask *m, int64_t *lo, int64_t *n, 
 	return -1;
 }
 
+/* T.sync_threads(id, count): named barrier id, where `count` threads (the
+ * block's when omitted) meet.  The threads that reach it together are the
+ * ones that meet: there must be exactly `count` of them (fewer would wait
+ * for ever, more would pass in groups the program did not mean); it orders
+ * what they did, not what the other threads did. */
+static void sync_named(sim *s, const tlc_stmt *st, const sim_mask *m)
+{
+	const tlc_expr *c = st->u.eval.call;
+	int64_t id = 0, count = s->nthreads;
+	if (!tlc_expr_as_int(c->u.call.args[0], &id) ||
+	    (c->u.call.nargs > 1 && !tlc_expr_as_int(c->u.call.args[1], &count))) {
+		sim_fail(s, st->loc, "T.sync_threads: the barrier id and the arrive count must be constants");
+		return;
+	}
+	if (m->n != count) {
+		char after[160];
+		sim_fail(s, st->loc,
+		         "barrier divergence: named barrier %lld expects %lld threads, %lld of the block's %lld reach "
+		         "it here (%s)",
+		         (long long)id, (long long)count, (long long)m->n, (long long)s->nthreads,
+		         sim_after(s, after, sizeof after));
+		return;
+	}
+	sim_clock *vc = tlc_xcalloc((size_t)s->nagents, sizeof(sim_clock));
+	sim_clock *fv = tlc_xcalloc((size_t)s->nagents, sizeof(sim_clock));
+	for (int64_t t = 0; t < s->nthreads; t++)
+		if (m->on[t])
+			sim_publish(s, sim_agent_thread(s, t), vc, fv);
+	for (int64_t t = 0; t < s->nthreads; t++) {
+		if (!m->on[t])
+			continue;
+		int64_t a = sim_agent_thread(s, t);
+		memcpy(sim_vc(s, a), vc, (size_t)s->nagents * sizeof(sim_clock));
+		memcpy(sim_fv(s, a), fv, (size_t)s->nagents * sizeof(sim_clock));
+		sim_vc_tick(s, a);
+	}
+	free(vc);
+	free(fv);
+}
+
 /* T.sync_threads: a barrier of the whole block, or inside a T.ws scope of
  * the scope's threads (the CUDA target's named barrier). */
 void sim_sync_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
+	if (st->kind == TLC_STMT_EVAL && st->u.eval.call->u.call.nargs > 0) {
+		sync_named(s, st, m);
+		return;
+	}
 	int64_t lo, n;
 	bool scope;
 	int64_t missing = sim_barrier_missing(s, m, &lo, &n, &scope);

@@ -266,6 +266,10 @@ static tlc_walk_action find_lowered(void *p, const tlc_expr *e)
 
 bool sim_is_thread_level(const tlc_func *f, const tlc_context *ctx)
 {
+	/* T.get_thread_binding variables have a value per thread only */
+	for (int d = 0; d < f->thread_ndim && d < 3; d++)
+		if (f->thread_vars[d])
+			return true;
 	lowered_scan c = {ctx, NULL, {0}, {0}};
 	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = note_stmt, .expr_pre = find_lowered}, f->body);
 	return c.call != NULL;

@@ -174,6 +174,10 @@ typedef struct tlc_target_info {
 	/* the reference device as the host runtime names it (NULL: unknown);
 	 * read it with tlc_target_device_of */
 	const tlc_target_device *device;
+	/* numbered barriers of part of a block (TLC_BARRIER_NAMED): ids
+	 * 0 .. named_barriers - 1, 0 being the whole block's; read it with
+	 * tlc_target_named_barriers */
+	int named_barriers;
 } tlc_target_info;
 
 /* info->sm_count, or 0 when the description has none. */
@@ -184,6 +188,9 @@ TLC_API int64_t tlc_target_smem_per_sm(const tlc_target_info *info);
 TLC_API int tlc_target_smem_block_reserved(const tlc_target_info *info);
 /* info->stmatrix; false when the description has none. */
 TLC_API bool tlc_target_has_stmatrix(const tlc_target_info *info);
+/* info->named_barriers; 0 when the description has none or the target
+ * has no TLC_BARRIER_NAMED. */
+TLC_API int tlc_target_named_barriers(const tlc_target_info *info);
 /* info->device, or NULL when the description has none. */
 TLC_API const tlc_target_device *tlc_target_device_of(const tlc_target_info *info);
 /* The shared memory each of `blocks` blocks resident on one

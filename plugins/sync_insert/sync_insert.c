@@ -110,6 +110,49 @@ static tlc_stmt *make_barrier(si_state *si, tlc_loc loc)
 	return tlc_eval_new(m, loc, tlc_call(m, TLC_OP_SYNC_THREADS, TLC_DT_VOID, 0, NULL, 0, NULL, NULL));
 }
 
+/* T.sync_threads(id[, count]) (a named barrier): true, after checking the
+ * id and the count against the target; false for the block's barrier. */
+static bool check_named_barrier(si_state *si, const tlc_stmt *s)
+{
+	const tlc_expr *c = s->kind == TLC_STMT_EVAL ? s->u.eval.call : NULL;
+	if (!c || c->kind != TLC_EXPR_CALL || c->u.call.op != TLC_OP_SYNC_THREADS || c->u.call.nargs == 0)
+		return false;
+	tlc_context *ctx = tlc_module_context(si->m);
+	const tlc_target_info *info = tlc_module_target_info(si->m);
+	const char *target = tlc_module_target_name(si->m);
+	int nbar = tlc_target_named_barriers(info);
+	int64_t id, count = -1;
+	if (!info)
+		return true;
+	if (nbar <= 0) {
+		tlc_error(ctx, s->loc,
+		          "T.sync_threads(barrier_id, arrive_count) is a named barrier, and target %s has none: "
+		          "write T.sync_threads() (the whole block's barrier)",
+		          target ? target : "?");
+		si->errors++;
+		return true;
+	}
+	if (!tlc_expr_as_int(c->u.call.args[0], &id) ||
+	    (c->u.call.nargs > 1 && !tlc_expr_as_int(c->u.call.args[1], &count))) {
+		tlc_error(ctx, s->loc, "T.sync_threads: the barrier id and the arrive count must be "
+		                       "compile-time integers");
+		si->errors++;
+		return true;
+	}
+	if (id < 0 || id >= nbar) {
+		tlc_error(ctx, s->loc, "T.sync_threads: barrier id %lld is out of range: target %s has named "
+		          "barriers 0 to %d", (long long)id, target, nbar - 1);
+		si->errors++;
+	}
+	if (c->u.call.nargs > 1 && (count <= 0 || count % info->lanes != 0 || count > info->max_threads)) {
+		tlc_error(ctx, s->loc, "T.sync_threads: arrive count %lld must be a positive multiple of the %d "
+		          "threads of a warp of target %s, at most %d", (long long)count, info->lanes, target,
+		          info->max_threads);
+		si->errors++;
+	}
+	return true;
+}
+
 /* The shared buffers an expression reads. */
 typedef struct shared_reads {
 	const tlc_buffer *b[8];
@@ -182,6 +225,12 @@ typedef struct si_region {
 	/* in a nest: the shared buffers each thread reads back only where it
 	 * wrote (lower-tile-ops lists them: `T.attr("parallel_nest", [X])`) */
 	si_set priv;
+	/* in an `if` (or loop) of some threads: what was pending when they
+	 * entered it.  A named barrier there (T.sync_threads(id, count)) meets
+	 * only those threads: it orders their accesses inside, not what the
+	 * other threads did before (the caller checked the region as a whole
+	 * against it), which stays pending after it */
+	si_access entry;
 } si_region;
 
 static void visit_body(si_state *si, tlc_stmt **slot, si_region rg);
@@ -192,13 +241,13 @@ static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 	if (s->u.loop.kind == TLC_FOR_PARALLEL || s->u.loop.kind == TLC_FOR_THREAD) {
 		/* not lowered: every iteration is another thread */
 		if (rg.where == SI_ANYWHERE)
-			inner = (si_region){SI_NEST, s, {{0}}};
+			inner = (si_region){SI_NEST, s, {{0}}, {{{0}}, {{0}}}};
 		visit_body(si, &s->u.loop.body, inner);
 		return;
 	}
 	if (rg.where == SI_ANYWHERE &&
 	    (!uniform_guard(si, s->u.loop.min, s->u.loop.body) || !uniform_guard(si, s->u.loop.extent, s->u.loop.body)))
-		inner = (si_region){SI_THREAD_IF, s, {{0}}}; /* threads run different trip counts */
+		inner = (si_region){SI_THREAD_IF, s, {{0}}, si->pending}; /* threads run different trip counts */
 	visit_body(si, &s->u.loop.body, inner);
 	if (inner.where == SI_NEST)
 		return; /* one thread's iterations of a nest: nothing carried between threads */
@@ -234,7 +283,7 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		si_region inner = rg;
 		if (rg.where == SI_ANYWHERE && (!uniform_guard(si, s->u.if_.cond, s->u.if_.then_s) ||
 		                                !uniform_guard(si, s->u.if_.cond, s->u.if_.else_s)))
-			inner = (si_region){SI_THREAD_IF, s, {{0}}};
+			inner = (si_region){SI_THREAD_IF, s, {{0}}, si->pending};
 		si_access before = si->pending;
 		visit_body(si, &s->u.if_.then_s, inner);
 		if (!s->u.if_.else_s)
@@ -260,7 +309,7 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		if (s->u.attr.key && strcmp(s->u.attr.key, "thread_private") == 0)
 			return;
 		if (rg.where == SI_ANYWHERE && s->u.attr.key && strcmp(s->u.attr.key, "parallel_nest") == 0) {
-			inner = (si_region){SI_NEST, s, {{0}}};
+			inner = (si_region){SI_NEST, s, {{0}}, {{{0}}, {{0}}}};
 			const tlc_expr *v = s->u.attr.value;
 			for (int i = 0; v && v->kind == TLC_EXPR_TUPLE && i < v->u.tuple.n; i++)
 				if (v->u.tuple.items[i]->kind == TLC_EXPR_BUF)
@@ -474,7 +523,8 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			continue;
 		}
 		if (si_is_barrier(item)) {
-			si->pending = (si_access){0};
+			bool partial = check_named_barrier(si, item);
+			si->pending = partial && rg.where == SI_THREAD_IF ? rg.entry : (si_access){0};
 			tlc_seq_append(si->m, out, item);
 			continue;
 		}
@@ -562,7 +612,7 @@ static int run_sync_insert(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	si->m = m;
 	si->f = f;
 	si->uniform = tlc_uniformity_new(m, f);
-	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL, {{0}}});
+	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL, {{0}}, {{{0}}, {{0}}}});
 	int errors = si->errors + si->too_many;
 	tlc_uniformity_free(si->uniform);
 	tlc_mem_free(si);
