@@ -56,6 +56,10 @@ static const op_sig sigs[] = {
 	{"block_idx", {"dim"}, {0}, 0},
 	{"block_rank_in_cluster", {0}, {0}, 0},
 	{"cluster_sync", {0}, {0}, 0},
+	{"ptx_commit_group", {0}, {0}, 0},
+	{"ptx_wait_group", {"num"}, {0}, 0},
+	{"cp_async_barrier_noinc", {"barrier"}, {0}, 0},
+	{"cp_async_arrive_noinc", {"barrier"}, {0}, 0},
 };
 
 static const op_sig *find_sig(const char *name)
