@@ -294,6 +294,12 @@ static bool parallel_kwargs(fe *F, fe_val *v, int nkw, const char **kwn, fe_val 
 		fe_val *x = kwv[k];
 		bool width = strcmp(kwn[k], "coalesced_width") == 0;
 		if (strcmp(kwn[k], "prefer_async") == 0) {
+			int64_t c;
+			if (x->kind == FV_EXPR && !tlc_expr_as_int(x->u.e, &c)) {
+				tlc_error(F->ctx, loc, "prefer_async of T.Parallel must be a compile-time bool, "
+				          "got '%s'", fe_show(F, x));
+				return false;
+			}
 			if (x->kind != FV_NONE && !fe_truthy(F, x, loc, &prefer))
 				return false;
 			continue;
