@@ -316,6 +316,7 @@ void cuda_emit_mbarrier(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_MBARRIER_ARRIVE:
 	case TLC_OP_BARRIER_ARRIVE: fn = "mbar_arrive", want = 1; break;
 	case TLC_OP_CP_ASYNC_ARRIVE: fn = "cp_async_mbar_arrive", want = 1; break;
+	case TLC_OP_CP_ASYNC_ARRIVE_NOINC: fn = "cp_async_mbar_arrive_noinc", want = 1; break;
 	case TLC_OP_MBARRIER_WAIT_PARITY:
 	case TLC_OP_BARRIER_WAIT: fn = "mbar_wait", what = "the parity", lo = INT64_MIN, hi = INT64_MAX; break;
 	case TLC_OP_MBARRIER_EXPECT_TX: fn = "mbar_expect_tx", what = "the byte count", hi = (1 << 20) - 1; break;

@@ -37,6 +37,7 @@ static bool cuda_emit_op(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_MBARRIER_ARRIVE:
 	case TLC_OP_BARRIER_ARRIVE:
 	case TLC_OP_CP_ASYNC_ARRIVE:
+	case TLC_OP_CP_ASYNC_ARRIVE_NOINC:
 	case TLC_OP_MBARRIER_WAIT_PARITY:
 	case TLC_OP_BARRIER_WAIT:
 	case TLC_OP_MBARRIER_EXPECT_TX:

@@ -80,6 +80,9 @@ typedef struct fe_loop {
 	int thread_dim;
 	const tlc_expr *loop_layout; /* T.Parallel: outermost loop only */
 	int64_t coalesced_width;
+	/* T.Parallel(prefer_async=True): its global->shared element copies may
+	 * be cp.async; FE_ASYNC_WAIT also commits and waits after the loop */
+	enum { FE_ASYNC_NONE, FE_ASYNC_WAIT, FE_ASYNC_NO_WAIT } async_mode;
 	/* T.Persistent(domain, wave_size, index): n = the domain's rank, extent
 	 * = its extents; the loop runs tiles index, index + wave, ... */
 	const tlc_expr *wave, *index;
@@ -151,6 +154,7 @@ struct fe_val {
 			const char *attr_key;  /* T.attr: the key and value */
 			const tlc_expr *attr_value;
 			int frame; /* FS_IF, FS_THEN, FS_ELSE (attr_value: T.If's condition) */
+			unsigned attr_flags; /* T.attr's TileLang forms: FE_ATTR_* */
 		} scope;
 	} u;
 };
@@ -591,6 +595,19 @@ fe_val *fe_call_intops(fe *F, const char *name, int nargs, fe_val **args, int nk
                        fe_val **kwv, tlc_loc loc);
 
 /* ---- frontend_misc.c ---- */
+/* T.attr(node, key, value) / T.attr({key: value}) (frontend_async.c): a
+ * TileLang attribute scope; ASYNC: copies may be cp.async; COMMIT: the
+ * body's copies are committed as one group at its end. */
+enum { FE_ATTR_SCOPE = 1, FE_ATTR_ASYNC = 2, FE_ATTR_COMMIT = 4 };
+/* Whether T.<name> is one of the hand-written async copy calls fe_call_async handles. */
+bool fe_async_has(const char *name);
+fe_val *fe_call_async(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+                      fe_val **kwv, tlc_loc loc);
+/* T.attr's scope value (tlc's ("key", value) form and TileLang's). */
+fe_val *fe_t_attr_scope(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                        tlc_loc loc);
+/* The statement a T.attr scope value makes of its body. */
+tlc_stmt *fe_attr_body(fe *F, const fe_val *v, tlc_stmt *body, tlc_loc loc);
 /* Whether T.<name> is one fe_call_misc handles (dtype extremes, refused calls). */
 bool fe_misc_has(const char *name);
 fe_val *fe_call_misc(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,

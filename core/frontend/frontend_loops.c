@@ -243,18 +243,74 @@ fe_val *fe_thread_binding_value(fe *F, fe_val *v, tlc_loc loc)
 	return fe_expr(F, tlc_var_ref(F->m, f->thread_vars[d]));
 }
 
-/* T.Parallel(coalesced_width=, loop_layout=): checked here, stored on the
- * outermost loop of the nest by fe_exec_kernel_for. */
+/* T.Parallel(annotations={...}): TileLang's loop annotations.  The ones it
+ * documents only steer how copies in the loop are made asynchronous; tlc
+ * makes them synchronous (see prefer_async), which satisfies every wait, so
+ * they are checked and dropped.  An unknown key is refused: it may carry a
+ * meaning tlc would silently lose. */
+static bool parallel_annotations(fe *F, fe_val *x, tlc_loc loc, bool *no_wait)
+{
+	static const char *const known[] = {
+		"parallel_prefer_async", "parallel_async_without_async_commit_wait",
+		"no_implicit_async_commit_wait",
+	};
+	if (x->kind != FV_DICT) {
+		tlc_error(F->ctx, loc, "annotations of T.Parallel must be a dict of string keys, got '%s'",
+		          fe_show(F, x));
+		return false;
+	}
+	for (int i = 0; i < x->u.dict.n; i++) {
+		fe_val *key = x->u.dict.keys[i];
+		bool ok = false;
+		for (size_t j = 0; key->kind == FV_STR && j < sizeof known / sizeof known[0]; j++)
+			ok = ok || strcmp(key->u.s, known[j]) == 0;
+		if (!ok) {
+			tlc_error(F->ctx, loc, "T.Parallel annotation '%s' is not supported; tlc knows %s, %s "
+			          "and %s (they steer asynchronous copies)", fe_show(F, key), known[0],
+			          known[1], known[2]);
+			return false;
+		}
+		bool on;
+		if (strcmp(key->u.s, known[1]) == 0 || strcmp(key->u.s, known[2]) == 0) {
+			if (!fe_truthy(F, x->u.dict.vals[i], loc, &on))
+				return false;
+			*no_wait = *no_wait || on;
+		}
+	}
+	return true;
+}
+
+/* T.Parallel(coalesced_width=, loop_layout=, prefer_async=, annotations=):
+ * checked here, stored on the outermost loop of the nest by
+ * fe_exec_kernel_for.  prefer_async=True: the loop's global->shared element
+ * copies become cp.async where the target and the copy allow (the
+ * "async_copy" scope lower-tile-ops knows from inject-pipeline), followed by
+ * a commit and a wait for all groups unless an annotation says the program
+ * commits and waits itself (T.ptx_commit_group / T.ptx_wait_group). */
 static bool parallel_kwargs(fe *F, fe_val *v, int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
 {
+	bool prefer = false, no_wait = false;
 	for (int k = 0; k < nkw; k++) {
 		fe_val *x = kwv[k];
 		bool width = strcmp(kwn[k], "coalesced_width") == 0;
+		if (strcmp(kwn[k], "prefer_async") == 0) {
+			int64_t c;
+			if (x->kind == FV_EXPR && !tlc_expr_as_int(x->u.e, &c)) {
+				tlc_error(F->ctx, loc, "prefer_async of T.Parallel must be a compile-time bool, "
+				          "got '%s'", fe_show(F, x));
+				return false;
+			}
+			if (x->kind != FV_NONE && !fe_truthy(F, x, loc, &prefer))
+				return false;
+			continue;
+		}
+		if (strcmp(kwn[k], "annotations") == 0) {
+			if (x->kind != FV_NONE && !parallel_annotations(F, x, loc, &no_wait))
+				return false;
+			continue;
+		}
 		if (!width && strcmp(kwn[k], "loop_layout") != 0) {
-			if (strcmp(kwn[k], "prefer_async") == 0)
-				tlc_error(F->ctx, loc, "keyword argument 'prefer_async' of T.Parallel is not supported yet");
-			else
-				tlc_error(F->ctx, loc, "unknown keyword argument '%s' for T.Parallel", kwn[k]);
+			tlc_error(F->ctx, loc, "unknown keyword argument '%s' for T.Parallel", kwn[k]);
 			return false;
 		}
 		if (x->kind == FV_NONE)
@@ -273,6 +329,9 @@ static bool parallel_kwargs(fe *F, fe_val *v, int nkw, const char **kwn, fe_val 
 			v->u.loop->loop_layout = x->u.e;
 		}
 	}
+	/* without prefer_async, the annotations alone ask for nothing */
+	if (prefer)
+		v->u.loop->async_mode = no_wait ? FE_ASYNC_NO_WAIT : FE_ASYNC_WAIT;
 	return true;
 }
 
@@ -386,7 +445,16 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 			tlc_seq_append(F->m, body, f);
 		}
 	}
+	if (loop->u.loop->async_mode != FE_ASYNC_NONE)
+		body = tlc_attr_new(F->m, s->loc, tlc_intern(F->m, "async_copy"), tlc_i32(F->m, 1), body);
 	fe_emit(F, body);
+	if (loop->u.loop->async_mode == FE_ASYNC_WAIT) {
+		const tlc_expr *none = tlc_i32(F->m, 0);
+		fe_emit(F, tlc_eval_new(F->m, s->loc,
+		                        tlc_call(F->m, TLC_OP_CP_ASYNC_COMMIT, TLC_DT_VOID, 0, NULL, 0, NULL, NULL)));
+		fe_emit(F, tlc_eval_new(F->m, s->loc,
+		                        tlc_call(F->m, TLC_OP_CP_ASYNC_WAIT, TLC_DT_VOID, 1, &none, 0, NULL, NULL)));
+	}
 	return FL_NORMAL;
 }
 
@@ -523,16 +591,15 @@ fe_flow fe_with_item(fe *F, fe_env *env, py_node *s, int k)
 		tlc_error(F->ctx, target->loc, "this 'with' scope binds no name");
 		return FL_ERROR;
 	}
-	if (!fe_need_kernel(F, v->u.scope.attr_key ? "T.attr" : "T.ws", true, s->loc))
+	if (!fe_need_kernel(F, v->u.scope.call ? "T.ws" : "T.attr", true, s->loc))
 		return FL_ERROR;
 	fe_flow fl;
 	tlc_stmt *body = fe_build_rest(F, env, s, k + 1, &fl);
 	if (!body)
 		return FL_ERROR;
-	if (v->u.scope.attr_key)
-		fe_emit(F, tlc_attr_new(F->m, s->loc, tlc_intern(F->m, v->u.scope.attr_key),
-		                        v->u.scope.attr_value, body));
-	else
+	if (v->u.scope.call)
 		fe_emit(F, tlc_scope_new(F->m, s->loc, v->u.scope.call, body));
+	else
+		fe_emit(F, fe_attr_body(F, v, body, s->loc));
 	return FL_NORMAL;
 }

@@ -57,6 +57,10 @@ static const op_sig sigs[] = {
 	{"block_rank_in_cluster", {0}, {0}, 0},
 	{"cluster_sync", {0}, {0}, 0},
 	{"sync_grid", {0}, {0}, 0},
+	{"ptx_commit_group", {0}, {0}, 0},
+	{"ptx_wait_group", {"num"}, {0}, 0},
+	{"cp_async_barrier_noinc", {"barrier"}, {0}, 0},
+	{"cp_async_arrive_noinc", {"barrier"}, {0}, 0},
 };
 
 static const op_sig *find_sig(const char *name)

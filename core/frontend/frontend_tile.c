@@ -27,6 +27,7 @@ bool fe_t_has(fe *F, const char *name)
 		if (strcmp(t_builtins[i], name) == 0)
 			return true;
 	return fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
+	       fe_async_has(name) ||
 	       tlc_op_lookup(F->ctx, name) >= 0;
 }
 
@@ -56,6 +57,7 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 		if (strcmp(t_builtins[i], name) == 0)
 			return fe_builtin(F, fe_strdup(F, buf));
 	if (fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
+	    fe_async_has(name) ||
 	    tlc_op_lookup(F->ctx, name) >= 0)
 		return fe_builtin(F, fe_strdup(F, buf));
 	tlc_suggestion sg;
@@ -997,6 +999,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_call_misc(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_intops_has(n))
 		return fe_call_intops(F, n, nargs, args, nkw, kwn, kwv, loc);
+	if (fe_async_has(n))
+		return fe_call_async(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "dynamic") == 0 || strcmp(n, "symbolic") == 0)
 		return t_dynamic(F, name, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "reshape") == 0) {
@@ -1058,16 +1062,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return thread_binding_var(F, nargs, args, loc);
 	if (strcmp(n, "func_attr") == 0)
 		return func_attr(F, nargs, args, loc);
-	if (strcmp(n, "attr") == 0) {
-		if (nargs != 2 || args[0]->kind != FV_STR) {
-			tlc_error(F->ctx, loc, "T.attr expects a string key and a value");
-			return NULL;
-		}
-		fe_val *v = fe_new(F, FV_SCOPEOP);
-		v->u.scope.attr_key = args[0]->u.s;
-		v->u.scope.attr_value = fe_to_expr(F, args[1], loc);
-		return v->u.scope.attr_value ? v : NULL;
-	}
+	if (strcmp(n, "attr") == 0)
+		return fe_t_attr_scope(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "const") == 0)
 		return t_const(F, nargs, args, true, loc);
 	if (strcmp(n, "empty") == 0)

@@ -434,6 +434,15 @@ void sim_mbarrier_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 			if (need_init(s, b, "T.cp_async_arrive on", st->loc))
 				sim_cp_async_land_all(s, st->loc);
 			break;
+		case TLC_OP_CP_ASYNC_ARRIVE_NOINC:
+			/* the arrival comes when the thread's copies land: land
+			 * them, then arrive (one of the expected arrivals) */
+			if (need_init(s, b, "T.cp_async_arrive_noinc on", st->loc)) {
+				sim_cp_async_land_all(s, st->loc);
+				if (!s->stop)
+					arrive(s, b, agent, st->loc);
+			}
+			break;
 		default:
 			sim_fail(s, st->loc, "T.%s is not an mbarrier operation", tlc_op_get(s->ctx, op)->name);
 			return;
@@ -450,7 +459,9 @@ void sim_mbarrier_tile(sim *s, const tlc_stmt *st)
 	sim_mbar *b = sim_mbar_at(s, c->u.call.args[0], st->loc);
 	if (!b)
 		return;
-	if (op == TLC_OP_BARRIER_ARRIVE || op == TLC_OP_MBARRIER_ARRIVE) {
+	if (op == TLC_OP_BARRIER_ARRIVE || op == TLC_OP_MBARRIER_ARRIVE ||
+	    op == TLC_OP_CP_ASYNC_ARRIVE_NOINC) {
+		/* (the tile level copies synchronously: a noinc arrival is an arrival) */
 		if (tlc_call_kw(c, "cta_id")) {
 			sim_fail(s, st->loc, "T.%s(..., cta_id=) (another block's barrier) is not modelled by the tile-level "
 			                     "simulator",

@@ -325,7 +325,8 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	case TLC_OP_MBARRIER_WAIT_PARITY:
 	case TLC_OP_MBARRIER_EXPECT_TX:
 	case TLC_OP_MBARRIER_ARRIVE_EXPECT_TX:
-	case TLC_OP_CP_ASYNC_ARRIVE: sim_mbarrier_stmt(s, st, m); return;
+	case TLC_OP_CP_ASYNC_ARRIVE:
+	case TLC_OP_CP_ASYNC_ARRIVE_NOINC: sim_mbarrier_stmt(s, st, m); return;
 	case TLC_OP_MMA_GEMM: sim_mma_gemm(s, st, m); return;
 	case TLC_OP_MMA_SYNC: sim_mma_sync(s, st, m); return;
 	case TLC_OP_WGMMA_ISSUE: sim_wgmma_issue(s, st, m); return;

@@ -560,7 +560,10 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	case TLC_OP_BARRIER_ARRIVE:
 	case TLC_OP_BARRIER_WAIT:
 	case TLC_OP_MBARRIER_ARRIVE:
-	case TLC_OP_MBARRIER_WAIT_PARITY: sim_mbarrier_tile(s, st); return;
+	case TLC_OP_MBARRIER_WAIT_PARITY:
+	case TLC_OP_CP_ASYNC_ARRIVE_NOINC: sim_mbarrier_tile(s, st); return;
+	case TLC_OP_CP_ASYNC_COMMIT:
+	case TLC_OP_CP_ASYNC_WAIT: return; /* the tile level copies synchronously: done already */
 	default:
 		sim_fail(s, st->loc, "T.%s is not modelled by the tile-level simulator", name);
 		return;

@@ -120,6 +120,13 @@ static tlc_stmt *lower_eval(tlc_rewriter *rw, tlc_stmt *s)
 	case TLC_OP_ATOMIC_MIN:
 		s->u.eval.call = outside(st, s, c);
 		return s; /* element forms only: the target emits them */
+	case TLC_OP_CP_ASYNC_COMMIT:
+	case TLC_OP_CP_ASYNC_WAIT:
+		/* the program's own groups (T.ptx_commit_group, prefer_async): on a
+		 * target without cp.async its copies were ordinary, done already */
+		if (st->target->async_copy & TLC_ASYNC_CP_ASYNC)
+			return s;
+		return tlc_seq_new(st->m, s->loc);
 	case TLC_OP_GEMM:
 	case TLC_OP_WGMMA_GEMM: {
 		tlc_stmt *g = lw_lower_gemm(st, s);
@@ -172,10 +179,12 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 	if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PARALLEL)
 		return lw_lower_nest(st, s);
 	if (s->kind == TLC_STMT_ATTR && strcmp(s->u.attr.key, "async_copy") == 0) {
-		/* inject-pipeline's asynchronous copies: their element copies become
-		 * T.cp_async (lower_vector.c); the marker has done its work */
+		/* inject-pipeline's asynchronous copies (and the program's own:
+		 * prefer_async, async_scope): their element copies become
+		 * T.cp_async (lower_vector.c) where the target has it, ordinary
+		 * ones otherwise; the marker has done its work */
 		bool saved = st->async_copy;
-		st->async_copy = true;
+		st->async_copy = (st->target->async_copy & TLC_ASYNC_CP_ASYNC) != 0;
 		tlc_stmt *body = tlc_stmt_rewrite(rw, s->u.attr.body);
 		st->async_copy = saved;
 		return body;
