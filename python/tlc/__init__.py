@@ -170,6 +170,14 @@ def _current_stream():
     return torch.cuda.current_stream().cuda_stream
 
 
+class _SourceModule:
+    def __init__(self, source):
+        self._source = source
+
+    def get_source(self, fmt=None):
+        return self._source
+
+
 class Kernel:
     """A built kernel: call it with torch tensors.
 
@@ -199,6 +207,12 @@ class Kernel:
 
     def get_kernel_source(self):
         return self.source
+
+    @property
+    def imported_modules(self):
+        """TileLang 0.1's `mod.imported_modules[0].get_source()` (the module
+        tilelang.lower returned): the generated source."""
+        return [_SourceModule(self.source)]
 
     def get_profiler(self, tensor_supply_type=None):
         from .profiler import Profiler

@@ -23,6 +23,9 @@ def main(argv):
     sys.path.insert(0, shim)
     sys.path.insert(1, os.path.dirname(os.path.abspath(program)))
     sys.argv = [program] + argv[2:]
+    # TileLang's environment has tvm importable before tilelang is imported
+    # (`from tvm import DataType` first): the shim's stand-ins serve it
+    import tilelang  # noqa: F401
     run_program(os.path.abspath(program))
     return 0
 

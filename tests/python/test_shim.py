@@ -316,6 +316,40 @@ try:
 except RuntimeError as e:
     check("a recorded function called with a tensor runs without formatting it", False, str(e))
 
+# 12. TileLang 0.1's module-level style: tvm imported before tilelang, a
+# factory under tilelang.transform's simplify_prim_func, tilelang.lower's
+# module and its imported_modules[0].get_source()
+OLD_STYLE = textwrap.dedent('''
+    from tvm import DataType
+    import tilelang as TL
+    import tilelang.language as T
+    from tilelang.transform import simplify_prim_func
+
+
+    @simplify_prim_func
+    def scale(n, dtype):
+        @T.prim_func
+        def main(A: T.Buffer((n,), dtype), B: T.Buffer((n,), dtype)):
+            with T.Kernel(T.ceildiv(n, 128), threads=128) as bx:
+                for i in T.Parallel(128):
+                    B[bx * 128 + i] = A[bx * 128 + i] * 2.0
+
+        return main
+
+
+    mod, params = TL.lower(scale(256, "float16"))
+    src = mod.imported_modules[0].get_source()
+    print("old style", "__global__" in src, [p.name for p in params])
+''')
+old_style = os.path.join(work, "old_style.py")
+with open(old_style, "w") as f:
+    f.write(OLD_STYLE)
+r = subprocess.run([sys.executable, "-m", "tlc", "run", old_style], capture_output=True, text=True,
+                   env=dict(os.environ, PYTHONPATH=os.path.join(SRC, "python")))
+out = r.stdout + r.stderr
+check("tvm before tilelang, simplify_prim_func, tilelang.lower's imported_modules[0].get_source()",
+      "old style True ['A', 'B']" in out, out)
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

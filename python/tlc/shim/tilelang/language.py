@@ -26,6 +26,15 @@ class _Size:
     def __repr__(self):
         return self.tlc_literal
 
+    def _expr(self, *_):
+        """an expression of the size (`(m * 2, 64)` in an annotation): only
+        tlc, compiling the file, computes it"""
+        return _Inert(self.name)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _expr
+    __floordiv__ = __rfloordiv__ = __truediv__ = __rtruediv__ = __mod__ = __rmod__ = _expr
+    __pow__ = __neg__ = __lshift__ = __rshift__ = _expr
+
 
 def _sizes(maker, names, dtype="int32"):
     dtype = str(dtype)
