@@ -149,7 +149,10 @@ def build(path, entry=None, target=None, out_idx=None, defines=None, tlc_args=()
 _TORCH_DTYPES = {"float16": "float16", "bfloat16": "bfloat16", "float32": "float32", "float64": "float64",
                  "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
                  "bool": "bool", "float8_e4m3": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
-                 "float8_e4m3fnuz": "float8_e4m3fnuz", "float8_e5m2fnuz": "float8_e5m2fnuz"}
+                 "float8_e4m3fnuz": "float8_e4m3fnuz", "float8_e5m2fnuz": "float8_e5m2fnuz",
+                 "float": "float32",
+                 # the names TileLang 0.1 and BitBLAS programs use
+                 "e4m3_float8": "float8_e4m3fn", "e5m2_float8": "float8_e5m2"}
 _SCALAR_CTYPES = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32, "int64": ctypes.c_int64,
                   "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32,
                   "uint64": ctypes.c_uint64, "bool": ctypes.c_bool, "float32": ctypes.c_float,
@@ -236,6 +239,27 @@ class Kernel:
         f.argtypes = [ctypes.c_int]
         return f(code).decode()
 
+    def _check_tensors(self, params, values):
+        """The kernel reads each tensor as its parameter's dtype and static
+        shape: another dtype or extent would be read wrong (an int64 tensor
+        as int32) or out of bounds, so it is refused, as TileLang's adapter
+        does."""
+        torch = None
+        for p in params:
+            v = values[p.name]
+            if not (hasattr(v, "dtype") and hasattr(v, "shape")):
+                continue
+            torch = torch or _torch()
+            want = self._torch_dtype(torch, p)
+            if v.dtype != want:
+                raise TypeError(f"{self.name}: tensor '{p.name}' is {p.dtype} in the kernel, "
+                                f"got a tensor of {v.dtype}")
+            shape = tuple(v.shape)
+            fixed = [e for e in p.shape]
+            if len(shape) != len(fixed) or any(e.isdigit() and int(e) != n for e, n in zip(fixed, shape)):
+                raise TypeError(f"{self.name}: tensor '{p.name}' has shape ({', '.join(fixed)}) in the "
+                                f"kernel, got {list(shape)}")
+
     def _torch_dtype(self, torch, p):
         return getattr(torch, _TORCH_DTYPES.get(p.dtype, p.dtype))
 
@@ -250,6 +274,7 @@ class Kernel:
             raise TypeError(f"{self.name} expects {len(inputs)} input tensors "
                             f"({', '.join(p.name for p in inputs)}), got {len(args)}")
         values = dict(zip((p.name for p in tensor_params), args))
+        self._check_tensors(tensor_params, values)
         extra = list(args[len(tensor_params):])
         sizes = {}
         for p in tensor_params:  # runtime sizes from the shapes of the tensors given

@@ -17,7 +17,7 @@ class dtype:
         return f"torch.{self.name}"
 
 
-for _n in ("float16", "bfloat16", "float32", "float64"):
+for _n in ("float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2"):
     globals()[_n] = dtype(_n, True)
 for _n in ("int8", "int16", "int32", "int64", "uint8", "bool"):
     globals()[_n] = dtype(_n, False)

@@ -124,6 +124,24 @@ check("the launcher gets A, B, C and the stream", seen == [(a.data_ptr(), b.data
 c2 = fake_torch.empty((1024,), fake_torch.float16)
 check("with every tensor given, nothing is allocated", k(a, b, c2) is None and seen[-1][2] == c2.data_ptr())
 
+# 2b. a tensor of another dtype or static shape than its parameter is refused
+# before the launch (an int64 tensor read as int32 gives garbage, a smaller
+# one is read out of bounds); TileLang 0.1's Profiler(mod, ...) runs the kernel
+launched_before = len(seen)
+for name, bad in [("dtype", fake_torch.empty((1024,), fake_torch.int64)),
+                  ("shape", fake_torch.empty((512,), fake_torch.float16))]:
+    try:
+        k(a, bad)
+        check(f"a tensor of another {name} is refused", False, "no error")
+    except TypeError as e:
+        check(f"a tensor of another {name} is refused", "'B'" in str(e) and len(seen) == launched_before, str(e))
+prof = tilelang.Profiler(k, None, [2], tilelang.TensorSupplyType.Integer)
+check("TileLang 0.1's Profiler object runs the kernel", prof(a, b, c2) is None and seen[-1][2] == c2.data_ptr())
+from tilelang.utils.tensor import map_torch_type  # noqa: E402
+check("map_torch_type knows TileLang 0.1's float8 names",
+      map_torch_type("e4m3_float8") is fake_torch.float8_e4m3fn and
+      map_torch_type("e5m2_float8") is fake_torch.float8_e5m2)
+
 # 3. a runtime size comes from a tensor's shape; an output's shape is computed from it
 d = tilelang.compile(P.scaled(32), out_idx=[1])
 check("tilelang.compile builds a factory's prim_func", d.name == "scaled" and
