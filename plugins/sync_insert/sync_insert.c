@@ -326,22 +326,12 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		 * block as a whole against it, and adds the block's accesses). */
 		si_access outer = si->pending;
 		si->pending = (si_access){0};
-		si->ws_depth++;
 		visit_body(si, &s->u.scope.body, rg);
-		si->ws_depth--;
 		si->pending = outer;
 		return;
 	}
 	default: return;
 	}
-}
-
-static bool from_if(const si_state *si, const tlc_stmt *scope)
-{
-	for (int i = 0; i < si->nsplit; i++)
-		if (si->split[i] == scope)
-			return true;
-	return false;
 }
 
 /* A group of n >= 2 T.ws scopes (tlc_ws_group_len), appended to out: one
@@ -384,17 +374,6 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 			const tlc_buffer *shared = si_hazard(si, &earlier, &later);
 			if (!shared)
 				continue;
-			if (from_if(si, items[k])) {
-				tlc_error(tlc_module_context(si->m), items[e]->loc,
-				          "the two branches of this 'if' on the thread index run at the same time on "
-				          "different warpgroups, both use shared buffer '%s', and neither waits on an "
-				          "mbarrier: order them with T.barrier_arrive / T.barrier_wait, or move the accesses "
-				          "out of the 'if'",
-				          shared->name);
-				si->errors++;
-				reported = true;
-				continue;
-			}
 			tlc_error(tlc_module_context(si->m), items[k]->loc,
 			          "shared buffer '%s' is used by this T.ws scope and by the one at %u:%u, which runs at the "
 			          "same time on other warpgroups, and no scope of the two waits on an mbarrier: order them "
@@ -410,93 +389,13 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 		for (int e = 0; e < k; e++)
 			if (tlc_ws_same_warpgroups(items[e], items[k]))
 				si_stmt_access(si, items[e], &si->pending);
-		si->ws_depth++;
 		visit_body(si, &items[k]->u.scope.body, rg);
-		si->ws_depth--;
 		si_async_writes(si, items[k], &si->in_flight);
 		tlc_seq_append(si->m, out, items[k]);
 	}
 	si->pending = outer;
 	si_set_union(&si->pending.r, &all.r);
 	si_set_union(&si->pending.w, &all.w);
-}
-
-/* The warpgroups [*lo, *hi) that run the branch of `if cond` taken when
- * cond is `taken`: cond compares the thread index with a constant that
- * splits the block between warpgroups (tx < 128, tx >= 256, 128 > tx, ...). */
-static bool thread_split(const si_state *si, const tlc_expr *cond, bool taken, int64_t *lo,
-                         int64_t *hi)
-{
-	const tlc_target_info *info = tlc_module_target_info(si->m);
-	const tlc_func *f = si->f;
-	int64_t threads, c, x;
-	if (!info || info->warpgroup <= 0 || !f->thread_vars[0] ||
-	    !tlc_expr_as_int(f->threads[0], &threads))
-		return false;
-	for (int d = 1; d < f->thread_ndim; d++)
-		if (!tlc_expr_as_int(f->threads[d], &x) || x != 1)
-			return false;
-	tlc_expr_kind k = cond->kind;
-	const tlc_expr *a = cond->u.op.a, *b = cond->u.op.b;
-	if (k != TLC_EXPR_LT && k != TLC_EXPR_LE && k != TLC_EXPR_GT && k != TLC_EXPR_GE)
-		return false;
-	if (b->kind == TLC_EXPR_VAR) { /* C < tx is tx > C */
-		const tlc_expr *t = a;
-		a = b;
-		b = t;
-		k = k == TLC_EXPR_LT   ? TLC_EXPR_GT
-		    : k == TLC_EXPR_LE ? TLC_EXPR_GE
-		    : k == TLC_EXPR_GT ? TLC_EXPR_LT
-		                       : TLC_EXPR_LE;
-	}
-	if (a->kind != TLC_EXPR_VAR || a->u.var != f->thread_vars[0] || !tlc_expr_as_int(b, &c))
-		return false;
-	/* the first thread of the upper part */
-	int64_t split = k == TLC_EXPR_LT || k == TLC_EXPR_GE ? c : c + 1;
-	bool low = k == TLC_EXPR_LT || k == TLC_EXPR_LE; /* cond holds below split */
-	if (split <= 0 || split >= threads || split % info->warpgroup || threads % info->warpgroup)
-		return false;
-	bool lower_part = low == taken;
-	*lo = lower_part ? 0 : split / info->warpgroup;
-	*hi = lower_part ? split / info->warpgroup : threads / info->warpgroup;
-	return true;
-}
-
-static tlc_stmt *ws_scope(si_state *si, tlc_loc loc, int64_t lo, int64_t hi, tlc_stmt *body)
-{
-	const tlc_expr *g[8];
-	int n = 0;
-	for (int64_t w = lo; w < hi && n < 8; w++)
-		g[n++] = tlc_i32(si->m, w);
-	return tlc_scope_new(si->m, loc, tlc_call(si->m, TLC_OP_WS, TLC_DT_VOID, n, g, 0, NULL, NULL), body);
-}
-
-/* `if tx < C: A else: B` with C a warpgroup boundary is what T.ws(...) A,
- * T.ws(...) B says: the warpgroups below C run A while the others run B, at
- * the same time (the user's producer / consumer split, ordered by the
- * user's mbarriers).  As T.ws scopes, a barrier inside one is a named
- * barrier of its warpgroups, which the threads that run it all reach;
- * inside the `if` no barrier could go.  The items of seq are rewritten. */
-static void thread_ifs_as_ws(si_state *si, tlc_stmt *seq)
-{
-	int64_t lo, hi, elo, ehi;
-	for (int i = 0; i < seq->u.seq.n; i++) {
-		tlc_stmt *s = seq->u.seq.items[i];
-		if (s->kind != TLC_STMT_IF || !thread_split(si, s->u.if_.cond, true, &lo, &hi) ||
-		    !thread_split(si, s->u.if_.cond, false, &elo, &ehi) || hi - lo > 8 || ehi - elo > 8)
-			continue;
-		tlc_stmt *then_s = ws_scope(si, s->loc, lo, hi, s->u.if_.then_s);
-		seq->u.seq.items[i] = then_s;
-		if (!s->u.if_.else_s)
-			continue;
-		tlc_seq_append(si->m, seq, then_s); /* grows the array; then make room at i + 1 */
-		for (int k = seq->u.seq.n - 1; k > i + 1; k--)
-			seq->u.seq.items[k] = seq->u.seq.items[k - 1];
-		seq->u.seq.items[i + 1] = ws_scope(si, s->u.if_.else_s->loc, elo, ehi, s->u.if_.else_s);
-		if (si->nsplit < (int)(sizeof si->split / sizeof si->split[0]))
-			si->split[si->nsplit++] = seq->u.seq.items[i + 1];
-		i++;
-	}
 }
 
 /* Walk a block (or a single statement standing for one), inserting
@@ -508,8 +407,6 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 	if (!s)
 		return;
 	bool seq = s->kind == TLC_STMT_SEQ;
-	if (seq && rg.where == SI_ANYWHERE && !si->ws_depth)
-		thread_ifs_as_ws(si, s);
 	int n = seq ? s->u.seq.n : 1;
 	tlc_stmt **items = seq ? s->u.seq.items : slot;
 	tlc_stmt *out = tlc_seq_new(si->m, s->loc);

@@ -52,11 +52,6 @@ typedef struct si_state {
 	/* which values are the same in every thread (the conditions a barrier
 	 * may go under) */
 	struct tlc_uniformity *uniform;
-	int ws_depth; /* inside a T.ws scope: its threads are a part already */
-	/* the T.ws scopes made of an `if` on the thread index (thread_ifs_as_ws),
-	 * for the messages, which name the `if` the user wrote */
-	const tlc_stmt *split[16];
-	int nsplit;
 	int errors;
 } si_state;
 
