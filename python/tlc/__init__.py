@@ -16,6 +16,7 @@ PATH.  torch is needed only to call a kernel, not to build one.
 """
 import ctypes
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -212,6 +213,12 @@ class Kernel:
         return self.source
 
     @property
+    def result_idx(self):
+        """TileLang's JITKernel.result_idx: the indices of the outputs among
+        the tensor parameters."""
+        return [i for i, p in enumerate([p for p in self.params if p.tensor and not p.scratch]) if p.out]
+
+    @property
     def imported_modules(self):
         """TileLang 0.1's `mod.imported_modules[0].get_source()` (the module
         tilelang.lower returned): the generated source."""
@@ -254,9 +261,18 @@ class Kernel:
             if v.dtype != want:
                 raise TypeError(f"{self.name}: tensor '{p.name}' is {p.dtype} in the kernel, "
                                 f"got a tensor of {v.dtype}")
-            shape = tuple(v.shape)
-            fixed = [e for e in p.shape]
-            if len(shape) != len(fixed) or any(e.isdigit() and int(e) != n for e, n in zip(fixed, shape)):
+            # extent by extent; a kernel that reads a tensor through a layout
+            # (T.annotate_layout of a global tensor) takes it flat: then the
+            # element count
+            shape, fixed = tuple(v.shape), list(p.shape)
+            if len(shape) == len(fixed):
+                bad = any(e.isdigit() and int(e) != n for e, n in zip(fixed, shape))
+            else:
+                numel = 1
+                for n in shape:
+                    numel *= int(n)
+                bad = all(e.isdigit() for e in fixed) and math.prod(int(e) for e in fixed) != numel
+            if bad:
                 raise TypeError(f"{self.name}: tensor '{p.name}' has shape ({', '.join(fixed)}) in the "
                                 f"kernel, got {list(shape)}")
 

@@ -36,6 +36,10 @@ class Profiler:
         self.kernel = kernel
         self.supply_type = tensor_supply_type  # None: tlc's own inputs (randn, small integers)
 
+    def __call__(self, *args, **kwargs):
+        """TileLang's profiler(*tensors) runs its kernel."""
+        return self.kernel(*args, **kwargs)
+
     def _inputs(self, sizes=None):
         from . import _torch
         torch = _torch()

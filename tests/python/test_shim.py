@@ -129,12 +129,17 @@ check("with every tensor given, nothing is allocated", k(a, b, c2) is None and s
 # one is read out of bounds); TileLang 0.1's Profiler(mod, ...) runs the kernel
 launched_before = len(seen)
 for name, bad in [("dtype", fake_torch.empty((1024,), fake_torch.int64)),
-                  ("shape", fake_torch.empty((512,), fake_torch.float16))]:
+                  ("shape", fake_torch.empty((512,), fake_torch.float16)),
+                  ("element count", fake_torch.empty((16, 32), fake_torch.float16))]:
     try:
         k(a, bad)
         check(f"a tensor of another {name} is refused", False, "no error")
     except TypeError as e:
         check(f"a tensor of another {name} is refused", "'B'" in str(e) and len(seen) == launched_before, str(e))
+k(a, fake_torch.empty((32, 32), fake_torch.float16))
+check("a tensor of the parameter's element count in another shape is passed (a kernel that takes a "
+      "tensor flat)", len(seen) == launched_before + 1)
+check("result_idx lists the outputs among the tensors", k.result_idx == [2], k.result_idx)
 prof = tilelang.Profiler(k, None, [2], tilelang.TensorSupplyType.Integer)
 check("TileLang 0.1's Profiler object runs the kernel", prof(a, b, c2) is None and seen[-1][2] == c2.data_ptr())
 from tilelang.utils.tensor import map_torch_type  # noqa: E402

@@ -14,10 +14,6 @@ class Profiler(_Profiler):
     def func(self):
         return self.kernel
 
-    def __call__(self, *args, **kwargs):
-        """TileLang 0.1: the profiler of tilelang.lower's module runs it."""
-        return self.kernel(*args, **kwargs)
-
 
 def do_bench(fn, warmup=25, rep=100, _n_warmup=0, _n_repeat=0, quantiles=None, return_mode="mean", **_):
     """Time fn() in milliseconds: the median of the timed runs after warm-up
