@@ -581,6 +581,9 @@ fe_val *fe_reinterpret(fe *F, const char *fname, bool dtype_first, int nargs, fe
 		       int nkw, const char **kwn, fe_val **kwv, tlc_loc loc);
 
 /* ---- frontend_allreduce.c ---- */
+/* The host value of T.reinterpret(x, dtype="handle"): TVM's null handle,
+ * which only a reduce_scope attribute takes. */
+#define FE_NULL_HANDLE "T.reinterpret(handle)"
 /* Whether this call of T.<name> is one of TVM's cross-thread reduction
  * (T.comm_reducer, its T.attr scope, T.tvm_thread_allreduce, T.evaluate). */
 bool fe_allreduce_has(const char *name, int nargs, fe_val **args, int nkw, const char **kwn,

@@ -242,7 +242,7 @@ fe_val *fe_call_allreduce(fe *F, const char *n, int nargs, fe_val **args, int nk
 		return reduce_scope(F, args, loc);
 	if (!strcmp(n, "reinterpret")) {
 		fe_val *v = fe_new(F, FV_HOST);
-		v->u.s = "T.reinterpret(handle)";
+		v->u.s = FE_NULL_HANDLE;
 		return v;
 	}
 	if (!strcmp(n, "evaluate")) {

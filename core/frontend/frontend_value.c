@@ -493,6 +493,12 @@ void fe_err_not_kernel(fe *F, fe_val *v, tlc_loc loc)
 		return;
 	switch (v->kind) {
 	case FV_HOST: {
+		if (strcmp(v->u.s, FE_NULL_HANDLE) == 0) {
+			/* TVM's null handle, made for a reduce_scope attribute, used anywhere else */
+			tlc_error(F->ctx, loc, "T.reinterpret to \"handle\" (a pointer made from an integer) is "
+			          "not supported: tlc's kernels have no pointer values");
+			break;
+		}
 		/* name the module: "torch" of "torch.float16" */
 		char mod[128];
 		snprintf(mod, sizeof mod, "%s", v->u.s);

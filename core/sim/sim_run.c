@@ -264,15 +264,42 @@ static tlc_walk_action find_lowered(void *p, const tlc_expr *e)
 	return TLC_WALK_CONTINUE;
 }
 
+typedef struct tile_scan {
+	const tlc_context *ctx;
+	bool found;
+} tile_scan;
+
+static tlc_walk_action tile_stmt(void *p, const tlc_stmt *st)
+{
+	tile_scan *c = p;
+	c->found |= st->kind == TLC_STMT_FOR && st->u.loop.kind == TLC_FOR_PARALLEL;
+	return c->found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
+static tlc_walk_action tile_call(void *p, const tlc_expr *e)
+{
+	tile_scan *c = p;
+	c->found |= e->kind == TLC_EXPR_CALL && (tlc_op_get(c->ctx, e->u.call.op)->flags & TLC_OPF_TILE);
+	return c->found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
 bool sim_is_thread_level(const tlc_func *f, const tlc_context *ctx)
 {
-	/* T.get_thread_binding variables have a value per thread only */
-	for (int d = 0; d < f->thread_ndim && d < 3; d++)
-		if (f->thread_vars[d])
-			return true;
 	lowered_scan c = {ctx, NULL, {0}, {0}};
 	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = note_stmt, .expr_pre = find_lowered}, f->body);
-	return c.call != NULL;
+	if (c.call)
+		return true;
+	/* T.get_thread_binding variables have a value per thread only: a kernel
+	 * that uses them and has no tile op (nothing for the tile level to
+	 * spread over threads) runs at the thread level */
+	bool bound = false;
+	for (int d = 0; d < f->thread_ndim && d < 3; d++)
+		bound |= f->thread_vars[d] != NULL;
+	if (!bound)
+		return false;
+	tile_scan t = {ctx, false};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &t, .stmt_pre = tile_stmt, .expr_pre = tile_call}, f->body);
+	return !t.found;
 }
 
 /* The threads of the block, for the thread level. */
