@@ -430,8 +430,9 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 	for (int k = 0; k < nkw; k++)
 		canon[k] = canonical_kw(sig, kw_names[k]);
 	kw_names = canon;
-	/* slots: positional args, then keywords naming a positional parameter */
-	int cap = nargs + nkw + 1;
+	/* slots: positional args, then keywords naming a positional parameter;
+	 * every positional parameter has one (read up to npos below) */
+	int cap = nargs + nkw + npos + 1;
 	fe_val **slot = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
 	const char **kn = fe_alloc(F, sizeof(char *) * (size_t)cap);
 	fe_val **kv = fe_alloc(F, sizeof(fe_val *) * (size_t)cap);
