@@ -199,15 +199,36 @@ class Kernel:
         self._launch = None  # the ctypes launcher (tests may put a Python function here)
 
     def mark_outputs(self, out_idx):
-        """Mark the tensor parameters out_idx (an index or a list; negative
-        from the end) as outputs, which a call allocates and returns."""
+        """Mark the parameters out_idx (an index or a list; negative from the
+        end) as outputs, which a call allocates and returns.  As in TileLang,
+        the indices count the prim_func's parameters, scalars included, but
+        not the runtime sizes that tensor shapes give (T.dynamic)."""
         if out_idx is None:
             return
-        tensors = [p for p in self.params if p.tensor]
+        declared = self._declared()
         for i in [out_idx] if isinstance(out_idx, int) else list(out_idx):
-            if not -len(tensors) <= i < len(tensors):
-                raise TlcError(f"out_idx {i} is not a tensor parameter of {self.name} ({len(tensors)} tensors)")
-            tensors[i].out = True
+            if not -len(declared) <= i < len(declared):
+                raise TlcError(f"out_idx {i} is not a parameter of {self.name} ({len(declared)} parameters)")
+            if not declared[i].tensor:
+                raise TlcError(f"out_idx {i} is the scalar parameter '{declared[i].name}' of {self.name}: "
+                               "only a tensor can be an output")
+            declared[i].out = True
+
+    def _shape_sizes(self):
+        """The scalars that some tensor's shape names: runtime sizes, which a
+        call takes from the tensors it is given."""
+        names = set()
+        for p in self.params:
+            if p.tensor:
+                for e in p.shape:
+                    names.update(re.findall(r"[A-Za-z_]\w*", e))
+        return names
+
+    def _declared(self):
+        """The parameters a TileLang call names, in order: tensors (not the
+        scratch memory tlc allocates) and the scalars no shape gives."""
+        sizes = self._shape_sizes()
+        return [p for p in self.params if not p.scratch and (p.tensor or p.name not in sizes)]
 
     def get_kernel_source(self):
         return self.source
@@ -280,19 +301,25 @@ class Kernel:
         return getattr(torch, _TORCH_DTYPES.get(p.dtype, p.dtype))
 
     def __call__(self, *args, stream=None):
+        # TileLang's order: the declared parameters that are not outputs
+        # (or all of them, outputs included, to write those given), then any
+        # runtime size that no tensor's shape gives
         tensors = [p for p in self.params if p.tensor and not p.scratch]
         scratch = [p for p in self.params if p.scratch]
         scalars = [p for p in self.params if not p.tensor]
-        inputs = [p for p in tensors if not p.out]
-        given_all = len(args) >= len(tensors)
-        tensor_params = tensors if given_all else inputs
-        if len(args) < len(tensor_params):
-            raise TypeError(f"{self.name} expects {len(inputs)} input tensors "
+        declared = self._declared()
+        inputs = [p for p in declared if not p.out]
+        given_all = len(args) >= len(declared) and all(
+            hasattr(a, "data_ptr") for a, p in zip(args, declared) if p.tensor)
+        named = declared if given_all else inputs
+        if len(args) < len(named):
+            raise TypeError(f"{self.name} expects {len(inputs)} inputs "
                             f"({', '.join(p.name for p in inputs)}), got {len(args)}")
-        values = dict(zip((p.name for p in tensor_params), args))
+        values = dict(zip((p.name for p in named), args))
+        tensor_params = [p for p in named if p.tensor]
         self._check_tensors(tensor_params, values)
-        extra = list(args[len(tensor_params):])
-        sizes = {}
+        extra = list(args[len(named):])
+        sizes = {p.name: values[p.name] for p in named if not p.tensor}
         for p in tensor_params:  # runtime sizes from the shapes of the tensors given
             for d, e in enumerate(p.shape):
                 if re.fullmatch(r"[A-Za-z_]\w*", e) and any(s.name == e for s in scalars):

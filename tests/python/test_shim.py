@@ -61,6 +61,17 @@ PROGRAM = textwrap.dedent('''
         return main
 
 
+    def offset(n):
+
+        @T.prim_func
+        def main(A: T.Tensor((n,), "float32"), k: T.int32, B: T.Tensor((n,), "float32")):
+            with T.Kernel(1, threads=128) as bx:
+                for i in T.Parallel(n):
+                    B[i] = A[i] + k
+
+        return main
+
+
     @tilelang.jit(out_idx=[1])
     def twice(n):
 
@@ -156,6 +167,22 @@ d._launch = lambda *args: calls.append(args) or 0
 out = d(fake_torch.empty((48, 64), fake_torch.float32))
 check("the runtime size m is A's extent and B is (m * 2, 64)", out.shape == (96, 64) and calls[0][2] == 48,
       (out.shape, calls))
+
+# 3a. out_idx counts a scalar parameter as TileLang does; a call passes the
+# scalar in its place among the inputs
+o = tilelang.compile(P.offset(64), out_idx=[2])
+check("out_idx=[2] is B after the scalar k", [p.name for p in o.params if p.out] == ["B"],
+      o.params)
+calls = []
+o._launch = lambda *args: calls.append(args) or 0
+out = o(fake_torch.empty((64,), fake_torch.float32), 5)
+check("the scalar k is passed in its place and B is allocated",
+      out.shape == (64,) and calls[0][1] == 5 and calls[0][2] == out.data_ptr(), calls)
+try:
+    tilelang.compile(P.offset(64), out_idx=[1])
+    check("out_idx naming a scalar is refused", False)
+except tlc.TlcError as e:
+    check("out_idx naming a scalar is refused", "scalar parameter 'k'" in str(e), str(e))
 
 # 3b. an eager kernel called with a tensor: built for its shape (sizes as
 # compile-time constants), run, and its output returned
