@@ -86,6 +86,9 @@ typedef struct fe_loop {
 	/* T.Persistent(domain, wave_size, index): n = the domain's rank, extent
 	 * = its extents; the loop runs tiles index, index + wave, ... */
 	const tlc_expr *wave, *index;
+	/* T.serial / T.unroll(start, stop, step): the user's variable is
+	 * min + k * step of a counter k from 0 (step 0: the plain loop) */
+	int64_t step;
 } fe_loop;
 
 /* A T.Kernel frame value (FV_KERNEL). */
@@ -478,6 +481,8 @@ bool fe_intrinsics_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_v
 
 /* ---- frontend_tvm.c: tvm.tir and tvm.te (FM_TVM_TIR, FM_TVM_TE) ---- */
 bool fe_tvm_has(fe *F, int mod, const char *name);
+/* T.bitwise_and/or/xor/not, T.shift_left/right: the tvm.tir functions. */
+bool fe_tvm_t_alias(const char *name);
 fe_val *fe_tvm_attr(fe *F, int mod, const char *name, tlc_loc loc);
 /* A call of builtin "tvm.tir.X" / "tvm.te.X": true when it is one (*out NULL after a report). */
 bool fe_tvm_call(fe *F, const char *full, int nargs, fe_val **args, int nkw, const char **kwn,
@@ -646,6 +651,9 @@ fe_val *fe_persistent_loop(fe *F, int nargs, fe_val **args, int nkw, const char 
 fe_val *fe_thread_binding_value(fe *F, fe_val *loop, tlc_loc loc);
 fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, fe_val **args,
                        int nkw, const char **kwn, fe_val **kwv, tlc_loc loc);
+/* T.parallel(start, stop=None): TVM's parallel loop, a 1-D T.Parallel. */
+fe_val *fe_parallel_tir(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                        tlc_loc loc);
 fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                     tlc_loc loc);
 fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,

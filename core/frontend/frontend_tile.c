@@ -11,7 +11,7 @@
 /* Builtins of T that the frontend implements itself (the rest are ops). */
 static const char *const t_builtins[] = {
 	"prim_func", "macro", "Kernel", "Tensor", "Buffer", "alloc_shared", "alloc_fragment",
-	"alloc_local", "alloc_var", "alloc_barrier", "Parallel", "Pipelined", "serial", "Serial",
+	"alloc_local", "alloc_var", "alloc_barrier", "Parallel", "parallel", "Pipelined", "serial", "Serial",
 	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
@@ -27,7 +27,7 @@ bool fe_t_has(fe *F, const char *name)
 		if (strcmp(t_builtins[i], name) == 0)
 			return true;
 	return fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
-	       fe_async_has(name) ||
+	       fe_async_has(name) || fe_tvm_t_alias(name) ||
 	       tlc_op_lookup(F->ctx, name) >= 0;
 }
 
@@ -52,6 +52,10 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 	if (t != TLC_DT_VOID)
 		return fe_dtype(F, t);
 	char buf[128];
+	if (fe_tvm_t_alias(name)) {
+		snprintf(buf, sizeof buf, "tvm.tir.%s", name);
+		return fe_builtin(F, fe_strdup(F, buf));
+	}
 	snprintf(buf, sizeof buf, "T.%s", name);
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
@@ -969,6 +973,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return alloc_barrier(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Parallel") == 0)
 		return fe_parallel(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "parallel") == 0)
+		return fe_parallel_tir(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Pipelined") == 0)
 		return fe_pipelined(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "serial") == 0 || strcmp(n, "Serial") == 0)
