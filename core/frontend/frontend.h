@@ -480,6 +480,13 @@ bool fe_intrinsics_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, co
 bool fe_intrinsics_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out);
 
 /* ---- frontend_tvm.c: tvm.tir and tvm.te (FM_TVM_TIR, FM_TVM_TE) ---- */
+/* The device's compute capability: -D device_capability, else the target's
+ * reference device; false after a report naming query. */
+bool fe_device_capability(fe *F, const char *query, tlc_loc loc, int *major, int *minor);
+/* tilelang.contrib.nvcc's queries (frontend_nvcc.c): true when fn names one
+ * (*out NULL after a report). */
+bool fe_nvcc_call(fe *F, const char *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		  fe_val **kwv, tlc_loc loc, fe_val **out);
 bool fe_tvm_has(fe *F, int mod, const char *name);
 /* T.bitwise_and/or/xor/not, T.shift_left/right: the tvm.tir functions. */
 bool fe_tvm_t_alias(const char *name);
