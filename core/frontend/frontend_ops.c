@@ -549,7 +549,8 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 	tlc_dtype t = TLC_DT_VOID;
 	/* a pure op's value has its first operand's dtype (math, shuffles of
 	 * a value); the other lowered ones (thread and block indices) are int32 */
-	bool shuffle = op == TLC_OP_SHFL_XOR || op == TLC_OP_SHFL_DOWN || op == TLC_OP_SHFL_UP;
+	bool shuffle = op == TLC_OP_SHFL_XOR || op == TLC_OP_SHFL_DOWN || op == TLC_OP_SHFL_UP ||
+	               op == TLC_OP_SHFL_IDX;
 	if (info->flags & TLC_OPF_PURE)
 		t = n > 0 && ax[0]->dtype != TLC_DT_VOID && (!(info->flags & TLC_OPF_LOWERED) || shuffle) ? ax[0]->dtype
 		                                                                                      : TLC_DT_INT32;

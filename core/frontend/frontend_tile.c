@@ -27,7 +27,7 @@ bool fe_t_has(fe *F, const char *name)
 		if (strcmp(t_builtins[i], name) == 0)
 			return true;
 	return fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
-	       fe_async_has(name) || fe_tvm_t_alias(name) ||
+	       fe_async_has(name) || fe_tvm_t_alias(name) || fe_shuffle_has(name) ||
 	       tlc_op_lookup(F->ctx, name) >= 0;
 }
 
@@ -61,7 +61,7 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 		if (strcmp(t_builtins[i], name) == 0)
 			return fe_builtin(F, fe_strdup(F, buf));
 	if (fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
-	    fe_async_has(name) ||
+	    fe_async_has(name) || fe_shuffle_has(name) ||
 	    tlc_op_lookup(F->ctx, name) >= 0)
 		return fe_builtin(F, fe_strdup(F, buf));
 	tlc_suggestion sg;
@@ -1005,6 +1005,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_call_misc(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_intops_has(n))
 		return fe_call_intops(F, n, nargs, args, nkw, kwn, kwv, loc);
+	if (fe_shuffle_has(n))
+		return fe_call_shuffle(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_async_has(n))
 		return fe_call_async(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "dynamic") == 0 || strcmp(n, "symbolic") == 0)

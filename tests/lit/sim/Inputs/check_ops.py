@@ -7,7 +7,8 @@ doc/language.md; CUDA's __shfl*_sync for the shuffles).
     check_ops.py loops DIR LO         S, P and V of tests/lit/sim/tir_loops.tl
     check_ops.py bits DIR             the shifts and bitwise functions of bit_functions.tl
     check_ops.py shuffle DIR WIDTH LANE DELTA MASK LANES
-                                      X/I/U/D: shfl_xor, shfl_sync (idx), shfl_up, shfl_down
+                                      X/I/U/D/Y: shfl_xor, shfl_sync (idx), shfl_up, shfl_down, and
+                                      tvm_warp_shuffle of lane (tx ^ 1)
                                       of A in segments of WIDTH lanes of a warp of LANES
     check_ops.py im2col DIR N H W C KH KW STRIDE DILATION PAD
                                       Col: the im2col matrix of Img (N, H, W, C), zero padded
@@ -80,7 +81,7 @@ def check_shuffle(d, width, lane, delta, mask, lanes):
     own); shfl_xor: i ^ MASK unless that is past the segment (its own)."""
     _, _, a = read_npy(f"{d}/A.npy")
     n = len(a)
-    want = {"X": [], "I": [], "U": [], "D": []}
+    want = {"X": [], "I": [], "U": [], "D": [], "Y": []}
     for t in range(n):
         warp, i = t - t % lanes, t % lanes
         s = i - i % width
@@ -89,6 +90,7 @@ def check_shuffle(d, width, lane, delta, mask, lanes):
         want["I"].append(a[warp + s + lane % width])
         want["U"].append(a[warp + (i - delta if i - delta >= s else i)])
         want["D"].append(a[warp + (i + delta if i + delta < s + width else i)])
+        want["Y"].append(a[warp + s + ((t ^ 1) & (width - 1))])
     for name, w in want.items():
         _, _, got = read_npy(f"{d}/{name}.npy")
         same(name, got, w)
