@@ -605,6 +605,9 @@ fe_val *fe_call_allreduce(fe *F, const char *name, int nargs, fe_val **args, int
 
 /* ---- frontend_intops.c ---- */
 /* Whether T.<name> is a named integer division (floordiv, truncmod, ...). */
+/* T.c2d_im2col (frontend_im2col.c): a T.Parallel loop of guarded loads */
+fe_val *fe_call_im2col(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+		       tlc_loc loc);
 /* T.shfl_sync, T.tvm_warp_shuffle(_up/_down) (frontend_shuffle.c) */
 bool fe_shuffle_has(const char *name);
 fe_val *fe_call_shuffle(fe *F, const char *name, int nargs, fe_val **args, int nkw,

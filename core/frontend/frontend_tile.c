@@ -16,7 +16,7 @@ static const char *const t_builtins[] = {
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
 	"make_tensor", "ptr", "handle", "import_source", "comm_reducer", "tvm_thread_allreduce",
-	"evaluate",
+	"evaluate", "c2d_im2col",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -1007,6 +1007,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_call_intops(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_shuffle_has(n))
 		return fe_call_shuffle(F, n, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "c2d_im2col") == 0)
+		return fe_call_im2col(F, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_async_has(n))
 		return fe_call_async(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "dynamic") == 0 || strcmp(n, "symbolic") == 0)
