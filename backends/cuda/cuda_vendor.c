@@ -114,6 +114,7 @@ const gpu_vendor cuda_vendor = {
 	.shfl_xor = "__shfl_xor_sync(0xffffffffu, ",
 	.shfl_down = "__shfl_down_sync(0xffffffffu, ",
 	.shfl_up = "__shfl_up_sync(0xffffffffu, ",
+	.shfl_idx = "__shfl_sync(0xffffffffu, ",
 	.sync_warp = "__syncwarp()",
 	/* PTX bar.sync a, b: the warps of b threads meet at barrier a (16 per
 	 * block; 0 is __syncthreads's) */

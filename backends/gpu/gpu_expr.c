@@ -211,15 +211,22 @@ static void emit_call(gpu_emitter *e, const tlc_expr *x)
 		emit_math(e, x);
 		return;
 	}
-	if ((op == TLC_OP_SHFL_XOR || op == TLC_OP_SHFL_DOWN || op == TLC_OP_SHFL_UP) && x->u.call.nargs == 2 &&
-	    !e->host) {
+	if ((op == TLC_OP_SHFL_XOR || op == TLC_OP_SHFL_DOWN || op == TLC_OP_SHFL_UP ||
+	     op == TLC_OP_SHFL_IDX) && x->u.call.nargs >= 2 && !e->host) {
 		/* every lane of the warp takes part: lower-tile-ops emits it in
-		 * thread-uniform code only */
+		 * thread-uniform code only, and tlc-sim checks a user's shuffle
+		 * runs on every lane; the width, when there is one, is the
+		 * vendors' last argument */
 		const gpu_vendor *v = e->target->vendor;
-		put(e, op == TLC_OP_SHFL_XOR ? v->shfl_xor : op == TLC_OP_SHFL_DOWN ? v->shfl_down : v->shfl_up);
-		gpu_emit_expr(e, x->u.call.args[0]);
-		put(e, ", ");
-		gpu_emit_expr(e, x->u.call.args[1]);
+		put(e, op == TLC_OP_SHFL_XOR    ? v->shfl_xor
+		       : op == TLC_OP_SHFL_DOWN ? v->shfl_down
+		       : op == TLC_OP_SHFL_UP   ? v->shfl_up
+		                                : v->shfl_idx);
+		for (int i = 0; i < x->u.call.nargs; i++) {
+			if (i)
+				put(e, ", ");
+			gpu_emit_expr(e, x->u.call.args[i]);
+		}
 		put(e, ")");
 		return;
 	}

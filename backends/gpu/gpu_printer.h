@@ -63,6 +63,7 @@ typedef struct gpu_vendor {
 	 * value argument.  CUDA: "__shfl_xor_sync(0xffffffffu, "; HIP: "__shfl_xor(" */
 	const char *shfl_xor;
 	const char *shfl_down, *shfl_up; /* the same for T.shfl_down / T.shfl_up (value, delta) */
+	const char *shfl_idx;            /* T.shfl_idx (value, lane): "__shfl_sync(0xffffffffu, " */
 	const char *sync_warp; /* the statement of T.sync_warp, without ';': "__syncwarp()" */
 	/* A barrier of part of the block (T.sync_threads() inside T.ws): a
 	 * printf format of the statement without ';', taking the barrier id (%d,

@@ -45,6 +45,7 @@ const gpu_vendor hip_vendor = {
 	.shfl_xor = "__shfl_xor(",
 	.shfl_down = "__shfl_down(",
 	.shfl_up = "__shfl_up(",
+	.shfl_idx = "__shfl(",
 	/* a wavefront runs in lock-step; this keeps the compiler from moving
 	 * memory accesses across the point */
 	.sync_warp = "__builtin_amdgcn_wave_barrier()",

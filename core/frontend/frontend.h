@@ -86,6 +86,9 @@ typedef struct fe_loop {
 	/* T.Persistent(domain, wave_size, index): n = the domain's rank, extent
 	 * = its extents; the loop runs tiles index, index + wave, ... */
 	const tlc_expr *wave, *index;
+	/* T.serial / T.unroll(start, stop, step): the user's variable is
+	 * min + k * step of a counter k from 0 (step 0: the plain loop) */
+	int64_t step;
 } fe_loop;
 
 /* A T.Kernel frame value (FV_KERNEL). */
@@ -477,7 +480,16 @@ bool fe_intrinsics_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, co
 bool fe_intrinsics_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out);
 
 /* ---- frontend_tvm.c: tvm.tir and tvm.te (FM_TVM_TIR, FM_TVM_TE) ---- */
+/* The device's compute capability: -D device_capability, else the target's
+ * reference device; false after a report naming query. */
+bool fe_device_capability(fe *F, const char *query, tlc_loc loc, int *major, int *minor);
+/* tilelang.contrib.nvcc's queries (frontend_nvcc.c): true when fn names one
+ * (*out NULL after a report). */
+bool fe_nvcc_call(fe *F, const char *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		  fe_val **kwv, tlc_loc loc, fe_val **out);
 bool fe_tvm_has(fe *F, int mod, const char *name);
+/* T.bitwise_and/or/xor/not, T.shift_left/right: the tvm.tir functions. */
+bool fe_tvm_t_alias(const char *name);
 fe_val *fe_tvm_attr(fe *F, int mod, const char *name, tlc_loc loc);
 /* A call of builtin "tvm.tir.X" / "tvm.te.X": true when it is one (*out NULL after a report). */
 bool fe_tvm_call(fe *F, const char *full, int nargs, fe_val **args, int nkw, const char **kwn,
@@ -593,6 +605,13 @@ fe_val *fe_call_allreduce(fe *F, const char *name, int nargs, fe_val **args, int
 
 /* ---- frontend_intops.c ---- */
 /* Whether T.<name> is a named integer division (floordiv, truncmod, ...). */
+/* T.c2d_im2col (frontend_im2col.c): a T.Parallel loop of guarded loads */
+fe_val *fe_call_im2col(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+		       tlc_loc loc);
+/* T.shfl_sync, T.tvm_warp_shuffle(_up/_down) (frontend_shuffle.c) */
+bool fe_shuffle_has(const char *name);
+fe_val *fe_call_shuffle(fe *F, const char *name, int nargs, fe_val **args, int nkw,
+			const char **kwn, fe_val **kwv, tlc_loc loc);
 bool fe_intops_has(const char *name);
 fe_val *fe_call_intops(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
                        fe_val **kwv, tlc_loc loc);
@@ -646,6 +665,9 @@ fe_val *fe_persistent_loop(fe *F, int nargs, fe_val **args, int nkw, const char 
 fe_val *fe_thread_binding_value(fe *F, fe_val *loop, tlc_loc loc);
 fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, fe_val **args,
                        int nkw, const char **kwn, fe_val **kwv, tlc_loc loc);
+/* T.parallel(start, stop=None): TVM's parallel loop, a 1-D T.Parallel. */
+fe_val *fe_parallel_tir(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                        tlc_loc loc);
 fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
                     tlc_loc loc);
 fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,

@@ -226,7 +226,7 @@ static bool no_device(fe *F, const char *query, const char *define, tlc_loc loc)
 }
 
 /* -D device_capability=9.0 | 90 | sm_90 | "8.9", else the target's. */
-static bool capability(fe *F, const char *query, tlc_loc loc, int *major, int *minor)
+bool fe_device_capability(fe *F, const char *query, tlc_loc loc, int *major, int *minor)
 {
 	fe_val *d = fe_define(F, "device_capability");
 	if (d) {
@@ -322,7 +322,7 @@ static bool host_attr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **
 	if (is_properties(path)) { /* torch.cuda.get_device_properties(i).X */
 		int major, minor;
 		if (!strcmp(name, "major") || !strcmp(name, "minor")) {
-			*out = capability(F, "get_device_properties().major", loc, &major, &minor)
+			*out = fe_device_capability(F, "get_device_properties().major", loc, &major, &minor)
 				       ? fe_int(F, name[1] == 'a' ? major : minor)
 				       : NULL;
 			return true;
@@ -387,7 +387,7 @@ static bool host_call(fe *F, fe_val *fn, int nargs, fe_val **args, tlc_loc loc, 
 	}
 	if (strcmp(path, "cuda.get_device_capability") == 0 && nargs <= 1) {
 		int major, minor;
-		if (!capability(F, "torch.cuda.get_device_capability()", loc, &major, &minor)) {
+		if (!fe_device_capability(F, "torch.cuda.get_device_capability()", loc, &major, &minor)) {
 			*out = NULL;
 			return true;
 		}
@@ -715,6 +715,8 @@ bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const ch
 		*out = fn->u.bound.self; /* a snapshot: assigning into it binds nothing */
 		return true;
 	}
+	if (fn->kind == FV_HOST && fe_nvcc_call(F, fn->u.s, nargs, args, nkw, kwn, kwv, loc, out))
+		return true;
 	if (fn->kind == FV_HOST)
 		return host_call(F, fn, nargs, args, loc, out);
 	if (fn->kind == FV_BUILTIN) {

@@ -17,19 +17,33 @@ static fe_val *new_loop(fe *F, tlc_for_kind kind, int n)
 	return v;
 }
 
-/* (start, stop) -> min, extent */
-static bool loop_bounds(fe *F, fe_val *start, fe_val *stop, fe_val *step, tlc_loc loc,
-                        const tlc_expr **min, const tlc_expr **extent)
+/* (start, stop[, step]) -> min, extent (the trip count), *step_out.  A step
+ * is a non-zero compile-time integer (TileLang's SerialForWithStep): the
+ * loop runs start, start + step, ... while short of stop, so its trip count
+ * is ceil((stop - start) / step), none when that is not positive. */
+static bool loop_bounds_step(fe *F, fe_val *start, fe_val *stop, fe_val *step, tlc_loc loc,
+                             const tlc_expr **min, const tlc_expr **extent, int64_t *step_out)
 {
 	int64_t s = 1, a, b;
-	if (step && step->kind != FV_NONE && (!fe_as_int(step, &s) || s != 1)) {
-		tlc_error(F->ctx, loc, "loop step other than 1 is not supported yet");
-		return false;
+	if (step && step->kind != FV_NONE) {
+		if (step->kind == FV_BOOL || !fe_as_int(step, &s) || s == 0 || s < INT32_MIN ||
+		    s > INT32_MAX) {
+			tlc_error(F->ctx, loc, "a loop step must be a non-zero compile-time integer, got '%s' "
+			          "(write a loop of step 1 and compute the index from its variable)",
+			          fe_show(F, step));
+			return false;
+		}
+		if (!step_out && s != 1) {
+			tlc_error(F->ctx, loc, "this loop takes no step other than 1 (T.serial and T.unroll "
+			          "take one)");
+			return false;
+		}
 	}
+	if (step_out)
+		*step_out = s == 1 ? 0 : s;
 	if (!stop || stop->kind == FV_NONE) {
-		*min = tlc_i32(F->m, 0);
-		*extent = fe_to_scalar(F, start, loc);
-		return *extent != NULL;
+		stop = start;
+		start = fe_int(F, 0);
 	}
 	if (fe_as_int(start, &a) && fe_as_int(stop, &b)) {
 		/* loop variables are int32: a bound or trip count past it would wrap */
@@ -39,8 +53,9 @@ static bool loop_bounds(fe *F, fe_val *start, fe_val *stop, fe_val *step, tlc_lo
 			          "trip count up to 2^31 - 1)", (long long)a, (long long)b);
 			return false;
 		}
+		int64_t n = s > 0 ? (b > a ? (b - a + s - 1) / s : 0) : (a > b ? (a - b - s - 1) / -s : 0);
 		*min = tlc_i32(F->m, a);
-		*extent = tlc_i32(F->m, b > a ? b - a : 0);
+		*extent = tlc_i32(F->m, n);
 		return true;
 	}
 	const tlc_expr *x = fe_to_scalar(F, start, loc), *y = x ? fe_to_scalar(F, stop, loc) : NULL;
@@ -49,7 +64,27 @@ static bool loop_bounds(fe *F, fe_val *start, fe_val *stop, fe_val *step, tlc_lo
 	*min = x;
 	*extent = fe_as_int(start, &a) && a == 0 ? y
 	                                         : tlc_simplify_expr(F->m, tlc_binary(F->m, TLC_EXPR_SUB, y, x));
+	if (s != 1) {
+		/* floor((d + s - 1) / s) for s > 0, floor((-d - s - 1) / -s) for s < 0;
+		 * a count below 0 runs the loop no time, as an empty range does */
+		tlc_module *m = F->m;
+		const tlc_expr *d = *extent;
+		if (s < 0)
+			d = tlc_binary(m, TLC_EXPR_SUB, tlc_int(m, d->dtype, 0), d);
+		int64_t as = s < 0 ? -s : s;
+		*extent = tlc_simplify_expr(
+		    m, tlc_binary(m, TLC_EXPR_FLOORDIV, tlc_binary(m, TLC_EXPR_ADD, d, tlc_int(m, d->dtype, as - 1)),
+		                  tlc_int(m, d->dtype, as)));
+		*extent = tlc_simplify_expr(m, tlc_binary(m, TLC_EXPR_MAX, *extent, tlc_int(m, d->dtype, 0)));
+	}
 	return true;
+}
+
+/* (start, stop) -> min, extent */
+static bool loop_bounds(fe *F, fe_val *start, fe_val *stop, fe_val *step, tlc_loc loc,
+                        const tlc_expr **min, const tlc_expr **extent)
+{
+	return loop_bounds_step(F, start, stop, step, loc, min, extent, NULL);
 }
 
 static bool int_list(fe *F, fe_val *v, const char *what, tlc_loc loc, int *n, const int **out)
@@ -189,28 +224,74 @@ static tlc_stmt *persistent_loop(fe *F, const fe_loop *L, tlc_var **vars, tlc_st
 	return tlc_for_new(m, loc, w, tlc_i32(m, 0), waves, TLC_FOR_SERIAL, wbody);
 }
 
+/* TVM's loop annotations on T.serial / T.unroll / T.vectorized / T.parallel:
+ * the unrolling hints only change how the loop is compiled, so they are
+ * taken and dropped; another key may carry a meaning tlc would lose. */
+static bool loop_annotations(fe *F, const char *fname, fe_val *x, tlc_loc loc)
+{
+	static const char *const known[] = {"pragma_unroll_explicit", "pragma_unroll_factor"};
+	if (!x || x->kind == FV_NONE)
+		return true;
+	if (x->kind != FV_DICT) {
+		tlc_error(F->ctx, loc, "annotations of %s must be a dict of string keys, got '%s'", fname,
+		          fe_show(F, x));
+		return false;
+	}
+	for (int i = 0; i < x->u.dict.n; i++) {
+		fe_val *key = x->u.dict.keys[i];
+		bool ok = false;
+		for (size_t j = 0; key->kind == FV_STR && j < TLC_ARRAY_LEN(known); j++)
+			ok = ok || strcmp(key->u.s, known[j]) == 0;
+		if (!ok) {
+			tlc_error(F->ctx, loc, "%s annotation '%s' is not supported; tlc takes %s and %s "
+			          "(unrolling hints) and no other", fname, fe_show(F, key), known[0], known[1]);
+			return false;
+		}
+	}
+	return true;
+}
+
 fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, fe_val **args,
                            int nkw, const char **kwn, fe_val **kwv, tlc_loc loc)
 {
-	static const char *const names[] = {"start", "stop", "step", "thread"};
-	fe_val *a[4];
-	int nn = kind == TLC_FOR_THREAD ? 4 : kind == TLC_FOR_SERIAL ? 3 : 2;
+	/* TileLang: serial/unroll(start, stop=None, step=None, *, annotations)
+	 * (unroll also explicit=, unroll_factor=: hints), vectorized(start,
+	 * stop=None, *, annotations) */
+	static const char *const names[] = {"start", "stop", "step", "annotations", "explicit",
+	                                    "unroll_factor"};
+	static const char *const vnames[] = {"start", "stop", "annotations"};
+	fe_val *a[6] = {NULL};
+	int npos = kind == TLC_FOR_VECTORIZED ? 2 : 3; /* the rest are keyword-only */
+	if (kind != TLC_FOR_THREAD && nargs > npos) {
+		tlc_error(F->ctx, loc, "%s takes %s, got %d positional arguments", fname,
+		          npos == 2 ? "(start, stop) and no step" : "(start, stop, step)", nargs);
+		return NULL;
+	}
 	if (kind == TLC_FOR_THREAD) {
 		/* T.thread_binding(extent, thread="threadIdx.x") */
 		static const char *const tn[] = {"start", "stop", "thread"};
 		if (!fe_bind_args(F, fname, tn, 3, 1, nargs, args, nkw, kwn, kwv, a, loc))
 			return NULL;
+		a[5] = a[2];
+		a[2] = NULL;
+	} else if (kind == TLC_FOR_VECTORIZED) {
+		if (!fe_bind_args(F, fname, vnames, 3, 1, nargs, args, nkw, kwn, kwv, a, loc))
+			return NULL;
 		a[3] = a[2];
 		a[2] = NULL;
-	} else if (!fe_bind_args(F, fname, names, nn, 1, nargs, args, nkw, kwn, kwv, a, loc)) {
+	} else if (!fe_bind_args(F, fname, names, kind == TLC_FOR_UNROLLED ? 6 : 4, 1, nargs, args,
+	                         nkw, kwn, kwv, a, loc)) {
 		return NULL;
 	}
+	if (kind != TLC_FOR_THREAD && !loop_annotations(F, fname, a[3], loc))
+		return NULL;
 	fe_val *v = new_loop(F, kind, 1);
-	if (!loop_bounds(F, a[0], a[1], kind == TLC_FOR_SERIAL ? a[2] : NULL, loc, &v->u.loop->min[0],
-	                 &v->u.loop->extent[0]))
+	bool stepped = kind == TLC_FOR_SERIAL || kind == TLC_FOR_UNROLLED;
+	if (!loop_bounds_step(F, a[0], a[1], a[2], loc, &v->u.loop->min[0], &v->u.loop->extent[0],
+	                      stepped ? &v->u.loop->step : NULL))
 		return NULL;
 	if (kind == TLC_FOR_THREAD) {
-		const char *t = a[3] && a[3]->kind == FV_STR ? a[3]->u.s : "";
+		const char *t = a[5] && a[5]->kind == FV_STR ? a[5]->u.s : "";
 		if (strcmp(t, "threadIdx.x") && strcmp(t, "threadIdx.y") && strcmp(t, "threadIdx.z")) {
 			tlc_error(F->ctx, loc, "T.thread_binding needs thread=\"threadIdx.x|y|z\"");
 			return NULL;
@@ -218,6 +299,28 @@ fe_val *fe_simple_loop(fe *F, const char *fname, tlc_for_kind kind, int nargs, f
 		v->u.loop->thread_dim = t[10] - 'x'; /* "threadIdx." is 10 characters */
 	}
 	return v;
+}
+
+/* T.parallel(start, stop=None, *, annotations=None): TVM's parallel loop
+ * kind, which TileLang lowers as it lowers T.Parallel (a tile-parallel
+ * loop of one dimension): the same loop as T.Parallel(n) or
+ * T.Parallel((start, stop)). */
+fe_val *fe_parallel_tir(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                        tlc_loc loc)
+{
+	static const char *const names[] = {"start", "stop", "annotations"};
+	fe_val *a[3];
+	if (!fe_bind_args(F, "T.parallel", names, 3, 1, nargs, args, nkw, kwn, kwv, a, loc))
+		return NULL;
+	fe_val *ext = a[0];
+	if (a[1] && a[1]->kind != FV_NONE) {
+		ext = fe_seq(F, FV_TUPLE, 2);
+		ext->u.seq.items[0] = a[0];
+		ext->u.seq.items[1] = a[1];
+	}
+	const char *akw[] = {"annotations"};
+	fe_val *akv[] = {a[2]};
+	return fe_parallel(F, 1, &ext, a[2] ? 1 : 0, akw, akv, loc);
 }
 
 fe_val *fe_thread_binding_value(fe *F, fe_val *v, tlc_loc loc)
@@ -418,6 +521,18 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 		vars[i] = tlc_var_new(F->m, names[i]->str, TLC_DT_INT32);
 		fe_env_set(F, env, names[i]->str, fe_expr(F, tlc_var_ref(F->m, vars[i])));
 	}
+	/* a stepped loop counts k = 0, 1, ... and binds the user's variable to
+	 * start + k * step at the top of each iteration */
+	tlc_stmt *step_let = NULL;
+	if (loop->u.loop->step) {
+		tlc_var *counter = tlc_var_new(F->m, fe_hint(F, "k"), TLC_DT_INT32);
+		const tlc_expr *k = tlc_var_ref(F->m, counter);
+		const tlc_expr *val = tlc_binary(F->m, TLC_EXPR_ADD, loop->u.loop->min[0],
+		                                 tlc_binary(F->m, TLC_EXPR_MUL, k,
+		                                            tlc_i32(F->m, (int32_t)loop->u.loop->step)));
+		step_let = tlc_let_new(F->m, s->loc, vars[0], tlc_simplify_expr(F->m, val));
+		vars[0] = counter;
+	}
 	fe_flow fl;
 	bool parallel = loop->u.loop->kind == TLC_FOR_PARALLEL;
 	F->block_depth += n - 1; /* a loop of n variables is n nested loops */
@@ -427,12 +542,19 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 	F->block_depth -= n - 1;
 	if (!body)
 		return FL_ERROR;
+	if (step_let) {
+		tlc_stmt *seq = tlc_seq_new(F->m, s->loc);
+		tlc_seq_append(F->m, seq, step_let);
+		tlc_seq_append(F->m, seq, body);
+		body = seq;
+	}
 	if (loop->u.loop->wave) {
 		fe_emit(F, persistent_loop(F, loop->u.loop, vars, body, s->loc));
 		return FL_NORMAL;
 	}
 	for (int i = n - 1; i >= 0; i--) {
-		tlc_stmt *f = tlc_for_new(F->m, s->loc, vars[i], loop->u.loop->min[i], loop->u.loop->extent[i],
+		const tlc_expr *lo = step_let ? tlc_i32(F->m, 0) : loop->u.loop->min[i];
+		tlc_stmt *f = tlc_for_new(F->m, s->loc, vars[i], lo, loop->u.loop->extent[i],
 		                          loop->u.loop->kind, body);
 		f->u.loop.pipe = loop->u.loop->pipe;
 		f->u.loop.thread_dim = loop->u.loop->thread_dim;

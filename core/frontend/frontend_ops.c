@@ -8,6 +8,7 @@
  * keywords with their TileLang names (doc/language.md). */
 #include "frontend.h"
 
+#include <tlc/target.h>
 #include <tlc/tileops.h>
 
 #include <stdio.h>
@@ -549,10 +550,22 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 	tlc_dtype t = TLC_DT_VOID;
 	/* a pure op's value has its first operand's dtype (math, shuffles of
 	 * a value); the other lowered ones (thread and block indices) are int32 */
-	bool shuffle = op == TLC_OP_SHFL_XOR || op == TLC_OP_SHFL_DOWN || op == TLC_OP_SHFL_UP;
+	bool shuffle = op == TLC_OP_SHFL_XOR || op == TLC_OP_SHFL_DOWN || op == TLC_OP_SHFL_UP ||
+	               op == TLC_OP_SHFL_IDX;
 	if (info->flags & TLC_OPF_PURE)
 		t = n > 0 && ax[0]->dtype != TLC_DT_VOID && (!(info->flags & TLC_OPF_LOWERED) || shuffle) ? ax[0]->dtype
 		                                                                                      : TLC_DT_INT32;
+	if (shuffle && n == 3) {
+		/* the printers pass the width on as the vendors' last argument,
+		 * which must be a power of two no wider than the warp */
+		const tlc_target_info *ti = F->opts ? F->opts->target : NULL;
+		int64_t w, lanes = ti && ti->lanes > 0 ? ti->lanes : 32;
+		if (!tlc_expr_as_int(ax[2], &w) || w < 1 || w > lanes || (w & (w - 1))) {
+			tlc_error(F->ctx, loc, "T.%s: the width '%s' must be a compile-time power of two from 1 "
+			          "to %lld (the lanes of a warp)", name, fe_show_expr(F, ax[2]), (long long)lanes);
+			return NULL;
+		}
+	}
 	if (op == TLC_OP_PRINT && (ax[0]->kind == TLC_EXPR_BUF || ax[0]->kind == TLC_EXPR_REGION ||
 	                           ax[0]->dtype == TLC_DT_VOID)) {
 		tlc_error(F->ctx, loc, "T.print prints one scalar (an element such as buf[i], or a variable), "

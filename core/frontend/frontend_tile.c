@@ -11,12 +11,12 @@
 /* Builtins of T that the frontend implements itself (the rest are ops). */
 static const char *const t_builtins[] = {
 	"prim_func", "macro", "Kernel", "Tensor", "Buffer", "alloc_shared", "alloc_fragment",
-	"alloc_local", "alloc_var", "alloc_barrier", "Parallel", "Pipelined", "serial", "Serial",
+	"alloc_local", "alloc_var", "alloc_barrier", "Parallel", "parallel", "Pipelined", "serial", "Serial",
 	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
 	"make_tensor", "ptr", "handle", "import_source", "comm_reducer", "tvm_thread_allreduce",
-	"evaluate",
+	"evaluate", "c2d_im2col",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -27,7 +27,7 @@ bool fe_t_has(fe *F, const char *name)
 		if (strcmp(t_builtins[i], name) == 0)
 			return true;
 	return fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
-	       fe_async_has(name) ||
+	       fe_async_has(name) || fe_tvm_t_alias(name) || fe_shuffle_has(name) ||
 	       tlc_op_lookup(F->ctx, name) >= 0;
 }
 
@@ -52,12 +52,16 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 	if (t != TLC_DT_VOID)
 		return fe_dtype(F, t);
 	char buf[128];
+	if (fe_tvm_t_alias(name)) {
+		snprintf(buf, sizeof buf, "tvm.tir.%s", name);
+		return fe_builtin(F, fe_strdup(F, buf));
+	}
 	snprintf(buf, sizeof buf, "T.%s", name);
 	for (size_t i = 0; i < TLC_ARRAY_LEN(t_builtins); i++)
 		if (strcmp(t_builtins[i], name) == 0)
 			return fe_builtin(F, fe_strdup(F, buf));
 	if (fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
-	    fe_async_has(name) ||
+	    fe_async_has(name) || fe_shuffle_has(name) ||
 	    tlc_op_lookup(F->ctx, name) >= 0)
 		return fe_builtin(F, fe_strdup(F, buf));
 	tlc_suggestion sg;
@@ -969,6 +973,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return alloc_barrier(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Parallel") == 0)
 		return fe_parallel(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "parallel") == 0)
+		return fe_parallel_tir(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "Pipelined") == 0)
 		return fe_pipelined(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "serial") == 0 || strcmp(n, "Serial") == 0)
@@ -999,6 +1005,10 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_call_misc(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_intops_has(n))
 		return fe_call_intops(F, n, nargs, args, nkw, kwn, kwv, loc);
+	if (fe_shuffle_has(n))
+		return fe_call_shuffle(F, n, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "c2d_im2col") == 0)
+		return fe_call_im2col(F, nargs, args, nkw, kwn, kwv, loc);
 	if (fe_async_has(n))
 		return fe_call_async(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "dynamic") == 0 || strcmp(n, "symbolic") == 0)

@@ -32,6 +32,13 @@ static bool in(const char *const *list, size_t n, const char *name)
 	return false;
 }
 
+/* TIR's bitwise and shift functions, which TileLang's T re-exports
+ * (T.shift_left(a, b) is a << b): T.X is tvm.tir.X. */
+bool fe_tvm_t_alias(const char *name)
+{
+	return in(tir_own + 4, 6, name);
+}
+
 bool fe_tvm_has(fe *F, int mod, const char *name)
 {
 	if (mod == FM_TVM_TE)

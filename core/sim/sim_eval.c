@@ -309,27 +309,50 @@ int64_t sim_thread_coord(const sim *s, int64_t t, int d)
 
 /* T.shfl_xor(value, mask): value as lane (lane ^ mask) of the warp holds
  * it; T.shfl_down / T.shfl_up(value, delta): as lane lane + delta / lane -
- * delta holds it, or the thread's own value past the warp's ends.  The
- * lane read must be running the statement too. */
+ * delta holds it, or the thread's own value past the warp's ends;
+ * T.shfl_idx(value, lane): as lane `lane` holds it.  With a width the warp
+ * is split into segments of width lanes: shfl_idx reads in the thread's
+ * segment, shfl_down / shfl_xor give the own value past its end, shfl_up
+ * before its start (CUDA's __shfl*_sync, HIP's __shfl*).  Every lane of
+ * the warp that the block has must run the statement (the printed code
+ * shuffles with the full mask): the lane read, and all the others. */
 static sim_val shuffle(sim *s, const tlc_expr *e, tlc_loc loc)
 {
 	sim_val r = {0, 0};
 	tlc_op_id op = e->u.call.op;
+	const char *name = tlc_op_get(s->ctx, op)->name;
 	int64_t lanes = s->warp_size, mask = sim_eval_int(s, e->u.call.args[1], loc), t = s->tid;
-	int64_t lane = t % lanes, src = op == TLC_OP_SHFL_XOR ? lane ^ mask : op == TLC_OP_SHFL_DOWN ? lane + mask : lane - mask;
-	if (op != TLC_OP_SHFL_XOR && mask >= 0 && (src < 0 || src >= lanes))
-		src = lane;
-	int64_t partner = t - lane + src;
+	int64_t width = e->u.call.nargs > 2 ? sim_eval_int(s, e->u.call.args[2], loc) : lanes;
 	if (s->stop)
 		return r;
-	if (mask < 0 || mask >= lanes || partner >= s->nthreads || !s->active || !s->active[partner]) {
-		sim_fail(s, loc, "T.%s: thread %lld reads lane %lld of its warp, which %s", tlc_op_get(s->ctx, op)->name,
-		         (long long)t,
-		         (long long)(partner % lanes), mask < 0 || mask >= lanes || partner >= s->nthreads
-		                                                ? "does not exist"
-		                                                : "does not run this statement (a divergent shuffle)");
+	if (width < 1 || width > lanes || (width & (width - 1))) {
+		sim_fail(s, loc, "T.%s: width %lld is not a power of two from 1 to %lld (the warp's lanes)", name,
+		         (long long)width, (long long)lanes);
 		return r;
 	}
+	int64_t lane = t % lanes, seg = lane - lane % width, src;
+	bool range = op == TLC_OP_SHFL_IDX ? mask >= 0 && mask < width : mask >= 0 && mask < lanes;
+	switch (op) {
+	case TLC_OP_SHFL_XOR: src = (lane ^ mask) < seg + width ? lane ^ mask : lane; break;
+	case TLC_OP_SHFL_DOWN: src = lane + mask < seg + width ? lane + mask : lane; break;
+	case TLC_OP_SHFL_UP: src = lane - mask >= seg ? lane - mask : lane; break;
+	default: src = seg + mask; break;
+	}
+	int64_t partner = t - lane + src;
+	if (!range || partner >= s->nthreads || !s->active || !s->active[partner]) {
+		sim_fail(s, loc, "T.%s: thread %lld reads lane %lld of its warp, which %s", name, (long long)t,
+		         (long long)(partner % lanes), !range || partner >= s->nthreads
+		                                           ? "does not exist"
+		                                           : "does not run this statement (a divergent shuffle)");
+		return r;
+	}
+	for (int64_t u = t - lane; u < t - lane + lanes && u < s->nthreads; u++)
+		if (!s->active[u]) {
+			sim_fail(s, loc, "T.%s: lane %lld of the warp of thread %lld does not run this statement: every "
+			         "lane of the warp takes part in a shuffle (a divergent shuffle)", name,
+			         (long long)(u % lanes), (long long)t);
+			return r;
+		}
 	s->tid = partner;
 	r = sim_eval(s, e->u.call.args[0], loc);
 	s->tid = t;
@@ -414,7 +437,7 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 			return r;
 		}
 		if (s->threaded && (e->u.call.op == TLC_OP_SHFL_XOR || e->u.call.op == TLC_OP_SHFL_DOWN ||
-		                    e->u.call.op == TLC_OP_SHFL_UP))
+		                    e->u.call.op == TLC_OP_SHFL_UP || e->u.call.op == TLC_OP_SHFL_IDX))
 			return shuffle(s, e, loc);
 		if ((tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_PURE) &&
 		    !(tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_LOWERED))

@@ -19,7 +19,8 @@
  * each with its own shared memory, mbarriers and registers.
  *
  * Modelled intrinsics: T.thread_idx, T.block_rank_in_cluster, T.copy_vec,
- * T.stmatrix, T.mma_sync, T.shfl_xor, T.sync_threads, T.cluster_sync, T.atomic_add on elements,
+ * T.stmatrix, T.mma_sync, the shuffles (T.shfl_xor/down/up/idx), T.sync_threads,
+ * T.cluster_sync, T.atomic_add on elements,
  * T.fence_proxy_async, the asynchronous copies (sim_async.c), mbarriers
  * and T.ws scopes (sim_task.c) and the matrix instructions
  * (sim_matrix.c); what orders shared accesses and the race check are in
