@@ -154,6 +154,9 @@ def _gemm_sp(name, A_sparse, E, B, C, transpose_A, transpose_B, transpose_E, pol
     assert ka * _KEPT == K and am == M, (name + ": A_sparse " + str(A_sparse.shape) + " must be " +
                                          ("(K / 2, M)" if transpose_A else "(M, K / 2)") + " for B " +
                                          str(B.shape) + " and C " + str(C.shape))
+    assert _bits(A_sparse.dtype) in (8, 16), (
+        name + ": A of " + str(A_sparse.dtype) + " is not supported: tlc's sparse gemm is 2:4 sparsity of "
+        "16- and 8-bit types (TileLang's float32 sparse gemm is 1:2)")
     ebits = _bits(E.dtype)
     assert str(E.dtype) in ("int8", "uint8", "int16", "uint16", "int32", "uint32"), (
         name + ": E must be of an integer type of 8, 16 or 32 bits, got " + str(E.dtype))

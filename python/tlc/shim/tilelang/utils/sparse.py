@@ -112,6 +112,9 @@ def _sm80_offsets(torch, rows, cols, device):
 
 
 def _place(torch, meta, offsets):
+    if int(offsets.max()) >= meta.numel():
+        raise ValueError(f"compress: metadata of shape {tuple(meta.shape)} does not fill whole atoms of "
+                         f"its layout (rows a multiple of 64 on sm_90, K a multiple of block_k)")
     flat = torch.empty(meta.numel(), dtype=meta.dtype, device=meta.device)
     flat[offsets.reshape(-1)] = meta.reshape(-1)
     return flat.view(meta.shape)
