@@ -157,6 +157,16 @@ def compress(A, transposed=None, block_k=None, arch=None, meta_dtype=None, **kwa
     return kept, meta
 
 
+def compress_sm90(A, block_k, transposed=False):
+    """compress(A, transposed, block_k=block_k, arch="9.0"): E uint8 in sm_90's layout."""
+    return compress(A, transposed=bool(transposed), block_k=block_k, arch="9.0")
+
+
+def compress_sm80(A, transposed=False):
+    """compress(A, transposed, arch="8.0"): E int16 (int32 for 8-bit A) in sm_80's layout."""
+    return compress(A, transposed=bool(transposed), arch="8.0")
+
+
 def decompress(A_sparse, E, transposed=False):
     """The dense matrix of (A_sparse, E) with E row-major (compress(A) without
     a layout): the inverse of compress."""
