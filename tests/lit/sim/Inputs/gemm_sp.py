@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Inputs and the check of T.gemm_sp runs in tlc-sim, in plain Python.
 
-    gemm_sp.py gen DIR M N K EDTYPE LAYOUT BK [--trans-b]
+    gemm_sp.py gen DIR M N K EDTYPE LAYOUT BK [--trans-b] [--trans-a]
         writes DIR/A_dense.npy (float32, M x K: of every 4 consecutive elements
         of a row at most 2 non-zero, groups with 0, 1 and 2 of them),
         DIR/A_sparse.npy (float16, M x K/2: the 2 kept values of each group),
@@ -9,7 +9,8 @@
         element covering BITS columns, the kept columns in its low and high 2
         bits) stored in LAYOUT: "plain" (row-major), "sm80" (column-major,
         column pairs interleaved) or "sm90" (the 64-row atoms of BK / 8 bytes
-        of 16-bit operands), and DIR/B.npy (float16, K x N or N x K)
+        of 16-bit operands), and DIR/B.npy (float16, K x N or N x K); with
+        --trans-a A_sparse is stored transposed (K/2 x M)
     gemm_sp.py check DIR RUN ATOL RTOL [--trans-b]
         |C - A_dense @ B| <= ATOL + RTOL |A_dense @ B| (C and B from the run's
         RUN directory, the float64 product of the dense matrix)
@@ -43,7 +44,7 @@ def plain_offset(i, j, rows, cols, bk):
     return i * cols + j
 
 
-def gen(d, M, N, K, edtype, layout, bk, trans_b):
+def gen(d, M, N, K, edtype, layout, bk, trans_b, trans_a):
     rng = random.Random(M * 131 + N * 7 + K)
     bits = BITS[edtype]
     per = bits  # columns of A one metadata element covers: bits / 4 groups of 4
@@ -73,7 +74,11 @@ def gen(d, M, N, K, edtype, layout, bk, trans_b):
             phys[offset(i, j, rows, cols, bk)] = v
     b = [rng.randint(-16, 16) / 8 for _ in range(K * N)]
     write_npy(f"{d}/A_dense.npy", "float32", [x for r in dense for x in r], (M, K))
-    write_npy(f"{d}/A_sparse.npy", "float16", [x for r in kept for x in r], (M, K // 2))
+    if trans_a:
+        write_npy(f"{d}/A_sparse.npy", "float16", [kept[i][k] for k in range(K // 2) for i in range(M)],
+                  (K // 2, M))
+    else:
+        write_npy(f"{d}/A_sparse.npy", "float16", [x for r in kept for x in r], (M, K // 2))
     # a tensor with a layout is a flat array to tlc-sim
     write_npy(f"{d}/E.npy", edtype, phys, (rows, cols) if layout == "plain" else (rows * cols,))
     write_npy(f"{d}/B.npy", "float16", b, (N, K) if trans_b else (K, N))
@@ -99,7 +104,8 @@ def check(d, run, atol, rtol, trans_b):
 def main():
     if sys.argv[1] == "gen":
         a = sys.argv[2:]
-        gen(a[0], int(a[1]), int(a[2]), int(a[3]), a[4], a[5], int(a[6]), "--trans-b" in a)
+        gen(a[0], int(a[1]), int(a[2]), int(a[3]), a[4], a[5], int(a[6]), "--trans-b" in a,
+            "--trans-a" in a)
     elif sys.argv[1] == "check":
         a = sys.argv[2:]
         check(a[0], a[1], float(a[2]), float(a[3]), "--trans-b" in a)
