@@ -86,8 +86,16 @@ bool fe_sparse_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const 
 			tlc_internal_error(F->ctx, "frontend", "tlc's model of the sparse gemm lacks %s", name);
 		return true;
 	}
+	/* the statements a gemm puts into the kernel are the program's call:
+	 * a pass's message about them (the accumulator's registers, say) points
+	 * there, not into tlc's module */
+	tlc_stmt *block = F->kernel ? F->kernel->block : NULL;
+	int first = block && block->kind == TLC_STMT_SEQ ? block->u.seq.n : -1;
 	int errors = F->ctx->nerrors;
 	*out = fe_call(F, model, nargs, args, nkw, kwn, kwv, loc);
+	if (first >= 0 && F->kernel && F->kernel->block == block)
+		for (int i = first; i < block->u.seq.n; i++)
+			block->u.seq.items[i]->loc = loc;
 	if (!*out || F->ctx->nerrors != errors) {
 		tlc_note(F->ctx, loc, "in tlc's model of TileLang's %s, called here", fn->u.s);
 		F->user_raised = true; /* the program's use of TileLang's API: never host code */
