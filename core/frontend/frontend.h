@@ -504,8 +504,8 @@ bool fe_sparse_has(int mod, const char *name);
 /* Its value: a builtin that fe_sparse_call runs. */
 fe_val *fe_sparse_attr(fe *F, int mod, const char *name, tlc_loc loc);
 /* A call of one of them: true when fn is one (*out NULL after a report). */
-bool fe_sparse_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
-		    tlc_loc loc, fe_val **out);
+bool fe_sparse_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		    fe_val **kwv, tlc_loc loc, fe_val **out);
 
 /* ---- frontend_script.c: the host script around the kernel ---- */
 /* Run top-level statement s, skipping it when it fails because it runs

@@ -41,7 +41,8 @@ static fe_val *sparse_module(fe *F, tlc_loc loc)
 	fe_val *mod = fe_bundled_module(F, SPARSE_MODULE, loc, &found);
 	if (!mod) {
 		if (!found)
-			tlc_internal_error(F->ctx, "frontend", "tlc's model of the sparse gemm is not built in");
+			tlc_internal_error(F->ctx, "frontend",
+					   "tlc's model of the sparse gemm is not built in");
 		return NULL;
 	}
 	/* make_metadata_layout(arch=None) is the layout of the GPU the kernel
@@ -65,15 +66,16 @@ fe_val *fe_sparse_attr(fe *F, int mod, const char *name, tlc_loc loc)
 	return fe_builtin(F, fe_strdup(F, buf));
 }
 
-bool fe_sparse_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
-		    tlc_loc loc, fe_val **out)
+bool fe_sparse_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		    fe_val **kwv, tlc_loc loc, fe_val **out)
 {
 	if (fn->kind != FV_BUILTIN)
 		return false;
 	const char *name = NULL;
 	if (!strncmp(fn->u.s, "T.", 2) && fe_sparse_has(FM_T, fn->u.s + 2))
 		name = fn->u.s + 2;
-	else if (!strncmp(fn->u.s, "tilelang.layout.", 16) && fe_sparse_has(FM_LAYOUT, fn->u.s + 16))
+	else if (!strncmp(fn->u.s, "tilelang.layout.", 16) &&
+		 fe_sparse_has(FM_LAYOUT, fn->u.s + 16))
 		name = fn->u.s + 16;
 	if (!name)
 		return false;
@@ -83,7 +85,8 @@ bool fe_sparse_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const 
 	fe_val *model = env ? fe_env_get_local(env, name) : NULL;
 	if (!model) {
 		if (mod)
-			tlc_internal_error(F->ctx, "frontend", "tlc's model of the sparse gemm lacks %s", name);
+			tlc_internal_error(F->ctx, "frontend", "tlc's model of the sparse gemm lacks %s",
+					   name);
 		return true;
 	}
 	/* the statements a gemm puts into the kernel are the program's call:
