@@ -85,8 +85,8 @@ bool fe_sparse_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const 
 	fe_val *model = env ? fe_env_get_local(env, name) : NULL;
 	if (!model) {
 		if (mod)
-			tlc_internal_error(F->ctx, "frontend", "tlc's model of the sparse gemm lacks %s",
-					   name);
+			tlc_internal_error(F->ctx, "frontend",
+					   "tlc's model of the sparse gemm lacks %s", name);
 		return true;
 	}
 	/* the statements a gemm puts into the kernel are the program's call:
