@@ -507,6 +507,17 @@ const char *fe_bundled_text(const char *name);
 /* tlc's own module `dotted` (tilelang.quantize); NULL with *found false
  * when there is none of that name, NULL after an error in it. */
 fe_val *fe_bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found);
+/* The globals of module v of the program or of tlc's own; NULL for others. */
+fe_env *fe_pymodule_env(fe *F, const fe_val *v);
+
+/* ---- frontend_sparse.c: T.gemm_sp, T.gemm_sp_v2, the metadata layouts ---- */
+/* Whether T.name (mod FM_T) or tilelang.layout.name (FM_LAYOUT) is one of them. */
+bool fe_sparse_has(int mod, const char *name);
+/* Its value: a builtin that fe_sparse_call runs. */
+fe_val *fe_sparse_attr(fe *F, int mod, const char *name, tlc_loc loc);
+/* A call of one of them: true when fn is one (*out NULL after a report). */
+bool fe_sparse_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		    fe_val **kwv, tlc_loc loc, fe_val **out);
 
 /* ---- frontend_script.c: the host script around the kernel ---- */
 /* Run top-level statement s, skipping it when it fails because it runs

@@ -128,7 +128,7 @@ bool fe_module_has(fe *F, const fe_val *mod, const char *name)
 	case FM_MATH: return math_has(name);
 	case FM_ITERTOOLS:
 	case FM_FUNCTOOLS: return fe_stdlib_has(mod->mod, name);
-	case FM_LAYOUT: return strcmp(name, "make_swizzled_layout") == 0;
+	case FM_LAYOUT: return strcmp(name, "make_swizzled_layout") == 0 || fe_sparse_has(FM_LAYOUT, name);
 	case FM_AUTOTUNER: return strcmp(name, "autotune") == 0;
 	default: /* tilelang */
 		return !strcmp(name, "jit") || !strcmp(name, "compile") || !strcmp(name, "autotune") ||

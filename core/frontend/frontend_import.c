@@ -43,6 +43,9 @@ static const struct {
 	/* BitBLAS's module of the same functions, which older programs import */
 	{"bitblas.quantization", "tilelang_quantize"},
 	{"bitblas.quantization.quantization", "tilelang_quantize"},
+	/* T.gemm_sp and the metadata layouts (frontend_sparse.c); no program
+	 * imports it by this name */
+	{"tilelang.tlc_sparse", "tilelang_sparse"},
 };
 
 static fe_val *known_module(fe *F, const char *dotted)
@@ -297,6 +300,12 @@ fe_val *fe_bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found)
 {
 	fe_pymod *m = bundled_module(F, dotted, loc, found);
 	return m ? module_value_of(F, m) : NULL;
+}
+
+fe_env *fe_pymodule_env(fe *F, const fe_val *v)
+{
+	fe_pymod *m = pymod_of(F, v);
+	return m ? m->env : NULL;
 }
 
 static fe_pymod *namespace_package(fe *F, const char *dotted, const char *dir)

@@ -28,6 +28,7 @@ bool fe_t_has(fe *F, const char *name)
 			return true;
 	return fe_frame_builtin(name) || fe_hint_has(name) || fe_misc_has(name) || fe_intops_has(name) ||
 	       fe_async_has(name) || fe_tvm_t_alias(name) || fe_shuffle_has(name) ||
+	       fe_sparse_has(FM_T, name) ||
 	       tlc_op_lookup(F->ctx, name) >= 0;
 }
 
@@ -51,6 +52,8 @@ fe_val *fe_t_attr(fe *F, const char *name, tlc_loc loc)
 	tlc_dtype t = tlc_dtype_from_name(name);
 	if (t != TLC_DT_VOID)
 		return fe_dtype(F, t);
+	if (fe_sparse_has(FM_T, name))
+		return fe_sparse_attr(F, FM_T, name, loc);
 	char buf[128];
 	if (fe_tvm_t_alias(name)) {
 		snprintf(buf, sizeof buf, "tvm.tir.%s", name);
@@ -95,6 +98,8 @@ fe_val *fe_tilelang_attr(fe *F, int mod, const char *name, tlc_loc loc)
 	if (mod == FM_LAYOUT) {
 		if (strcmp(name, "make_swizzled_layout") == 0)
 			return fe_builtin(F, "T.make_swizzled_layout");
+		if (fe_sparse_has(FM_LAYOUT, name))
+			return fe_sparse_attr(F, FM_LAYOUT, name, loc);
 		tlc_error(F->ctx, loc, "unsupported function 'tilelang.layout.%s'", name);
 		return NULL;
 	}
