@@ -227,6 +227,18 @@ static bool stores_memory(const tlc_stmt *s)
 	       s->u.store.buf->scope != TLC_SCOPE_LOCAL && s->u.store.buf->scope != TLC_SCOPE_VAR;
 }
 
+/* True for T.fill / T.clear of a whole per-thread buffer (T.alloc_local,
+ * T.alloc_var), which needs no threads of its own. */
+static bool is_local_fill(const tlc_stmt *s)
+{
+	const tlc_expr *dst = s->u.eval.call->u.call.nargs ? s->u.eval.call->u.call.args[0] : NULL;
+	const tlc_buffer *b = !dst                              ? NULL
+	                      : dst->kind == TLC_EXPR_BUF    ? dst->u.buf
+	                      : dst->kind == TLC_EXPR_REGION ? dst->u.region.buf
+	                                                     : NULL;
+	return b && (b->scope == TLC_SCOPE_LOCAL || b->scope == TLC_SCOPE_VAR);
+}
+
 static tlc_stmt *rewrite_pre(tlc_rewriter *rw, tlc_stmt *s)
 {
 	body_rewrite *w = rw->ctx;
@@ -235,6 +247,12 @@ static tlc_stmt *rewrite_pre(tlc_rewriter *rw, tlc_stmt *s)
 	if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PARALLEL) {
 		lw_error(st, s->loc, "a T.Parallel loop inside another one must be directly nested (for i, j in T.Parallel(a, b))");
 		return s;
+	}
+	if ((tlc_stmt_is_call(s, TLC_OP_FILL) || tlc_stmt_is_call(s, TLC_OP_CLEAR)) && is_local_fill(s)) {
+		/* T.clear / T.fill of the thread's own T.alloc_local buffer in the
+		 * body: every element, by the thread running the iteration */
+		tlc_stmt *low = lw_expand_fill(st, s, tlc_stmt_is_call(s, TLC_OP_CLEAR));
+		return low ? tlc_stmt_rewrite(rw, low) : s;
 	}
 	if (s->kind != TLC_STMT_STORE)
 		return NULL;
@@ -561,29 +579,32 @@ static bool stage_foreign_fragments(lw_state *st, nest *n, tlc_stmt *out, tlc_st
 /* ---- shared buffers each thread reads back only where it wrote ----
  *
  * `X[i, j] = X[i, j] * c; Y[i, j] = X[i, j] + ...` in one T.Parallel nest
- * (TileLang accepts it): every access of X is at the same index, which names
- * one element per iteration (each index a distinct loop variable plus a
- * constant, every variable with more than one value among them), and every
- * iteration runs on one thread (a loop layout without replication), so no
- * thread reads or overwrites an element another thread touches in the nest.
- * Such buffers are listed in the nest's attribute (`T.attr("parallel_nest",
- * [X])`) so that sync-insert does not ask for a barrier between their
- * accesses inside it. */
+ * (TileLang accepts it), or a row per iteration written and read at columns
+ * the data chooses (`X[i, cnt[0]] = v` inside the body's own loops and ifs):
+ * every access of X has, in the same dimensions, the same index naming the
+ * iteration (each a distinct loop variable plus a constant, every variable
+ * with more than one value among them), whatever its other indices are, and
+ * every iteration runs on one thread (a loop layout without replication), so
+ * no thread reads or overwrites an element another thread touches in the
+ * nest.  Such buffers are listed in the nest's attribute
+ * (`T.attr("parallel_nest", [X])`) so that sync-insert does not ask for a
+ * barrier between their accesses inside it. */
 
 typedef struct private_scan {
 	const nest *n;
 	const tlc_buffer *b;
-	const tlc_expr *const *idx; /* the index every access must use */
+	const tlc_expr *const *idx; /* the first access's index */
+	bool key[LW_MAX_DIMS];      /* its dimensions that name the iteration */
 	bool ok, read, write;
 } private_scan;
 
 static bool same_index(private_scan *c, int k, const tlc_expr *const *idx)
 {
+	if (k != c->b->ndim || k > LW_MAX_DIMS)
+		return false;
 	if (!c->idx) {
-		/* the first access: is its index one element per iteration? */
+		/* the first access: which of its dimensions name the iteration? */
 		bool used[LW_MAX_DIMS] = {false};
-		if (k != c->b->ndim)
-			return false;
 		for (int d = 0; d < k; d++) {
 			const tlc_expr *x = idx[d];
 			if (x->kind == TLC_EXPR_ADD && x->u.op.b->kind == TLC_EXPR_INT)
@@ -592,9 +613,8 @@ static bool same_index(private_scan *c, int k, const tlc_expr *const *idx)
 			for (int q = 0; x->kind == TLC_EXPR_VAR && q < c->n->ndim; q++)
 				if (c->n->vars[q] == x->u.var)
 					v = q;
-			if (v < 0 || used[v])
-				return false;
-			used[v] = true;
+			if (v >= 0 && !used[v])
+				used[v] = c->key[d] = true;
 		}
 		for (int q = 0; q < c->n->ndim; q++)
 			if (!used[q] && c->n->shape[q] > 1)
@@ -603,7 +623,7 @@ static bool same_index(private_scan *c, int k, const tlc_expr *const *idx)
 		return true;
 	}
 	for (int d = 0; d < k; d++)
-		if (idx[d] != c->idx[d])
+		if (c->key[d] && idx[d] != c->idx[d])
 			return false;
 	return true;
 }
@@ -634,6 +654,24 @@ static tlc_walk_action private_stmt(void *p, const tlc_stmt *s)
 	return c->ok ? TLC_WALK_CONTINUE : TLC_WALK_STOP;
 }
 
+typedef struct shared_stores {
+	const tlc_buffer *b[16];
+	int n;
+} shared_stores;
+
+static tlc_walk_action collect_shared_store(void *p, const tlc_stmt *s)
+{
+	shared_stores *c = p;
+	if (s->kind != TLC_STMT_STORE || !tlc_buffer_in_shared(s->u.store.buf))
+		return TLC_WALK_CONTINUE;
+	for (int q = 0; q < c->n; q++)
+		if (c->b[q] == s->u.store.buf)
+			return TLC_WALK_CONTINUE;
+	if (c->n < (int)(sizeof c->b / sizeof c->b[0]))
+		c->b[c->n++] = s->u.store.buf;
+	return TLC_WALK_CONTINUE;
+}
+
 /* The attribute value of the lowered nest: 1, or the list of its shared
  * buffers read back element by element (see above). */
 static const tlc_expr *nest_private_buffers(lw_state *st, const nest *n)
@@ -641,25 +679,16 @@ static const tlc_expr *nest_private_buffers(lw_state *st, const nest *n)
 	for (int k = 0; k < n->loop->ndigits; k++)
 		if (n->loop->digits[k].dim < 0)
 			return ci(st, 1); /* replicated: several threads run one iteration */
-	/* candidates: the shared buffers the body's own statements store into */
+	/* candidates: the shared buffers the body stores into, at any depth */
+	shared_stores cs = {.n = 0};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &cs, .stmt_pre = collect_shared_store}, n->body);
 	const tlc_stmt *body = n->body;
-	int nitems = body && body->kind == TLC_STMT_SEQ ? body->u.seq.n : body ? 1 : 0;
-	const tlc_buffer *cand[16];
-	int ncand = 0;
-	for (int i = 0; i < nitems; i++) {
-		const tlc_stmt *x = body->kind == TLC_STMT_SEQ ? body->u.seq.items[i] : body;
-		if (x->kind != TLC_STMT_STORE || !tlc_buffer_in_shared(x->u.store.buf) || ncand == 16)
-			continue;
-		bool seen = false;
-		for (int q = 0; q < ncand; q++)
-			seen |= cand[q] == x->u.store.buf;
-		if (!seen)
-			cand[ncand++] = x->u.store.buf;
-	}
+	const tlc_buffer *const *cand = cs.b;
+	int ncand = cs.n;
 	const tlc_expr *items[16];
 	int count = 0;
 	for (int q = 0; q < ncand; q++) {
-		private_scan c = {n, cand[q], NULL, true, false, false};
+		private_scan c = {.n = n, .b = cand[q], .ok = true};
 		tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = private_stmt, .expr_pre = private_expr}, body);
 		if (c.ok && c.read && c.write)
 			items[count++] = tlc_buf_ref(st->m, (tlc_buffer *)cand[q]);
