@@ -145,6 +145,24 @@ def build(path, entry=None, target=None, out_idx=None, defines=None, tlc_args=()
     return Kernel(so, header_text, source, out_idx)
 
 
+def ir_text(path, entry=None, target=None, tlc=None, config_index=None):
+    """tlc's printed tile IR of kernel file `path` (its `entry` call) after
+    the pipeline (`tlc --emit=ir`): what PrimFunc.script() shows."""
+    tlc = tlc or find_tlc()
+    cmd = [tlc, os.fspath(path), "--emit=ir"]
+    if entry:
+        cmd.append(f"--entry={entry}")
+    if target:
+        cmd.append(f"--target={target}")
+    if config_index is not None:
+        cmd.append(f"--config-index={config_index}")
+    with tempfile.TemporaryDirectory(prefix="tlc-py-") as tmp:
+        out = os.path.join(tmp, "kernel.ir")
+        _run(cmd + ["-o", out])
+        with open(out) as f:
+            return f.read()
+
+
 # ---- calling ----
 
 _TORCH_DTYPES = {"float16": "float16", "bfloat16": "bfloat16", "float32": "float32", "float64": "float64",

@@ -12,7 +12,7 @@ import inspect
 import os
 
 
-from . import TlcError, build
+from . import TlcError, build, ir_text
 
 # the target when neither jit(target=) nor $TLC_TARGET names one
 DEFAULT_TARGET = None  # tlc's own default (cuda-sm90)
@@ -85,6 +85,26 @@ class PrimFunc:
         self.func, self.factory, self.factory_args = func, factory, factory_args
         self.entry, self.path = entry, path
         self.__name__ = func.__name__
+
+    def script(self, show_meta=False, **_):
+        """TVMScript's printed form of a prim_func in TileLang; here tlc's
+        printed tile IR of the kernel (tlc --emit=ir), or, when tlc refuses
+        the kernel or its factory call is unknown, the function's Python
+        source under a comment that says why."""
+        import textwrap
+        try:
+            entry, path = self._entry_and_file()
+            return ir_text(path, entry, target=_target(None))
+        except (TlcError, OSError) as e:
+            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        try:
+            src = textwrap.dedent(inspect.getsource(self.func))
+        except (OSError, TypeError):
+            src = f"def {self.__name__}(...): ...\n"
+        return f"# tlc: no IR of '{self.__name__}' ({why}); its source:\n{src}"
+
+    def show(self, *args, **kwargs):
+        print(self.script(*args, **kwargs))
 
     def _entry_and_file(self):
         if self.entry is not None:
