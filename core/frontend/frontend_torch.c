@@ -141,12 +141,10 @@ bool fe_torch_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const c
 		*out = call_model(F, name, fn->u.bound.self, nargs, args, nkw, kwn, kwv, loc);
 		return true;
 	}
-	if (fn->kind != FV_HOST || strncmp(fn->u.s, "torch.", 6) != 0)
+	/* in a kernel body torch stays a host module (fe_err_not_kernel) */
+	if (fn->kind != FV_HOST || strncmp(fn->u.s, "torch.", 6) != 0 || (F->kernel && F->kernel->block))
 		return false;
 	const char *what = fn->u.s + 6;
-	bool tensors = false;
-	for (int i = 0; i < nargs; i++)
-		tensors |= fe_is_torch_tensor(args[i]);
 	if (in_list(creators, TLC_ARRAY_LEN(creators), what)) {
 		/* a *_like of an opaque value stays opaque */
 		if (strstr(what, "_like") && (nargs < 1 || !fe_is_torch_tensor(args[0])))
@@ -159,7 +157,6 @@ bool fe_torch_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const c
 		*out = call_model(F, "matmul", NULL, nargs, args, 0, NULL, NULL, loc);
 		return true;
 	}
-	(void)tensors;
 	return false;
 }
 

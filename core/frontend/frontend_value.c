@@ -518,7 +518,11 @@ void fe_err_not_kernel(fe *F, fe_val *v, tlc_loc loc)
 		          v->u.s);
 		break;
 	default:
-		tlc_error(F->ctx, loc, "a %s cannot be used as a kernel value", fe_kind_name(v));
+		if (fe_is_torch_tensor(v)) /* made at compile time by frontend_torch.c */
+			tlc_error(F->ctx, loc, "a torch tensor cannot be used in a kernel: pass it to the "
+			          "kernel as a T.Tensor parameter");
+		else
+			tlc_error(F->ctx, loc, "a %s cannot be used as a kernel value", fe_kind_name(v));
 		break;
 	}
 }
