@@ -477,6 +477,12 @@ bool fe_intrinsics_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, co
 /* An attribute of such an object (FV_OBJECT): true when v is one. */
 bool fe_intrinsics_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out);
 
+/* ---- frontend.c ---- */
+/* The arguments of a call of an @autotune function that is not the entry:
+ * the open parameters from config --config-index (frontend.c). */
+bool fe_autotune_call_args(fe *F, fe_val *fn, int nargs, fe_val **args, int *nkw, const char ***kwn,
+                           fe_val ***kwv, fe_val **pass_configs, tlc_loc loc);
+
 /* ---- frontend_torch.c: torch tensors made at compile time, by shape and dtype ---- */
 bool fe_is_torch_tensor(const fe_val *v);
 /* torch.randn(...) and the other creators, a tensor's methods: true when
