@@ -487,8 +487,8 @@ bool fe_autotune_call_args(fe *F, fe_val *fn, int nargs, fe_val **args, int *nkw
 bool fe_is_torch_tensor(const fe_val *v);
 /* torch.randn(...) and the other creators, a tensor's methods: true when
  * handled (*out NULL after a report). */
-bool fe_torch_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
-		   tlc_loc loc, fe_val **out);
+bool fe_torch_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		   fe_val **kwv, tlc_loc loc, fe_val **out);
 /* An attribute of a tensor: true when v is one. */
 bool fe_torch_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out);
 /* a op b where one of them is a tensor (elementwise: the broadcast shape) */

@@ -132,8 +132,8 @@ static void values_error(fe *F, const char *what, tlc_loc loc)
 		  what);
 }
 
-bool fe_torch_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
-		   tlc_loc loc, fe_val **out)
+bool fe_torch_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		   fe_val **kwv, tlc_loc loc, fe_val **out)
 {
 	if (fn->kind == FV_BOUND && fe_is_torch_tensor(fn->u.bound.self)) {
 		char name[128];
