@@ -397,6 +397,39 @@ static fe_val *merged_configs(fe *F, fe_val *jit, fe_val *config, tlc_loc loc)
 	return d;
 }
 
+/* A call of an @autotune function that is not the entry: a factory calls
+ * its tuned kernel, often with no arguments (`return kernel()`), and
+ * TileLang tunes there and builds the best config.  As for the entry, the
+ * parameters the call leaves open take config --config-index (0 by
+ * default; the Python package's tuner builds each); a call that gives them
+ * all is built as it is, as TileLang does.  *kwn / *kwv grow; *pass_configs
+ * is the jit's and the config's. */
+bool fe_autotune_call_args(fe *F, fe_val *fn, int nargs, fe_val **args, int *nkw, const char ***kwn,
+                           fe_val ***kwv, fe_val **pass_configs, tlc_loc loc)
+{
+	py_node *def = fn->u.fn.def;
+	*pass_configs = fn->u.fn.jit_configs;
+	if (!fn->u.fn.autotune || fn->u.fn.autotune->kind == FV_HOST || def->kind != PY_DEF)
+		return true;
+	fe_val *configs = autotune_configs(F, fn, nargs, args, *nkw, *kwn, *kwv, loc);
+	if (!configs)
+		return false;
+	const char **kn = fe_alloc(F, sizeof(char *) * (size_t)(*nkw + def->nparams + 1));
+	fe_val **kv = fe_alloc(F, sizeof(fe_val *) * (size_t)(*nkw + def->nparams + 1));
+	if (*nkw) {
+		memcpy(kn, *kwn, sizeof(char *) * (size_t)*nkw);
+		memcpy(kv, *kwv, sizeof(fe_val *) * (size_t)*nkw);
+	}
+	fe_val *config_passes = NULL;
+	if (!apply_config(F, configs, F->opts ? F->opts->config_index : 0, def, nargs, kn, kv, nkw,
+	                  &config_passes, loc))
+		return false;
+	*kwn = kn;
+	*kwv = kv;
+	*pass_configs = merged_configs(F, fn->u.fn.jit_configs, config_passes, loc);
+	return !config_passes || *pass_configs;
+}
+
 /* --list-configs: "N: {...}" a line. */
 static void list_configs(fe *F, fe_val *configs, tlc_buf *out)
 {

@@ -277,6 +277,7 @@ typedef struct fe {
 	fe_ifframe *ifs;   /* the innermost open `with T.If(...)` (frontend_frames.c) */
 	fe_skip *skips;    /* the top-level statements skipped */
 	fe_env *intrinsics; /* tilelang.intrinsics' model, once loaded (frontend_intrinsics.c) */
+	fe_env *torch_model; /* the model of torch tensors, once loaded (frontend_torch.c) */
 	int nskips, cap_skips;
 } fe;
 
@@ -478,6 +479,25 @@ bool fe_intrinsics_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, co
 			fe_val **kwv, tlc_loc loc, fe_val **out);
 /* An attribute of such an object (FV_OBJECT): true when v is one. */
 bool fe_intrinsics_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out);
+
+/* ---- frontend.c ---- */
+/* The arguments of a call of an @autotune function that is not the entry:
+ * the open parameters from config --config-index (frontend.c). */
+bool fe_autotune_call_args(fe *F, fe_val *fn, int nargs, fe_val **args, int *nkw, const char ***kwn,
+                           fe_val ***kwv, fe_val **pass_configs, tlc_loc loc);
+
+/* ---- frontend_torch.c: torch tensors made at compile time, by shape and dtype ---- */
+bool fe_is_torch_tensor(const fe_val *v);
+/* torch.randn(...) and the other creators, a tensor's methods: true when
+ * handled (*out NULL after a report). */
+bool fe_torch_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
+		   fe_val **kwv, tlc_loc loc, fe_val **out);
+/* An attribute of a tensor: true when v is one. */
+bool fe_torch_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out);
+/* a op b where one of them is a tensor (elementwise: the broadcast shape) */
+fe_val *fe_torch_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc);
+/* "WHAT needs the values of a torch tensor ..." */
+void fe_torch_values_error(fe *F, const char *what, tlc_loc loc);
 
 /* ---- frontend_tvm.c: tvm.tir and tvm.te (FM_TVM_TIR, FM_TVM_TE) ---- */
 /* The device's compute capability: -D device_capability, else the target's

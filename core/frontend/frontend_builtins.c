@@ -252,6 +252,11 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 	case FV_MISSING:
 		fe_err_not_kernel(F, v, loc);
 		return NULL;
+	case FV_PRIMFUNC:
+		/* a jit kernel's prim_func (JITKernel.prim_func): the prim_func itself */
+		if (!strcmp(name, "prim_func"))
+			return v;
+		break;
 	default:
 		break;
 	}
@@ -858,12 +863,16 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 		return hr;
 	switch (fn->kind) {
 	case FV_FUNC: {
+		fe_val *passes = fn->u.fn.jit_configs;
+		if (fn->u.fn.autotune && !fe_autotune_call_args(F, fn, nargs, args, &nkw, &kw_names, &kw_vals,
+		                                                &passes, loc))
+			return NULL;
 		fe_val *r = fe_call_function(F, fn, nargs, args, nkw, kw_names, kw_vals, loc);
 		if (r && r->kind == FV_PRIMFUNC && (fn->u.fn.flags & FF_JIT)) {
 			fe_val *c = fe_new(F, FV_PRIMFUNC);
 			*c = *r;
 			c->u.pf.out_idx = fn->u.fn.jit_out_idx;
-			c->u.pf.configs = fn->u.fn.jit_configs;
+			c->u.pf.configs = passes;
 			r = c;
 		}
 		return r;

@@ -114,6 +114,10 @@ fe_val *fe_subscript(fe *F, fe_val *v, fe_val *idx, tlc_loc loc)
 			return fe_subscript_type(F, v, idx, loc);
 		/* fall through */
 	default:
+		if (fe_is_torch_tensor(v)) {
+			fe_torch_values_error(F, "indexing", loc);
+			return NULL;
+		}
 		tlc_error(F->ctx, loc, "a %s cannot be subscripted", fe_kind_name(v));
 		return NULL;
 	}
@@ -414,7 +418,7 @@ static fe_val *eval_name(fe *F, fe_env *env, py_node *n)
 {
 	fe_val *v = fe_env_get(env, n->str);
 	if (v) {
-		if (v->kind == FV_HOST)
+		if (v->kind == FV_HOST || fe_is_torch_tensor(v))
 			F->host_uses++; /* a statement that fails after this may be skipped */
 		return v;
 	}

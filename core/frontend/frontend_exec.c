@@ -628,12 +628,19 @@ static fe_flow exec_def(fe *F, fe_env *env, py_node *s)
 	return FL_NORMAL;
 }
 
-static fe_flow exec_raise(fe *F, py_node *s)
+static fe_flow exec_raise(fe *F, fe_env *env, py_node *s)
 {
 	const char *msg = "exception";
-	if (s->a && s->a->kind == PY_CALL && s->a->n >= 1 && s->a->list[0]->kind == PY_STR)
+	if (s->a && s->a->kind == PY_CALL && s->a->n >= 1 && s->a->list[0]->kind == PY_STR) {
 		msg = s->a->list[0]->str;
-	else if (s->a && s->a->kind == PY_CALL && s->a->a->kind == PY_NAME)
+	} else if (s->a && s->a->kind == PY_CALL && s->a->n >= 1 && s->a->list[0]->kind == PY_BINOP) {
+		/* a message put together ("size " + str(n)): its text if a str */
+		tlc_diag_held held;
+		tlc_diag_hold(F->ctx, &held);
+		fe_val *m = fe_eval(F, env, s->a->list[0]);
+		tlc_diag_release(F->ctx, &held, false);
+		msg = m && m->kind == FV_STR ? m->u.s : s->a->a->kind == PY_NAME ? s->a->a->str : msg;
+	} else if (s->a && s->a->kind == PY_CALL && s->a->a->kind == PY_NAME)
 		msg = s->a->a->str;
 	tlc_error(F->ctx, s->loc, "raise at compile time: %s", msg);
 	F->user_raised = true;
@@ -735,7 +742,7 @@ static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
 		}
 		return FL_NORMAL;
 	}
-	case PY_RAISE: return exec_raise(F, s);
+	case PY_RAISE: return exec_raise(F, env, s);
 	case PY_TRY: {
 		fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(s));
 		if (fl == FL_NORMAL)

@@ -559,7 +559,7 @@ bad:
 
 bool fe_host_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc, fe_val **out)
 {
-	if (fe_intrinsics_getattr(F, v, name, loc, out))
+	if (fe_torch_getattr(F, v, name, loc, out) || fe_intrinsics_getattr(F, v, name, loc, out))
 		return true;
 	if (v->kind == FV_STR && in_list(str_more, TLC_ARRAY_LEN(str_more), name)) {
 		*out = host_bound(F, name, v);
@@ -694,7 +694,8 @@ static fe_val *get_or_has(fe *F, bool has, int nargs, fe_val **args, tlc_loc loc
 bool fe_host_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char **kwn,
 		  fe_val **kwv, tlc_loc loc, fe_val **out)
 {
-	if (fe_intrinsics_call(F, fn, nargs, args, nkw, kwn, kwv, loc, out) ||
+	if (fe_torch_call(F, fn, nargs, args, nkw, kwn, kwv, loc, out) ||
+	    fe_intrinsics_call(F, fn, nargs, args, nkw, kwn, kwv, loc, out) ||
 	    fe_sparse_call(F, fn, nargs, args, nkw, kwn, kwv, loc, out))
 		return true;
 	if (fn->kind == FV_BUILTIN && (!strcmp(fn->u.s, "getattr") || !strcmp(fn->u.s, "hasattr"))) {

@@ -349,6 +349,8 @@ fe_val *fe_binop(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 		fe_err_not_kernel(F, b, loc);
 		return NULL;
 	}
+	if (fe_is_torch_tensor(a) || fe_is_torch_tensor(b))
+		return fe_torch_binop(F, op, a, b, loc);
 	tlc_error(F->ctx, loc, "unsupported operand types for %s: '%s' and '%s'", op_text(op),
 	          fe_kind_name(a), fe_kind_name(b));
 	return NULL;
@@ -396,6 +398,8 @@ fe_val *fe_unaryop(fe *F, py_op op, fe_val *a, tlc_loc loc)
 	}
 	if (a->kind == FV_HOST)
 		return a;
+	if (fe_is_torch_tensor(a) && op != PY_OP_INVERT)
+		return op == PY_OP_POS ? a : fe_torch_binop(F, PY_OP_MUL, a, fe_int(F, -1), loc);
 	tlc_error(F->ctx, loc, "bad operand type for unary operator: '%s'", fe_kind_name(a));
 	return NULL;
 }
@@ -411,6 +415,10 @@ fe_val *fe_compare(fe *F, py_op op, fe_val *a, fe_val *b, tlc_loc loc)
 			a = fe_str(F, tlc_dtype_name(a->u.dt));
 		if (b->kind == FV_DTYPE)
 			b = fe_str(F, tlc_dtype_name(b->u.dt));
+	}
+	if ((fe_is_torch_tensor(a) || fe_is_torch_tensor(b)) && op != PY_OP_IS && op != PY_OP_IS_NOT) {
+		fe_torch_values_error(F, "a comparison", loc);
+		return NULL;
 	}
 	switch (op) {
 	case PY_OP_IS:

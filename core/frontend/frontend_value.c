@@ -518,7 +518,11 @@ void fe_err_not_kernel(fe *F, fe_val *v, tlc_loc loc)
 		          v->u.s);
 		break;
 	default:
-		tlc_error(F->ctx, loc, "a %s cannot be used as a kernel value", fe_kind_name(v));
+		if (fe_is_torch_tensor(v)) /* made at compile time by frontend_torch.c */
+			tlc_error(F->ctx, loc, "a torch tensor cannot be used in a kernel: pass it to the "
+			          "kernel as a T.Tensor parameter");
+		else
+			tlc_error(F->ctx, loc, "a %s cannot be used as a kernel value", fe_kind_name(v));
 		break;
 	}
 }
@@ -733,6 +737,29 @@ void fe_dtype_unsupported_error(fe *F, const char *name, tlc_loc loc)
 		tlc_error(F->ctx, loc, "%s is not supported yet", name);
 }
 
+/* torch's dtypes (torch.float16, torch.half, A.dtype of a tensor made at
+ * compile time, frontend_torch.c) name the same types as TileLang's */
+static bool torch_dtype(const char *name, tlc_dtype *out)
+{
+	static const char *const alias[][2] = {
+		{"half", "float16"}, {"float", "float32"}, {"double", "float64"},
+		{"int", "int32"},    {"long", "int64"},    {"short", "int16"},
+	};
+	if (strncmp(name, "torch.", 6) != 0)
+		return false;
+	name += 6;
+	for (size_t i = 0; i < TLC_ARRAY_LEN(alias); i++)
+		if (strcmp(name, alias[i][0]) == 0)
+			name = alias[i][1];
+	if (fe_dtype_unsupported(name))
+		return false;
+	tlc_dtype t = tlc_dtype_from_name(name);
+	if (t == TLC_DT_VOID)
+		return false;
+	*out = t;
+	return true;
+}
+
 bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 {
 	if (v->kind == FV_DTYPE) {
@@ -757,6 +784,8 @@ bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 		*out = tlc_dtype_from_name(v->u.s);
 		return true;
 	}
+	if (v->kind == FV_HOST && torch_dtype(v->u.s, out))
+		return true;
 	if (v->kind == FV_HOST || v->kind == FV_MISSING) {
 		fe_err_not_kernel(F, v, loc);
 		return false;

@@ -126,7 +126,12 @@ def build(path, entry=None, target=None, out_idx=None, defines=None, tlc_args=()
         _run(base + ["-o", src_path])  # the target's source (CUDA or HIP): tlc's default --emit
         with open(src_path) as f:
             source = f.read()
-    key = hashlib.sha256("\0".join([source, target or "", " ".join(map(str, tlc_args))]).encode()).hexdigest()[:24]
+    # the call is in the key too: two calls can generate the same source and
+    # differ in the shapes of the header (a size no index uses: B of (rows, n)
+    # written at row 0 only), which allocate a call's outputs
+    call = [entry or "", str(config_index), repr(sorted((defines or {}).items()))]
+    key = "\0".join([source, target or "", " ".join(map(str, tlc_args))] + call)
+    key = hashlib.sha256(key.encode()).hexdigest()[:24]
     d = os.path.join(_cache_dir(), key)
     so, header = os.path.join(d, "libkernel.so"), os.path.join(d, "libkernel.h")
     if not (os.path.exists(so) and os.path.exists(header)):
@@ -143,6 +148,24 @@ def build(path, entry=None, target=None, out_idx=None, defines=None, tlc_args=()
     with open(header) as f:
         header_text = f.read()
     return Kernel(so, header_text, source, out_idx)
+
+
+def ir_text(path, entry=None, target=None, tlc=None, config_index=None):
+    """tlc's printed tile IR of kernel file `path` (its `entry` call) after
+    the pipeline (`tlc --emit=ir`): what PrimFunc.script() shows."""
+    tlc = tlc or find_tlc()
+    cmd = [tlc, os.fspath(path), "--emit=ir"]
+    if entry:
+        cmd.append(f"--entry={entry}")
+    if target:
+        cmd.append(f"--target={target}")
+    if config_index is not None:
+        cmd.append(f"--config-index={config_index}")
+    with tempfile.TemporaryDirectory(prefix="tlc-py-") as tmp:
+        out = os.path.join(tmp, "kernel.ir")
+        _run(cmd + ["-o", out])
+        with open(out) as f:
+            return f.read()
 
 
 # ---- calling ----
@@ -197,6 +220,8 @@ class Kernel:
         self.mark_outputs(out_idx)
         self._lib = None
         self._launch = None  # the ctypes launcher (tests may put a Python function here)
+        # what an autotuner chose (TileLang's JITKernel after tuning)
+        self.config = self.latency = self.ref_latency = None
 
     def mark_outputs(self, out_idx):
         """Mark the parameters out_idx (an index or a list; negative from the

@@ -12,7 +12,7 @@ import inspect
 import os
 
 
-from . import TlcError, build
+from . import TlcError, build, ir_text
 
 # the target when neither jit(target=) nor $TLC_TARGET names one
 DEFAULT_TARGET = None  # tlc's own default (cuda-sm90)
@@ -86,6 +86,26 @@ class PrimFunc:
         self.entry, self.path = entry, path
         self.__name__ = func.__name__
 
+    def script(self, show_meta=False, **_):
+        """TVMScript's printed form of a prim_func in TileLang; here tlc's
+        printed tile IR of the kernel (tlc --emit=ir), or, when tlc refuses
+        the kernel or its factory call is unknown, the function's Python
+        source under a comment that says why."""
+        import textwrap
+        try:
+            entry, path = self._entry_and_file()
+            return ir_text(path, entry, target=_target(None))
+        except (TlcError, OSError) as e:
+            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        try:
+            src = textwrap.dedent(inspect.getsource(self.func))
+        except (OSError, TypeError):
+            src = f"def {self.__name__}(...): ...\n"
+        return f"# tlc: no IR of '{self.__name__}' ({why}); its source:\n{src}"
+
+    def show(self, *args, **kwargs):
+        print(self.script(*args, **kwargs))
+
     def _entry_and_file(self):
         if self.entry is not None:
             return self.entry, self.path
@@ -125,7 +145,7 @@ def record_calls(func, path, prefix=None):
             _active_calls.pop()
         if entry is not None and inspect.isfunction(result) and result.__qualname__ != result.__name__:
             return record_calls(result, path, entry)
-        if entry is not None and isinstance(result, JitFactory) and result.entry_prefix is None:
+        if entry is not None and isinstance(result, (JitFactory, Autotuned)) and result.entry_prefix is None:
             result.entry_prefix, result.path = entry, path  # a nested @tilelang.jit factory
         return result
     return call
@@ -230,19 +250,25 @@ class JitFactory:
         # (record_calls), so that calling it is the entry `prefix(args...)`
         self.entry_prefix, self.path = None, None
 
+    def route(self, args, kwargs, caller):
+        """(file, entry) that builds the kernel of the call f(*args, **kwargs)
+        made in frame `caller`."""
+        if self.entry_prefix is not None:
+            return self.path, f"{self.entry_prefix}({_arguments(args, kwargs)})"
+        recorded = _recorded_entry(caller)
+        if recorded is not None and self.func.__qualname__ != self.func.__name__:
+            # a nested factory called by a recorded call, which returns its kernel
+            return recorded[1], recorded[0]
+        return _source_file(self.func), _entry(self.func, args, kwargs)
+
+    def build(self, path, entry, config_index=None):
+        return build(path, entry, target=_target(self.target), out_idx=self.out_idx, config_index=config_index)
+
     def __call__(self, *args, **kwargs):
         bound = inspect.signature(self.func).bind_partial(*args, **kwargs)
         tensors = {n: v for n, v in bound.arguments.items() if _is_tensor(v)}
         if not tensors:
-            if self.entry_prefix is not None:
-                return build(self.path, f"{self.entry_prefix}({_arguments(args, kwargs)})", target=_target(self.target),
-                             out_idx=self.out_idx)
-            recorded = _recorded_entry(inspect.currentframe().f_back)
-            if recorded is not None and self.func.__qualname__ != self.func.__name__:
-                # a nested factory called by a recorded call, which returns its kernel
-                return build(recorded[1], recorded[0], target=_target(self.target), out_idx=self.out_idx)
-            return build(_source_file(self.func), _entry(self.func, args, kwargs), target=_target(self.target),
-                         out_idx=self.out_idx)
+            return self.build(*self.route(args, kwargs, inspect.currentframe().f_back))
         if not _builds_a_kernel(self.func):
             return self.func(*args, **kwargs)
         rest = {n: v for n, v in bound.arguments.items() if n not in tensors}
@@ -280,12 +306,67 @@ def compile(func, out_idx=None, target=None, pass_configs=None, execution_backen
     return build(path, entry, target=_target(target), out_idx=out_idx)
 
 
-def autotune(func=None, *, configs=None, warmup=None, rep=None, timeout=None, **_):
-    """@autotune(configs=...): tlc does not tune; the kernel is built with the
-    file's first config (tlc --config-index=0) where the call leaves
-    parameters open."""
+class Autotuned:
+    """@autotune(configs=...) on a @tilelang.jit factory.  A call that
+    leaves tuned parameters open builds every config (tlc --config-index=i
+    on the call's entry: tlc applies config i where the entry, or the tuned
+    factory a recorded call runs, leaves them open), times each on a GPU as
+    TileLang's autotuner does and returns the fastest kernel, with .config,
+    .latency and .ref_latency (tlc/shim/tilelang/autotuner.py's tune).  A
+    call that gives them all is built as it is."""
+
+    def __init__(self, jit_factory, configs, profile):
+        self.jit, self.configs, self.profile = jit_factory, configs, profile
+        self.__wrapped__ = jit_factory.func
+        self.__name__ = jit_factory.__name__
+        self.__doc__ = jit_factory.__doc__
+
+    @property
+    def entry_prefix(self):
+        return self.jit.entry_prefix
+
+    @entry_prefix.setter
+    def entry_prefix(self, v):
+        self.jit.entry_prefix = v
+
+    @property
+    def path(self):
+        return self.jit.path
+
+    @path.setter
+    def path(self, v):
+        self.jit.path = v
+
+    def __call__(self, *args, **kwargs):
+        from tilelang.autotuner import tune  # the shim's
+        bound = inspect.signature(self.jit.func).bind_partial(*args, **kwargs)
+        if any(_is_tensor(v) for v in bound.arguments.values()):
+            return self.jit(*args, **kwargs)
+        configs = self.configs
+        if callable(configs):
+            configs = configs(*args, **kwargs) if inspect.signature(configs).parameters else configs()
+        configs = list(configs or [])
+        if not configs:
+            raise ValueError(f"@autotune on '{self.__name__}': no configs to tune")
+        keys = set().union(*(c.keys() for c in configs)) - {"pass_configs"}
+        path, entry = self.jit.route(args, kwargs, inspect.currentframe().f_back)
+        if keys and keys <= set(bound.arguments):  # TileLang: all given, no tuning
+            return self.jit.build(path, entry)
+        candidates = [(dict(c), (lambda i=i: self.jit.build(path, entry, config_index=i)))
+                      for i, c in enumerate(configs)]
+        return tune(candidates, self.__name__, **self.profile)
+
+
+def autotune(func=None, *, configs=None, warmup=25, rep=100, timeout=100, supply_type=None, ref_prog=None,
+             supply_prog=None, rtol=1e-2, atol=1e-2, max_mismatched_ratio=0.01, skip_check=False,
+             manual_check_prog=None, cache_input_tensors=False, **_):
+    """@autotune(configs=...) on a @tilelang.jit factory (Autotuned)."""
+    profile = dict(warmup=warmup, rep=rep, supply_type=supply_type, ref_prog=ref_prog, supply_prog=supply_prog,
+                   rtol=rtol, atol=atol, max_mismatched_ratio=max_mismatched_ratio, skip_check=skip_check,
+                   manual_check_prog=manual_check_prog)
+
     def wrap(f):
-        return f
+        return Autotuned(f, configs, profile) if isinstance(f, JitFactory) else f
     return wrap(func) if func is not None else wrap
 
 

@@ -34,6 +34,9 @@ def medians_in_turn_ms(fns, warmup, runs):
 class Profiler:
     def __init__(self, kernel, tensor_supply_type=None):
         self.kernel = kernel
+        if tensor_supply_type is not None:  # refused here, not at the first input drawn
+            from .supply import supply_kind
+            tensor_supply_type = supply_kind(tensor_supply_type)
         self.supply_type = tensor_supply_type  # None: tlc's own inputs (randn, small integers)
 
     def __call__(self, *args, **kwargs):

@@ -29,6 +29,7 @@ def supply(shape, dtype, kind=TensorSupplyType.Auto, device="cuda"):
     float16, bfloat16 and float32 and Integer otherwise; int8 asked for
     Uniform or Normal gets ones."""
     import torch
+    kind = supply_kind(kind)
     name = str(dtype).replace("torch.", "")
     float8 = name.startswith("float8")
     if kind == TensorSupplyType.Auto:
@@ -52,6 +53,26 @@ def supply(shape, dtype, kind=TensorSupplyType.Auto, device="cuda"):
     else:
         t.normal_(-1.0, 1.0)
     return t.to(dtype)
+
+
+def supply_kind(kind):
+    """The TensorSupplyType that `kind` is: a member, its name ("Normal") or
+    its number; TypeError for anything else (TileLang's get_tensor_supply
+    raises NotImplementedError on a kind it does not know, rather than
+    drawing some other distribution)."""
+    if isinstance(kind, TensorSupplyType):
+        return kind
+    if isinstance(kind, enum.Enum) and kind.name in TensorSupplyType.__members__:
+        return TensorSupplyType[kind.name]  # an enum of the same names (TileLang's own)
+    if isinstance(kind, str) and kind in TensorSupplyType.__members__:
+        return TensorSupplyType[kind]
+    if isinstance(kind, int) and not isinstance(kind, bool):
+        try:
+            return TensorSupplyType(kind)
+        except ValueError:
+            pass
+    names = ", ".join(TensorSupplyType.__members__)
+    raise TypeError(f"tensor_supply_type must be a tilelang.TensorSupplyType ({names}), not {kind!r}")
 
 
 def get_tensor_supply(kind=TensorSupplyType.Integer):

@@ -400,6 +400,204 @@ out = r.stdout + r.stderr
 check("tvm before tilelang, simplify_prim_func, tilelang.lower's imported_modules[0].get_source()",
       "old style True ['A', 'B']" in out, out)
 
+# 12. autotuning: @autotune nested in a factory and called with no arguments,
+# and AutoTuner.from_kernel on a factory defined inside a function.  Here
+# (no GPU to time on) the first config is built, with a note; the config
+# changes B's shape, so the shapes show which config was built
+TUNE = textwrap.dedent('''
+    import tilelang
+    import tilelang.language as T
+    from tilelang.autotuner import autotune, AutoTuner
+
+
+    def rows_configs():
+        return [dict(rows=r) for r in (2, 4)]
+
+
+    def factory(n, tune=False):
+
+        @tilelang.jit(out_idx=[1])
+        def body(rows):
+
+            @T.prim_func
+            def main(A: T.Tensor((n,), "float32"), B: T.Tensor((rows, n), "float32")):
+                with T.Kernel(1, threads=128) as bx:
+                    for i in T.Parallel(n):
+                        B[0, i] = A[i]
+
+            return main
+
+        if tune:
+
+            @autotune(configs=rows_configs(), warmup=1, rep=1)
+            @tilelang.jit(out_idx=[1])
+            def kernel(rows=None):
+                return body(rows).prim_func
+
+            return kernel()
+        return body
+
+
+    def best(n):
+        scale = 2.0
+
+        def kernel(rows=None):
+
+            @T.prim_func
+            def main(A: T.Tensor((n,), "float32"), B: T.Tensor((rows, n), "float32")):
+                with T.Kernel(1, threads=128) as bx:
+                    for i in T.Parallel(n):
+                        B[0, i] = A[i] * scale
+
+            return main
+
+        tuner = AutoTuner.from_kernel(kernel=kernel, configs=[{"rows": 3}, {"rows": 5}])
+        return tuner.set_compile_args(out_idx=[-1]).run(warmup=1, rep=1)
+
+
+    def bad(n):
+        helper = lambda x: x
+
+        def kernel(rows=None):
+
+            @T.prim_func
+            def main(A: T.Tensor((n,), "float32"), B: T.Tensor((rows, n), "float32")):
+                with T.Kernel(1, threads=128) as bx:
+                    for i in T.Parallel(n):
+                        B[0, i] = helper(A[i])
+
+            return main
+
+        return AutoTuner.from_kernel(kernel=kernel, configs=[{"rows": 3}]).run()
+
+
+    if __name__ == "__main__":
+        k = factory(128, tune=True)
+        print("tuned", k.config, [p.shape for p in k.params])
+        r = best(64)
+        print("from_kernel", r.config, [p.shape for p in r.kernel.params], r.latency)
+        try:
+            bad(32)
+        except tilelang.TlcError as e:
+            print("refused:", e)
+''')
+tune_prog = os.path.join(work, "tune_prog.py")
+with open(tune_prog, "w") as f:
+    f.write(TUNE)
+r = subprocess.run([sys.executable, "-m", "tlc", "run", tune_prog], capture_output=True, text=True,
+                   env=dict(os.environ, PYTHONPATH=os.path.join(SRC, "python")))
+out = r.stdout + r.stderr
+check("@autotune nested in a factory, called with no arguments, builds its first config without a GPU",
+      "tuned {'rows': 2} [['128'], ['2', '128']]" in out and
+      "no GPU to time the 2 configs of 'kernel' on: building the first one, {'rows': 2}, untuned" in out, out)
+check("AutoTuner.from_kernel on a factory defined inside a function (its closure's values given)",
+      "from_kernel {'rows': 3} [['64'], ['3', '64']] None" in out, out)
+check("a nested factory whose closure holds a function is refused with the reason",
+      "refused: AutoTuner.from_kernel: 'bad.<locals>.kernel' is defined inside another function and "
+      "'bad.<locals>.kernel' uses 'helper' of the function around it, a function that tlc cannot write as "
+      "a value" in out, out)
+check("the files made for nested factories are removed", not [n for n in os.listdir(work) if n.startswith(".tlc")],
+      os.listdir(work))
+
+# 12b. with a GPU (timing stubbed here): every config is built and timed, the
+# fastest kept; a config that fails its check is skipped; a call that gives
+# the tuned parameters builds them as they are
+TUNED = textwrap.dedent('''
+    import tilelang
+    import tilelang.language as T
+    from tilelang.autotuner import autotune
+
+
+    @autotune(configs=[{"rows": 2}, {"rows": 4}, {"rows": 6}], warmup=1, rep=1,
+              ref_prog=lambda *a: None)
+    @tilelang.jit(out_idx=[1])
+    def tuned(n, rows=None):
+
+        @T.prim_func
+        def main(A: T.Tensor((n,), "float32"), B: T.Tensor((rows, n), "float32")):
+            with T.Kernel(1, threads=128) as bx:
+                for i in T.Parallel(n):
+                    B[0, i] = A[i]
+
+        return main
+''')
+with open(os.path.join(work, "tuned_prog.py"), "w") as f:
+    f.write(TUNED)
+import tuned_prog  # noqa: E402
+import tilelang.autotuner as AT  # noqa: E402
+from tlc.profiler import Profiler as _Prof  # noqa: E402
+
+timed = []
+
+
+def _fake_bench(self, func=None, **_):
+    rows = int(self.kernel.params[1].shape[0])
+    timed.append(rows)
+    return {2: 5.0, 4: 1.0, 6: 0.5}[rows]
+
+
+def _fake_check(self, ref, **_):
+    if int(self.kernel.params[1].shape[0]) == 6:
+        raise AssertionError("output 0: 50% of the elements differ")
+
+
+saved = (AT._can_time, _Prof.do_bench, _Prof.assert_allclose, _Prof._inputs)
+AT._can_time, _Prof.do_bench, _Prof.assert_allclose = (lambda: True), _fake_bench, _fake_check
+_Prof._inputs = lambda self, sizes=None: []
+try:
+    k = tuned_prog.tuned(64)
+    check("with a GPU every config is built and timed and the fastest that passes its check kept",
+          k.config == {"rows": 4} and k.latency == 1.0 and [p.shape for p in k.params][1] == ["4", "64"] and
+          sorted(set(timed)) == [2, 4], (k.config, k.latency, timed))
+    k = tuned_prog.tuned(64, rows=3)
+    check("a call that gives the tuned parameters is built as it is (TileLang's rule)",
+          [p.shape for p in k.params][1] == ["3", "64"] and k.config is None, [p.shape for p in k.params])
+finally:
+    AT._can_time, _Prof.do_bench, _Prof.assert_allclose, _Prof._inputs = saved
+
+# 13. TileLang's kinds of input: TensorDistribution (the name retnet's example
+# uses) is TensorSupplyType; a value that is none of them is refused, not
+# drawn as some other distribution
+from tlc.supply import supply_kind  # noqa: E402
+
+check("tilelang.TensorDistribution is TensorSupplyType",
+      tilelang.TensorDistribution is tilelang.TensorSupplyType and
+      tilelang.TensorDistribution.Normal is TensorSupplyType.Normal)
+check("a supply type by name or number", supply_kind("Uniform") is TensorSupplyType.Uniform and
+      supply_kind(4) is TensorSupplyType.Randn)
+try:
+    k.get_profiler(tilelang.tools.NoSuchDistribution)
+    check("get_profiler refuses what is no TensorSupplyType", False, "no error")
+except TypeError as e:
+    check("get_profiler refuses what is no TensorSupplyType",
+          "tensor_supply_type must be a tilelang.TensorSupplyType (Integer, Uniform, Normal, Randn, Zero, One, "
+          "Auto)" in str(e), str(e))
+
+# 14. PrimFunc.script(): tlc's printed IR of the kernel; the Python source,
+# under a note, when tlc refuses it
+text = P.scaled(64).script()
+check("PrimFunc.script() is tlc's IR", text.startswith("# tlc IR") and "def scaled(" in text, text)
+BROKEN = textwrap.dedent('''
+    import tilelang.language as T
+
+
+    def broken(n):
+
+        @T.prim_func
+        def main(A: T.Tensor((n,), "float32")):
+            with T.Kernel(1, threads=128) as bx:
+                A[0] = no_such_name
+
+        return main
+''')
+with open(os.path.join(work, "broken_prog.py"), "w") as f:
+    f.write(BROKEN)
+import broken_prog  # noqa: E402
+text = broken_prog.broken(8).script()
+check("PrimFunc.script() of a kernel tlc refuses is its source, under tlc's reason",
+      text.startswith("# tlc: no IR of 'main' (") and "undefined name 'no_such_name'" in text and
+      "def main(A: T.Tensor((n,), \"float32\")):" in text, text)
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

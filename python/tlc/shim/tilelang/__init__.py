@@ -10,6 +10,11 @@ from . import autotuner  # noqa: F401
 from . import carver, contrib, math, profiler, testing, utils  # noqa: F401
 from .math import cdiv, next_power_of_2  # noqa: F401
 from .utils import TensorSupplyType  # noqa: F401
+
+# TensorSupplyType under the name some of TileLang's examples use
+# (examples/linear_attention's retnet: get_profiler(tilelang.TensorDistribution.Normal));
+# TileLang 0.1 itself has no such name, so those programs stop there under it
+TensorDistribution = TensorSupplyType
 from .profiler import Profiler  # noqa: F401
 
 __version__ = "0.0.0+tlc"
@@ -38,6 +43,14 @@ PassConfigKey = PassConfigKey()
 def disable_cache():
     """TileLang's kernel cache switch: tlc's cache is keyed by the generated
     source, so a stale entry cannot be hit; nothing to do."""
+
+
+def enable_cache():
+    """The other half of disable_cache(): nothing to do either."""
+
+
+def is_cache_enabled():
+    return True
 
 
 def set_log_level(level):
