@@ -179,7 +179,8 @@ static bool pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 /* Why atom a of x is not a fragment of its rows x cols tile, or NULL.
  * Builds the atom's layout: the costly part of a description's check, left
  * to tlc_target_info_verify (unit tests, --verify-each). */
-static const char *check_atom(tlc_module *m, const tlc_matrix_inst *x, const tlc_frag_atom *a, const char *what)
+static const char *check_atom(tlc_module *m, const tlc_matrix_inst *x, const tlc_frag_atom *a,
+                              const char *what)
 {
 	static _Thread_local char msg[320];
 	const char *why = NULL;
@@ -220,10 +221,12 @@ const char *tlc_target_info_check(const tlc_target_info *info)
 		    x->threads < info->lanes || x->threads % info->lanes || !x->frag_c.ndigits ||
 		    (x->a_from & TLC_MMA_FROM_REGS) != (x->frag_a.ndigits ? TLC_MMA_FROM_REGS : 0u) ||
 		    (x->b_from & TLC_MMA_FROM_REGS) != (x->frag_b.ndigits ? TLC_MMA_FROM_REGS : 0u))
-			return "a matrix instruction with a bad shape, thread count or operand sources";
+			return "a matrix instruction with a bad shape, thread count or operand "
+			       "sources";
 		if (!atom_shape(&x->frag_a, x->m, x->k) || !atom_shape(&x->frag_b, x->k, x->n) ||
 		    !atom_shape(&x->frag_c, x->m, x->n))
-			return "a matrix instruction whose fragment's shape is not the instruction's";
+			return "a matrix instruction whose fragment's shape is not the "
+			       "instruction's";
 	}
 	return NULL;
 }

@@ -748,7 +748,8 @@ static int resolve_pipeline(session *s)
 	}
 	/* registration checked the description's cheap facts; --verify-each
 	 * also builds every fragment of its matrix table */
-	const char *bad = s->target && o->verify_each ? tlc_target_info_verify(s->ctx, s->target->info) : NULL;
+	const char *bad =
+	    s->target && o->verify_each ? tlc_target_info_verify(s->ctx, s->target->info) : NULL;
 	if (bad) {
 		fprintf(stderr, "tlc: error: target '%s' has %s\n", s->target->name, bad);
 		return TLC_EXIT_ERROR;

@@ -584,8 +584,13 @@ void sim_mma_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
 	/* the instruction's fragments are those of a warp of LANES lanes; the
 	 * largest K is that of 8-bit operands */
-	enum { LANES = TLC_MMA_SYNC_LANES, M = TLC_MMA_SYNC_M, N = TLC_MMA_SYNC_N, RC = TLC_MMA_SYNC_C_REGS,
-	       K_MAX = TLC_MMA_SYNC_K_BITS / 8 };
+	enum {
+		LANES = TLC_MMA_SYNC_LANES,
+		M = TLC_MMA_SYNC_M,
+		N = TLC_MMA_SYNC_N,
+		RC = TLC_MMA_SYNC_C_REGS,
+		K_MAX = TLC_MMA_SYNC_K_BITS / 8
+	};
 	const tlc_expr *c = st->u.eval.call;
 	const tlc_expr *x[3] = {c->u.call.args[0], c->u.call.args[1], c->u.call.args[2]};
 	bool ok = s->warp_size == LANES;

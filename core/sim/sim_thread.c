@@ -148,7 +148,8 @@ static void vector_op(sim *s, const tlc_stmt *st, bool add)
 	}
 }
 
-int sim_warp_runs(sim *s, const sim_mask *m, int64_t w0, tlc_loc loc, const char *op, const char *what)
+int sim_warp_runs(sim *s, const sim_mask *m, int64_t w0, tlc_loc loc, const char *op,
+                  const char *what)
 {
 	int64_t on = 0, off = -1;
 	for (int64_t l = 0; l < s->warp_size; l++) {
@@ -159,8 +160,8 @@ int sim_warp_runs(sim *s, const sim_mask *m, int64_t w0, tlc_loc loc, const char
 	}
 	if (!on || off < 0)
 		return on ? 1 : 0;
-	sim_fail(s, loc, "%s: lane %lld of warp %lld does not run it (a divergent %s)", op, (long long)off,
-	         (long long)(w0 / s->warp_size), what);
+	sim_fail(s, loc, "%s: lane %lld of warp %lld does not run it (a divergent %s)", op,
+	         (long long)off, (long long)(w0 / s->warp_size), what);
 	return -1;
 }
 

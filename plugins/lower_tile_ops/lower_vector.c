@@ -212,9 +212,12 @@ static bool side_ok(const vec_ctx *c, const tlc_buffer *b, int n, const tlc_expr
 			for (int64_t u = 0; ok && u < c->v; u++) {
 				int64_t hi;
 				at.items[0].lo = at.items[0].hi = r0 + u;
-				if (!tlc_expr_bounds(&at, idx[0], &x, &hi) || x != hi)
-					ok = tlc_expr_as_int(
-					    tlc_simplify_expr(c->st->m, subst(c->st, idx[0], c->r, tlc_i32(c->st->m, r0 + u))), &x);
+				if (!tlc_expr_bounds(&at, idx[0], &x, &hi) || x != hi) {
+					tlc_module *m = c->st->m;
+					const tlc_expr *at_r =
+					    subst(c->st, idx[0], c->r, tlc_i32(m, r0 + u));
+					ok = tlc_expr_as_int(tlc_simplify_expr(m, at_r), &x);
+				}
 				if (u == 0)
 					base = x;
 				ok = ok && x == base + u && base % c->v == 0;

@@ -933,17 +933,20 @@ static int64_t floor_mod2(int64_t a) { return a - floor_div(a, 2) * 2; }
 static void test_bounds(void)
 {
 	tlc_var *r = tlc_var_new(m, "r", TLC_DT_INT32);
-	const tlc_expr *reg = add(add(mul(bin(TLC_EXPR_FLOORDIV, V(r), I(64)), I(64)), bin(TLC_EXPR_FLOORMOD, V(r), I(2))),
-	                          mul(bin(TLC_EXPR_FLOORMOD, bin(TLC_EXPR_FLOORDIV, V(r), I(2)), I(2)), I(2)));
+	const tlc_expr *hi64 = mul(bin(TLC_EXPR_FLOORDIV, V(r), I(64)), I(64));
+	const tlc_expr *bit1 = mul(bin(TLC_EXPR_FLOORMOD, bin(TLC_EXPR_FLOORDIV, V(r), I(2)), I(2)), I(2));
+	const tlc_expr *reg = add(add(hi64, bin(TLC_EXPR_FLOORMOD, V(r), I(2))), bit1);
 	tlc_ranges at = {0};
 	tlc_ranges_push(&at, r, 0, 0);
 	bool good = true;
 	for (int64_t v = -70; v < 140; v++) {
-		int64_t lo, hi, want = floor_div(v, 64) * 64 + floor_mod2(v) + floor_mod2(floor_div(v, 2)) * 2;
+		int64_t lo, hi;
+		int64_t want = floor_div(v, 64) * 64 + floor_mod2(v) + floor_mod2(floor_div(v, 2)) * 2;
 		at.items[0].lo = at.items[0].hi = v;
 		good = good && tlc_expr_bounds(&at, reg, &lo, &hi) && lo == want && hi == want;
 	}
-	ok(good, "bounds at one value of r: the value of r // 64 * 64 + r %% 2 + r // 2 %% 2 * 2, negative r too");
+	ok(good, "bounds at one value of r: the value of r // 64 * 64 + r %% 2 + r // 2 %% 2 * 2 "
+	         "(negative r too)");
 	int64_t lo, hi;
 	at.items[0].lo = 3, at.items[0].hi = 5;
 	ok(tlc_expr_bounds(&at, bin(TLC_EXPR_FLOORMOD, V(r), I(4)), &lo, &hi) && lo == 0 && hi == 3,
