@@ -97,6 +97,10 @@ static bool binary_bounds(const tlc_ranges *r, const tlc_expr *e, int64_t *lo, i
 	case TLC_EXPR_FLOORMOD:
 		if (bl <= 0)
 			return false;
+		if (al == ah && bl == bh) { /* one value (a register index at one r) */
+			*lo = *hi = al - floordiv_pos(al, bl) * bl;
+			return true;
+		}
 		if (al >= 0 && ah < bl) { /* a already inside [0, b) */
 			*lo = al, *hi = ah;
 			return true;

@@ -124,7 +124,8 @@ int tlc_expr_compare(const tlc_expr *a, const tlc_expr *b);
 /* ---- target.c ---- */
 
 /* NULL when a target plugin's machine description is usable, else what is
- * wrong with it (for the registration error). */
-const char *tlc_target_info_check(tlc_context *ctx, const struct tlc_target_info *info);
+ * wrong with it (for the registration error).  Checks what is cheap to check
+ * at every load; tlc_target_info_verify (tlc/target.h) checks everything. */
+const char *tlc_target_info_check(const struct tlc_target_info *info);
 
 #endif

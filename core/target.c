@@ -176,24 +176,27 @@ const tlc_layout *tlc_target_partition(tlc_module *m, int ndim, const int64_t *s
 
 static bool pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
-static const char *check_atom(tlc_module *m, const tlc_matrix_inst *x, const tlc_frag_atom *a, int rows, int cols,
+/* Why atom a of x is not a fragment of its rows x cols tile, or NULL.
+ * Builds the atom's layout: the costly part of a description's check, left
+ * to tlc_target_info_verify (unit tests, --verify-each). */
+static const char *check_atom(tlc_module *m, const tlc_matrix_inst *x, const tlc_frag_atom *a,
                               const char *what)
 {
-	static _Thread_local char msg[160];
-	if (!a->ndigits)
-		return NULL;
+	static _Thread_local char msg[320];
 	const char *why = NULL;
-	if (a->rows != rows || a->cols != cols)
-		why = "its shape is not the instruction's";
-	else
-		tlc_frag_atom_layout(m, a, x->threads, 0, &why);
-	if (!why)
+	if (!a->ndigits || tlc_frag_atom_layout(m, a, x->threads, 0, &why))
 		return NULL;
 	snprintf(msg, sizeof(msg), "matrix instruction '%s' whose %s fragment is wrong: %s", x->name, what, why);
 	return msg;
 }
 
-const char *tlc_target_info_check(tlc_context *ctx, const tlc_target_info *info)
+/* The shape of atom a: rows x cols, or no atom. */
+static bool atom_shape(const tlc_frag_atom *a, int rows, int cols)
+{
+	return !a->ndigits || (a->rows == rows && a->cols == cols);
+}
+
+const char *tlc_target_info_check(const tlc_target_info *info)
 {
 	if (!pow2(info->lanes) || info->max_threads < info->lanes || info->max_threads % info->lanes ||
 	    (info->warpgroup && info->warpgroup % info->lanes))
@@ -212,22 +215,35 @@ const char *tlc_target_info_check(tlc_context *ctx, const tlc_target_info *info)
 		return "a machine description with stmatrix but not 32 lanes (its 8x8 tiles take a warp of 32)";
 	if (info->nmatrix < 0 || (info->nmatrix && !info->matrix))
 		return "a machine description with a bad matrix-instruction table";
-	const char *bad = NULL;
-	tlc_module *m = tlc_module_new(ctx);
-	for (int i = 0; !bad && i < info->nmatrix; i++) {
+	for (int i = 0; i < info->nmatrix; i++) {
 		const tlc_matrix_inst *x = &info->matrix[i];
 		if (!x->name || x->m <= 0 || x->n <= 0 || x->k <= 0 || x->n_max < x->n || x->n_max % x->n ||
 		    x->threads < info->lanes || x->threads % info->lanes || !x->frag_c.ndigits ||
 		    (x->a_from & TLC_MMA_FROM_REGS) != (x->frag_a.ndigits ? TLC_MMA_FROM_REGS : 0u) ||
-		    (x->b_from & TLC_MMA_FROM_REGS) != (x->frag_b.ndigits ? TLC_MMA_FROM_REGS : 0u)) {
-			bad = "a matrix instruction with a bad shape, thread count or operand sources";
-			break;
-		}
-		bad = check_atom(m, x, &x->frag_a, x->m, x->k, "A");
+		    (x->b_from & TLC_MMA_FROM_REGS) != (x->frag_b.ndigits ? TLC_MMA_FROM_REGS : 0u))
+			return "a matrix instruction with a bad shape, thread count or operand "
+			       "sources";
+		if (!atom_shape(&x->frag_a, x->m, x->k) || !atom_shape(&x->frag_b, x->k, x->n) ||
+		    !atom_shape(&x->frag_c, x->m, x->n))
+			return "a matrix instruction whose fragment's shape is not the "
+			       "instruction's";
+	}
+	return NULL;
+}
+
+const char *tlc_target_info_verify(tlc_context *ctx, const tlc_target_info *info)
+{
+	const char *bad = tlc_target_info_check(info);
+	if (bad || !info->nmatrix)
+		return bad;
+	tlc_module *m = tlc_module_new(ctx);
+	for (int i = 0; !bad && i < info->nmatrix; i++) {
+		const tlc_matrix_inst *x = &info->matrix[i];
+		bad = check_atom(m, x, &x->frag_a, "A");
 		if (!bad)
-			bad = check_atom(m, x, &x->frag_b, x->k, x->n, "B");
+			bad = check_atom(m, x, &x->frag_b, "B");
 		if (!bad)
-			bad = check_atom(m, x, &x->frag_c, x->m, x->n, "accumulator");
+			bad = check_atom(m, x, &x->frag_c, "accumulator");
 	}
 	tlc_module_free(m);
 	return bad;

@@ -746,6 +746,14 @@ static int resolve_pipeline(session *s)
 		unknown_target(s, s->target_name);
 		return TLC_EXIT_ERROR;
 	}
+	/* registration checked the description's cheap facts; --verify-each
+	 * also builds every fragment of its matrix table */
+	const char *bad =
+	    s->target && o->verify_each ? tlc_target_info_verify(s->ctx, s->target->info) : NULL;
+	if (bad) {
+		fprintf(stderr, "tlc: error: target '%s' has %s\n", s->target->name, bad);
+		return TLC_EXIT_ERROR;
+	}
 	if (o->passes) {
 		s->passes_copy = strdup(o->passes);
 		for (char *tok = strtok(s->passes_copy, ","); tok; tok = strtok(NULL, ","))

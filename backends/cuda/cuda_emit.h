@@ -29,7 +29,7 @@ enum {
 	CUDA_HELPER_STMATRIX = GPU_HELPER_VENDOR << 5, /* device/tlc_stmatrix.cuh */
 	CUDA_HELPER_GEMM_X = GPU_HELPER_VENDOR << 6,   /* device/tlc_gemm_i8_tf32.cuh */
 	CUDA_HELPER_WGMMA_X = GPU_HELPER_VENDOR << 7,  /* device/tlc_wgmma_i8_tf32.cuh (after tlc_wgmma) */
-	CUDA_HELPER_MMA_SYNC = GPU_HELPER_VENDOR << 8, /* device/tlc_mma_sync.cuh */
+	CUDA_HELPER_MMA_SYNC = GPU_HELPER_VENDOR << 8, /* device/tlc_mma_sync.cuh (+ gemms) */
 };
 
 /* ---- cuda_ops.c: the ops only CUDA prints ---- */

@@ -78,6 +78,9 @@ static void paste_device_text(tlc_buf *out, const char *name)
 
 static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 {
+	/* the one spelling of mma.sync, which the gemm helpers issue too */
+	if (helpers & (CUDA_HELPER_MMA_SYNC | CUDA_HELPER_GEMM | CUDA_HELPER_GEMM_X))
+		paste_device_text(out, "tlc_mma_sync");
 	if (helpers & CUDA_HELPER_GEMM)
 		paste_device_text(out, "tlc_gemm");
 	if (helpers & CUDA_HELPER_GEMM_X)
@@ -94,8 +97,6 @@ static void cuda_emit_helpers(tlc_buf *out, unsigned helpers)
 		paste_device_text(out, "tlc_tma_host");
 	if (helpers & CUDA_HELPER_STMATRIX)
 		paste_device_text(out, "tlc_stmatrix");
-	if (helpers & CUDA_HELPER_MMA_SYNC)
-		paste_device_text(out, "tlc_mma_sync");
 }
 
 const gpu_vendor cuda_vendor = {

@@ -97,7 +97,7 @@ int tlc_register_target(tlc_registry *reg, const tlc_target_desc *target)
 	const char *bad = !info ? "no machine description (tlc_target_info)"
 	                  : info->struct_size < offsetof(tlc_target_info, matrix) + sizeof(info->matrix)
 	                      ? "a machine description older than this tlc"
-	                  : tlc_target_info_check(ctx, info);
+	                  : tlc_target_info_check(info);
 	if (bad) {
 		tlc_error(ctx, no_loc, "plugin '%s': target '%s' has %s", who, target->name, bad);
 		return -1;

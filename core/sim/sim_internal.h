@@ -267,6 +267,12 @@ typedef struct sim_mask {
 } sim_mask;
 sim_mask sim_mask_new(const sim *s);
 void sim_exec_threads(sim *s, const tlc_stmt *st, const sim_mask *m);
+/* Whether the warp of s->warp_size lanes from thread w0 runs a warp-collective
+ * instruction (T.mma_sync, T.stmatrix) under m: 1 when all its lanes do, 0
+ * when none does, -1 after failing "OP: lane L of warp W does not run it (a
+ * divergent WHAT)" when only some do. */
+int sim_warp_runs(sim *s, const sim_mask *m, int64_t w0, tlc_loc loc, const char *op,
+                  const char *what);
 /* Run one block's body with every thread; false after an error. */
 bool sim_run_block_threads(sim *s, const tlc_stmt *body);
 /* Run the blocks of cluster c (their blockIdx set) concurrently, each with

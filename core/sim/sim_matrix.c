@@ -582,7 +582,15 @@ static bool mma_sync_types(tlc_dtype a, tlc_dtype b, tlc_dtype c)
  * float64 (exact for integers) and added to C once, rounded to C's type. */
 void sim_mma_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
-	enum { LANES = TLC_MMA_SYNC_LANES, M = TLC_MMA_SYNC_M, N = TLC_MMA_SYNC_N, RC = TLC_MMA_SYNC_C_REGS };
+	/* the instruction's fragments are those of a warp of LANES lanes; the
+	 * largest K is that of 8-bit operands */
+	enum {
+		LANES = TLC_MMA_SYNC_LANES,
+		M = TLC_MMA_SYNC_M,
+		N = TLC_MMA_SYNC_N,
+		RC = TLC_MMA_SYNC_C_REGS,
+		K_MAX = TLC_MMA_SYNC_K_BITS / 8
+	};
 	const tlc_expr *c = st->u.eval.call;
 	const tlc_expr *x[3] = {c->u.call.args[0], c->u.call.args[1], c->u.call.args[2]};
 	bool ok = s->warp_size == LANES;
@@ -599,23 +607,14 @@ void sim_mma_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
 	}
 	int64_t w = 32 / tlc_dtype_bits(ta), K = TLC_MMA_SYNC_K_BITS / tlc_dtype_bits(ta);
 	int64_t ra = M * K / LANES, rb = N * K / LANES;
-	for (int64_t w0 = 0; w0 < s->nthreads && !s->stop; w0 += LANES) {
-		int64_t on = 0, off = -1;
-		for (int64_t l = 0; l < LANES; l++) {
-			if (w0 + l < s->nthreads && m->on[w0 + l])
-				on++;
-			else if (off < 0)
-				off = l;
-		}
-		if (!on)
-			continue;
-		if (off >= 0) {
-			sim_fail(s, st->loc, "T.mma_sync: lane %lld of warp %lld does not run it (a divergent mma.sync)",
-			         (long long)off, (long long)(w0 / LANES));
+	for (int64_t w0 = 0; w0 < s->nthreads && !s->stop; w0 += s->warp_size) {
+		int runs = sim_warp_runs(s, m, w0, st->loc, "T.mma_sync", "mma.sync");
+		if (runs < 0)
 			return;
-		}
+		if (!runs)
+			continue;
 		/* the warp's operands, gathered from each lane's registers */
-		double a[M][32], b[32][N];
+		double a[M][K_MAX], b[K_MAX][N];
 		int64_t ce[LANES];
 		sim_array *aa, *ba, *ca = NULL;
 		for (int64_t l = 0; l < LANES && !s->stop; l++) {
@@ -650,6 +649,6 @@ void sim_mma_sync(sim *s, const tlc_stmt *st, const sim_mask *m)
 				sim_array_set(ca, ce[l] + e, v);
 			}
 		}
-		sim_join_threads(s, w0, LANES);
+		sim_join_threads(s, w0, s->warp_size);
 	}
 }

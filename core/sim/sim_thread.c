@@ -149,6 +149,23 @@ static void vector_op(sim *s, const tlc_stmt *st, bool add)
 	}
 }
 
+int sim_warp_runs(sim *s, const sim_mask *m, int64_t w0, tlc_loc loc, const char *op,
+                  const char *what)
+{
+	int64_t on = 0, off = -1;
+	for (int64_t l = 0; l < s->warp_size; l++) {
+		if (w0 + l < s->nthreads && m->on[w0 + l])
+			on++;
+		else if (off < 0)
+			off = l;
+	}
+	if (!on || off < 0)
+		return on ? 1 : 0;
+	sim_fail(s, loc, "%s: lane %lld of warp %lld does not run it (a divergent %s)", op,
+	         (long long)off, (long long)(w0 / s->warp_size), what);
+	return -1;
+}
+
 /* T.stmatrix(dst, src_0, .., src_X-1): the 32 lanes of each warp that runs
  * it store X tiles of 8x8 elements together (tlc/ops.def): lane l's two
  * elements at src_k go to row l / 4 of tile k, at columns 2 (l % 4) and
@@ -168,21 +185,12 @@ static void stmatrix(sim *s, const tlc_stmt *st, const sim_mask *m)
 		         LANES);
 		return;
 	}
-	for (int64_t w0 = 0; w0 < s->nthreads && !s->stop; w0 += LANES) {
-		int64_t on = 0, off = -1;
-		for (int64_t l = 0; l < LANES; l++) {
-			if (w0 + l < s->nthreads && m->on[w0 + l])
-				on++;
-			else if (off < 0)
-				off = l;
-		}
-		if (!on)
-			continue;
-		if (off >= 0) {
-			sim_fail(s, st->loc, "T.stmatrix: lane %lld of warp %lld does not run it (a divergent stmatrix)",
-			         (long long)off, (long long)(w0 / LANES));
+	for (int64_t w0 = 0; w0 < s->nthreads && !s->stop; w0 += s->warp_size) {
+		int runs = sim_warp_runs(s, m, w0, st->loc, "T.stmatrix", "stmatrix");
+		if (runs < 0)
 			return;
-		}
+		if (!runs)
+			continue;
 		sim_array *da = NULL, *sa;
 		int64_t row[LANES];
 		sim_val vals[LANES][TLC_STMATRIX_MAX_TILES][PAIR];

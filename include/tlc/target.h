@@ -238,6 +238,13 @@ TLC_API const tlc_layout *tlc_frag_atom_layout(tlc_module *m, const tlc_frag_ato
  * every thread has work; without vectors when that fails. */
 TLC_API const tlc_layout *tlc_target_partition(tlc_module *m, int ndim, const int64_t *shape, int64_t threads,
                                                int elem_bytes, const char **why);
+/* NULL when target description info holds together, else what is wrong.
+ * tlc_register_target checks only what is cheap at every load (counts,
+ * sizes, each matrix instruction's shape and its fragments' shapes); this
+ * also builds every fragment of the matrix table and checks that its digits
+ * cover its atom exactly once.  Run by the unit tests of the built-in
+ * targets and by `tlc --verify-each` for the target it compiles for. */
+TLC_API const char *tlc_target_info_verify(tlc_context *ctx, const tlc_target_info *info);
 /* Print the description of target t in its stable `key = value` form, one
  * line per fact and one per matrix instruction (tlc --print-target-info). */
 TLC_API void tlc_target_info_print(tlc_buf *out, tlc_context *ctx, const tlc_target_desc *t);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include <tlc/access.h>
+#include <tlc/bounds.h>
 #include <tlc/walk.h>
 
 #include "lower.h"
@@ -199,20 +200,31 @@ static bool side_ok(const vec_ctx *c, const tlc_buffer *b, int n, const tlc_expr
 {
 	int64_t mult, x;
 	if (b->scope == TLC_SCOPE_FRAGMENT) {
-		/* registers: consecutive within each group, groups aligned */
-		for (int64_t r0 = 0; r0 < c->nregs; r0 += c->v) {
+		/* registers: consecutive within each group, groups aligned.  The
+		 * register index at each r is the bounds of r's one point (nothing
+		 * built: substituting and folding every register cost a gemm's
+		 * epilogue 2M instructions), else substituted and folded */
+		tlc_ranges at = {0};
+		tlc_ranges_push(&at, c->r, 0, 0);
+		bool ok = true;
+		for (int64_t r0 = 0; ok && r0 < c->nregs; r0 += c->v) {
 			int64_t base = 0;
-			for (int64_t u = 0; u < c->v; u++) {
-				const tlc_expr *e = tlc_simplify_expr(c->st->m, subst(c->st, idx[0], c->r, tlc_i32(c->st->m, r0 + u)));
-				if (!tlc_expr_as_int(e, &x))
-					return false;
+			for (int64_t u = 0; ok && u < c->v; u++) {
+				int64_t hi;
+				at.items[0].lo = at.items[0].hi = r0 + u;
+				if (!tlc_expr_bounds(&at, idx[0], &x, &hi) || x != hi) {
+					tlc_module *m = c->st->m;
+					const tlc_expr *at_r =
+					    subst(c->st, idx[0], c->r, tlc_i32(m, r0 + u));
+					ok = tlc_expr_as_int(tlc_simplify_expr(m, at_r), &x);
+				}
 				if (u == 0)
 					base = x;
-				if (x != base + u || base % c->v)
-					return false;
+				ok = ok && x == base + u && base % c->v == 0;
 			}
 		}
-		return true;
+		tlc_ranges_free(&at);
+		return ok;
 	}
 	if (b->scope == TLC_SCOPE_LOCAL || b->scope == TLC_SCOPE_VAR || n < 1)
 		return false;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "../../backends/cuda/device/tlc_mma_sync.cuh"
 #include "../../backends/cuda/device/tlc_gemm.cuh"
 
 #define CUDA_CHECK(x)                                                                          \

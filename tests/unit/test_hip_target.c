@@ -149,6 +149,10 @@ static void check_target(const char *name, const isa_mfma *isa, int n)
 	const tlc_target_info *info = t->info;
 	ok(info->lanes == 64 && info->warpgroup == 0 && info->nmatrix == n,
 	   "%s: 64 lanes, no warpgroups, %d matrix instructions", name, n);
+	/* the whole table, fragments built (registration checks only its cheap facts) */
+	const char *bad = tlc_target_info_verify(ctx, info);
+	if (!ok(!bad, "%s: its description verifies (tlc_target_info_verify)", name))
+		diag("%s", bad);
 	for (int i = 0; i < n; i++) {
 		const isa_mfma *e = &isa[i];
 		const tlc_matrix_inst *x = NULL;

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <tlc/bounds.h>
 #include <tlc/diag.h>
 #include <tlc/ir.h>
 #include <tlc/pass.h>
@@ -921,6 +922,38 @@ static void test_wide_index_arith(void)
 	ok(tlc_buffer_index_dtype(dyn) == TLC_DT_INT64, "a runtime-sized buffer indexes in int64");
 }
 
+/* ---- interval bounds ---- */
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); }
+static int64_t floor_mod2(int64_t a) { return a - floor_div(a, 2) * 2; }
+
+/* A variable held at one value gives its expressions one value, mod
+ * included (lower-tile-ops reads a register index at each register so); a
+ * wider range keeps the safe [0, b) of a mod. */
+static void test_bounds(void)
+{
+	tlc_var *r = tlc_var_new(m, "r", TLC_DT_INT32);
+	const tlc_expr *hi64 = mul(bin(TLC_EXPR_FLOORDIV, V(r), I(64)), I(64));
+	const tlc_expr *bit1 = mul(bin(TLC_EXPR_FLOORMOD, bin(TLC_EXPR_FLOORDIV, V(r), I(2)), I(2)), I(2));
+	const tlc_expr *reg = add(add(hi64, bin(TLC_EXPR_FLOORMOD, V(r), I(2))), bit1);
+	tlc_ranges at = {0};
+	tlc_ranges_push(&at, r, 0, 0);
+	bool good = true;
+	for (int64_t v = -70; v < 140; v++) {
+		int64_t lo, hi;
+		int64_t want = floor_div(v, 64) * 64 + floor_mod2(v) + floor_mod2(floor_div(v, 2)) * 2;
+		at.items[0].lo = at.items[0].hi = v;
+		good = good && tlc_expr_bounds(&at, reg, &lo, &hi) && lo == want && hi == want;
+	}
+	ok(good, "bounds at one value of r: the value of r // 64 * 64 + r %% 2 + r // 2 %% 2 * 2 "
+	         "(negative r too)");
+	int64_t lo, hi;
+	at.items[0].lo = 3, at.items[0].hi = 5;
+	ok(tlc_expr_bounds(&at, bin(TLC_EXPR_FLOORMOD, V(r), I(4)), &lo, &hi) && lo == 0 && hi == 3,
+	   "r in [3, 5]: r %% 4 in [0, 3]");
+	tlc_ranges_free(&at);
+}
+
 int main(void)
 {
 	ctx = tlc_context_new();
@@ -938,6 +971,7 @@ int main(void)
 	test_arith();
 	test_diag();
 	test_arena();
+	test_bounds();
 	tlc_module_free(m);
 	tlc_context_free(ctx);
 	return done_testing();

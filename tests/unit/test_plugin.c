@@ -102,6 +102,14 @@ static const tlc_target_info bad_mma_info = {
 	.regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4, .atomic_add_f32_vector = 1,
 	.max_cluster = 1, .nmatrix = 1, .matrix = bad_mma};
 static const tlc_target_desc bad_mma_target = {.name = "bad-mma", .emit = emit_nothing, .info = &bad_mma_info};
+/* an accumulator atom of 8x16 for a 16x8 instruction */
+static const tlc_matrix_inst bad_shape_mma[] = {{"bad.shape", 16, 8, 16, 8, TLC_DT_FLOAT16, TLC_DT_FLOAT16,
+                                                 TLC_DT_FLOAT32, 64, 0, 0, {0}, {0}, {8, 16, 3, twice}, 0}};
+static const tlc_target_info bad_shape_info = {
+	.struct_size = sizeof(tlc_target_info), .lanes = 64, .max_threads = 1024, .smem_max = 1, .max_regs = 1,
+	.local_bytes_max = 1, .regs_per_block = 1, .global_vector_bytes = 4, .shared_vector_bytes = 4,
+	.atomic_add_f32_vector = 1, .max_cluster = 1, .nmatrix = 1, .matrix = bad_shape_mma};
+static const tlc_target_desc bad_shape_target = {.name = "bad-shape", .emit = emit_nothing, .info = &bad_shape_info};
 /* TMA multicast fills a tile in every block of a cluster: without clusters it means nothing */
 static const tlc_target_info lone_multicast_info = {
 	.struct_size = sizeof(tlc_target_info), .lanes = 32, .max_threads = 1024, .smem_max = 1, .max_regs = 1,
@@ -146,9 +154,19 @@ static void test_registry(void)
 	is_int(tlc_register_target(&a, &bad_lanes_target), -1, "48 lanes are refused");
 	ok(strstr(take_diags(), "target 'bad-lanes' has a machine description with bad thread counts") != NULL,
 	   "bad lanes message");
-	is_int(tlc_register_target(&a, &bad_mma_target), -1, "a matrix instruction whose fragment is not one is refused");
-	ok(strstr(take_diags(), "matrix instruction 'bad.mma' whose accumulator fragment is wrong") != NULL,
-	   "bad fragment message");
+	/* building every fragment at every load costs more than a small compile
+	 * (about 2.3M instructions for the cuda and hip tables): registration
+	 * checks shapes only, tlc_target_info_verify (unit tests, --verify-each)
+	 * the fragments, and a gemm planned on a bad one says why it cannot */
+	is_int(tlc_register_target(&a, &bad_mma_target), 0, "a fragment's digits are not checked at registration");
+	const char *bad = tlc_target_info_verify(ctx, &bad_mma_info);
+	ok(bad && strstr(bad, "matrix instruction 'bad.mma' whose accumulator fragment is wrong"),
+	   "tlc_target_info_verify finds it and names the fragment");
+	ok(!tlc_target_info_verify(ctx, &fake_info), "a description without matrix instructions verifies");
+	is_int(tlc_register_target(&a, &bad_shape_target), -1, "a fragment of the wrong shape is refused");
+	ok(strstr(take_diags(), "target 'bad-shape' has a matrix instruction whose fragment's shape is not the "
+	                        "instruction's") != NULL,
+	   "bad shape message");
 	is_int(tlc_register_target(&a, &lone_multicast_target), -1, "TMA multicast without clusters is refused");
 	ok(strstr(take_diags(), "target 'lone-multicast' has a machine description with TMA multicast but without TMA or "
 	                        "clusters (max_cluster >= 2)") != NULL,
@@ -156,7 +174,7 @@ static void test_registry(void)
 	is_int(tlc_register_target(&a, &wide_stmatrix_target), -1, "stmatrix on 64 lanes is refused");
 	ok(strstr(take_diags(), "target 'wide-stmatrix' has a machine description with stmatrix but not 32 lanes") != NULL,
 	   "stmatrix lanes message");
-	ok(!tlc_find_target(ctx, "no-info") && !tlc_find_target(ctx, "bad-mma") && !tlc_find_target(ctx, "lone-multicast") &&
+	ok(!tlc_find_target(ctx, "no-info") && !tlc_find_target(ctx, "bad-shape") && !tlc_find_target(ctx, "lone-multicast") &&
 	       !tlc_find_target(ctx, "wide-stmatrix"),
 	   "refused targets are not registered");
 	tlc_op_id id = tlc_register_op(&a, "my_op", 1, 2, TLC_OPF_PURE);

@@ -112,6 +112,10 @@ static void check_target(const char *name, int nmatrix)
 		return;
 	const tlc_target_info *info = t->info;
 	ok(info->lanes == 32 && info->nmatrix == nmatrix, "%s: 32 lanes, %d matrix instructions", name, nmatrix);
+	/* the whole table, fragments built (registration checks only its cheap facts) */
+	const char *bad = tlc_target_info_verify(ctx, info);
+	if (!ok(!bad, "%s: its description verifies (tlc_target_info_verify)", name))
+		diag("%s", bad);
 	for (int i = 0; i < info->nmatrix; i++) {
 		const tlc_matrix_inst *x = &info->matrix[i];
 		if (x->threads == 128) {

@@ -1,7 +1,8 @@
 /* tlc_gemm.cuh - warp-tiled tile GEMMs on mma.sync m16n8k16 (sm_80 and up).
  *
  * Embedded into the cuda target plugin (scripts/embed.sh) and pasted into the
- * generated .cu when a kernel lowers T.gemm to the mma.sync path.  Written
+ * generated .cu when a kernel lowers T.gemm to the mma.sync path, after
+ * tlc_mma_sync.cuh, whose mma_sync_regs issues each atom.  Written
  * from the PTX ISA's description of the m16n8k16 .f16/.bf16 fragments and of
  * ldmatrix; the register orders below are the ones tlc_fragment_mma_c and
  * tlc_fragment_mma_a in include/tlc/layout.h describe.
@@ -28,6 +29,10 @@
  * element through LayX::off.  Shared-memory operands only. */
 #ifndef TLC_GEMM_CUH
 #define TLC_GEMM_CUH
+
+#ifndef TLC_MMA_SYNC_CUH
+#error "tlc_gemm.cuh issues its atoms through tlc_mma_sync.cuh: include that first"
+#endif
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -78,23 +83,6 @@ __device__ __forceinline__ void ldmatrix_x2(unsigned (&r)[2], const void *row)
 		asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
 		             : "=r"(r[0]), "=r"(r[1])
 		             : "r"(smem_addr(row)));
-}
-
-/* d += a * b on one 16x8x16 atom.  Not volatile: it only touches its
- * operands, so the compiler may schedule it between the loads. */
-__device__ __forceinline__ void mma_16816(float *d, const unsigned (&a)[4], const unsigned *b, __half)
-{
-	asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-	             "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-	             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-	             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-__device__ __forceinline__ void mma_16816(float *d, const unsigned (&a)[4], const unsigned *b, __nv_bfloat16)
-{
-	asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-	             "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-	             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-	             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 /* Logical A[m][k] / B[k][n] through the stored orientation. */
@@ -177,9 +165,9 @@ __device__ __forceinline__ void mma_k_step(const unsigned (&a)[MI][4], const T *
 			load_b_frags<false, TRANS_B, LDMATRIX_B, T, LayB>(b, B, k0, n_base + ni * 8, lane);
 #pragma unroll
 		for (int mi = 0; mi < MI; mi++) {
-			mma_16816(C + (mi * NI + ni) * 4, a[mi], b, T());
+			mma_sync_regs<T, T>(C + (mi * NI + ni) * 4, a[mi], b);
 			if (ni + 1 < NI)
-				mma_16816(C + (mi * NI + ni + 1) * 4, a[mi], b + 2, T());
+				mma_sync_regs<T, T>(C + (mi * NI + ni + 1) * 4, a[mi], b + 2);
 		}
 	}
 }

@@ -4,7 +4,8 @@
  * sm_80 and up.
  *
  * Embedded into the cuda target plugin and pasted into the generated .cu
- * when a kernel lowers T.gemm of those types to mma.sync (next to
+ * when a kernel lowers T.gemm of those types to mma.sync, after
+ * tlc_mma_sync.cuh, whose mma_sync_regs issues each atom (and next to
  * tlc_gemm.cuh, whose 16-bit helpers it leaves alone).  Written from the PTX
  * ISA's "Matrix Fragments for mma.m16n8k32" (8-bit integers) and "for
  * mma.m16n8k8" (.tf32); the register orders are those of the fragments in
@@ -30,6 +31,10 @@
  * 8-bit MN-major and 32-bit operands do not fit its 16-bit rows). */
 #ifndef TLC_GEMM_I8_TF32_CUH
 #define TLC_GEMM_I8_TF32_CUH
+
+#ifndef TLC_MMA_SYNC_CUH
+#error "tlc_gemm_i8_tf32.cuh issues its atoms through tlc_mma_sync.cuh: include that first"
+#endif
 
 #include <stdint.h>
 
@@ -68,29 +73,6 @@ __device__ __forceinline__ unsigned bits(uint8_t v)
 __device__ __forceinline__ unsigned bits(float v)
 {
 	return __float_as_uint(v);
-}
-
-/* d += a * b on one atom. */
-__device__ __forceinline__ void mma(int *d, const unsigned (&a)[4], const unsigned *b, int8_t)
-{
-	asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
-	    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-	    : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-__device__ __forceinline__ void mma(int *d, const unsigned (&a)[4], const unsigned *b, uint8_t)
-{
-	asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
-	    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-	    : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-__device__ __forceinline__ void mma(float *d, const unsigned (&a)[4], const unsigned *b, float)
-{
-	asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-	    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-	    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 /* The A fragment of the atom at rows m0.., columns k0.. */
@@ -141,7 +123,7 @@ __device__ __forceinline__ void k_step(const unsigned (&a)[MI][4], const T *B, t
 		load_b<TRANS_B, T, LayB>(b, B, k0, n_base + ni * 8, lane);
 #pragma unroll
 		for (int mi = 0; mi < MI; mi++)
-			mma(C + (mi * NI + ni) * 4, a[mi], b, T());
+			mma_sync_regs<T, T>(C + (mi * NI + ni) * 4, a[mi], b);
 	}
 }
 

@@ -4,7 +4,8 @@
  * a kernel lowers T.gemm / T.wgmma_gemm to WGMMA, possibly next to
  * tlc_gemm.cuh and tlc_tma.cuh: the public names are tlc::wgmma_*, everything
  * else lives in tlc::wgmma_detail, and the macros are TLC_WGMMA_* (#undef'd
- * at the end).  Written from the PTX ISA's description of wgmma.mma_async,
+ * at the end, but for the register lists TLC_WGMMA_R<N> / TLC_WGMMA_D<N>,
+ * which tlc_wgmma_i8_tf32.cuh spells its instructions with too).  Written from the PTX ISA's description of wgmma.mma_async,
  * wgmma.fence, wgmma.commit_group, wgmma.wait_group, the m64nNk16 / m64nNk32
  * register fragments, the shared memory matrix descriptor and the canonical
  * (swizzled) shared memory layouts.
@@ -273,7 +274,8 @@ struct operand {
 template <int N>
 struct mma_n;
 
-/* TLC_WGMMA_R<N>: "%0, .., %(N/2-1)"; TLC_WGMMA_D<N>: their "+f" operands. */
+/* TLC_WGMMA_R<N>: "%0, .., %(N/2-1)"; TLC_WGMMA_D<N>(c): their operands with
+ * constraint c ("+f" here, "+r" for tlc_wgmma_i8_tf32.cuh's int accumulators). */
 #define TLC_WGMMA_R8 "%0, %1, %2, %3"
 #define TLC_WGMMA_R16 TLC_WGMMA_R8 ", %4, %5, %6, %7"
 #define TLC_WGMMA_R24 TLC_WGMMA_R16 ", %8, %9, %10, %11"
@@ -306,52 +308,52 @@ struct mma_n;
 #define TLC_WGMMA_R240 TLC_WGMMA_R232 ", %116, %117, %118, %119"
 #define TLC_WGMMA_R248 TLC_WGMMA_R240 ", %120, %121, %122, %123"
 #define TLC_WGMMA_R256 TLC_WGMMA_R248 ", %124, %125, %126, %127"
-#define TLC_WGMMA_D8 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-#define TLC_WGMMA_D16 TLC_WGMMA_D8, "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-#define TLC_WGMMA_D24 TLC_WGMMA_D16, "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11])
-#define TLC_WGMMA_D32 TLC_WGMMA_D24, "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-#define TLC_WGMMA_D40 TLC_WGMMA_D32, "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19])
-#define TLC_WGMMA_D48 TLC_WGMMA_D40, "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
-#define TLC_WGMMA_D56 TLC_WGMMA_D48, "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27])
-#define TLC_WGMMA_D64 TLC_WGMMA_D56, "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-#define TLC_WGMMA_D72 TLC_WGMMA_D64, "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35])
-#define TLC_WGMMA_D80 TLC_WGMMA_D72, "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
-#define TLC_WGMMA_D88 TLC_WGMMA_D80, "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43])
-#define TLC_WGMMA_D96 TLC_WGMMA_D88, "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
-#define TLC_WGMMA_D104 TLC_WGMMA_D96, "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51])
-#define TLC_WGMMA_D112 TLC_WGMMA_D104, "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
-#define TLC_WGMMA_D120 TLC_WGMMA_D112, "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59])
-#define TLC_WGMMA_D128 TLC_WGMMA_D120, "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-#define TLC_WGMMA_D136 TLC_WGMMA_D128, "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67])
-#define TLC_WGMMA_D144 TLC_WGMMA_D136, "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
-#define TLC_WGMMA_D152 TLC_WGMMA_D144, "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75])
-#define TLC_WGMMA_D160 TLC_WGMMA_D152, "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
-#define TLC_WGMMA_D168 TLC_WGMMA_D160, "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83])
-#define TLC_WGMMA_D176 TLC_WGMMA_D168, "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
-#define TLC_WGMMA_D184 TLC_WGMMA_D176, "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91])
-#define TLC_WGMMA_D192 TLC_WGMMA_D184, "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
-#define TLC_WGMMA_D200 TLC_WGMMA_D192, "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99])
-#define TLC_WGMMA_D208 TLC_WGMMA_D200, "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103])
-#define TLC_WGMMA_D216 TLC_WGMMA_D208, "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107])
-#define TLC_WGMMA_D224 TLC_WGMMA_D216, "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
-#define TLC_WGMMA_D232 TLC_WGMMA_D224, "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115])
-#define TLC_WGMMA_D240 TLC_WGMMA_D232, "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119])
-#define TLC_WGMMA_D248 TLC_WGMMA_D240, "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123])
-#define TLC_WGMMA_D256 TLC_WGMMA_D248, "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+#define TLC_WGMMA_D8(c) c(d[0]), c(d[1]), c(d[2]), c(d[3])
+#define TLC_WGMMA_D16(c) TLC_WGMMA_D8(c), c(d[4]), c(d[5]), c(d[6]), c(d[7])
+#define TLC_WGMMA_D24(c) TLC_WGMMA_D16(c), c(d[8]), c(d[9]), c(d[10]), c(d[11])
+#define TLC_WGMMA_D32(c) TLC_WGMMA_D24(c), c(d[12]), c(d[13]), c(d[14]), c(d[15])
+#define TLC_WGMMA_D40(c) TLC_WGMMA_D32(c), c(d[16]), c(d[17]), c(d[18]), c(d[19])
+#define TLC_WGMMA_D48(c) TLC_WGMMA_D40(c), c(d[20]), c(d[21]), c(d[22]), c(d[23])
+#define TLC_WGMMA_D56(c) TLC_WGMMA_D48(c), c(d[24]), c(d[25]), c(d[26]), c(d[27])
+#define TLC_WGMMA_D64(c) TLC_WGMMA_D56(c), c(d[28]), c(d[29]), c(d[30]), c(d[31])
+#define TLC_WGMMA_D72(c) TLC_WGMMA_D64(c), c(d[32]), c(d[33]), c(d[34]), c(d[35])
+#define TLC_WGMMA_D80(c) TLC_WGMMA_D72(c), c(d[36]), c(d[37]), c(d[38]), c(d[39])
+#define TLC_WGMMA_D88(c) TLC_WGMMA_D80(c), c(d[40]), c(d[41]), c(d[42]), c(d[43])
+#define TLC_WGMMA_D96(c) TLC_WGMMA_D88(c), c(d[44]), c(d[45]), c(d[46]), c(d[47])
+#define TLC_WGMMA_D104(c) TLC_WGMMA_D96(c), c(d[48]), c(d[49]), c(d[50]), c(d[51])
+#define TLC_WGMMA_D112(c) TLC_WGMMA_D104(c), c(d[52]), c(d[53]), c(d[54]), c(d[55])
+#define TLC_WGMMA_D120(c) TLC_WGMMA_D112(c), c(d[56]), c(d[57]), c(d[58]), c(d[59])
+#define TLC_WGMMA_D128(c) TLC_WGMMA_D120(c), c(d[60]), c(d[61]), c(d[62]), c(d[63])
+#define TLC_WGMMA_D136(c) TLC_WGMMA_D128(c), c(d[64]), c(d[65]), c(d[66]), c(d[67])
+#define TLC_WGMMA_D144(c) TLC_WGMMA_D136(c), c(d[68]), c(d[69]), c(d[70]), c(d[71])
+#define TLC_WGMMA_D152(c) TLC_WGMMA_D144(c), c(d[72]), c(d[73]), c(d[74]), c(d[75])
+#define TLC_WGMMA_D160(c) TLC_WGMMA_D152(c), c(d[76]), c(d[77]), c(d[78]), c(d[79])
+#define TLC_WGMMA_D168(c) TLC_WGMMA_D160(c), c(d[80]), c(d[81]), c(d[82]), c(d[83])
+#define TLC_WGMMA_D176(c) TLC_WGMMA_D168(c), c(d[84]), c(d[85]), c(d[86]), c(d[87])
+#define TLC_WGMMA_D184(c) TLC_WGMMA_D176(c), c(d[88]), c(d[89]), c(d[90]), c(d[91])
+#define TLC_WGMMA_D192(c) TLC_WGMMA_D184(c), c(d[92]), c(d[93]), c(d[94]), c(d[95])
+#define TLC_WGMMA_D200(c) TLC_WGMMA_D192(c), c(d[96]), c(d[97]), c(d[98]), c(d[99])
+#define TLC_WGMMA_D208(c) TLC_WGMMA_D200(c), c(d[100]), c(d[101]), c(d[102]), c(d[103])
+#define TLC_WGMMA_D216(c) TLC_WGMMA_D208(c), c(d[104]), c(d[105]), c(d[106]), c(d[107])
+#define TLC_WGMMA_D224(c) TLC_WGMMA_D216(c), c(d[108]), c(d[109]), c(d[110]), c(d[111])
+#define TLC_WGMMA_D232(c) TLC_WGMMA_D224(c), c(d[112]), c(d[113]), c(d[114]), c(d[115])
+#define TLC_WGMMA_D240(c) TLC_WGMMA_D232(c), c(d[116]), c(d[117]), c(d[118]), c(d[119])
+#define TLC_WGMMA_D248(c) TLC_WGMMA_D240(c), c(d[120]), c(d[121]), c(d[122]), c(d[123])
+#define TLC_WGMMA_D256(c) TLC_WGMMA_D248(c), c(d[124]), c(d[125]), c(d[126]), c(d[127])
 
 /* scale-d is a predicate operand: set it from the integer inside the asm. */
 #define TLC_WGMMA_SS_ASM(N, TYPES, TRANS, PA, PB, PS)                                                           \
 	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PS ", 0;\n"                                          \
 	             "wgmma.mma_async.sync.aligned.m64n" #N TYPES " {" TLC_WGMMA_R##N "}, %" #PA ", %" #PB      \
 	             ", p, 1, 1" TRANS ";\n}\n"                                                                 \
-	             : TLC_WGMMA_D##N                                                                           \
+	             : TLC_WGMMA_D##N("+f")                                                                     \
 	             : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_A), "n"(TRANS_B))
 
 #define TLC_WGMMA_RS_ASM(N, TYPES, TRANS, PA0, PA1, PA2, PA3, PB, PS)                                       \
 	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PS ", 0;\n"                                          \
 	             "wgmma.mma_async.sync.aligned.m64n" #N TYPES " {" TLC_WGMMA_R##N "}, {%" #PA0 ", %" #PA1   \
 	             ", %" #PA2 ", %" #PA3 "}, %" #PB ", p, 1, 1" TRANS ";\n}\n"                                \
-	             : TLC_WGMMA_D##N                                                                           \
+	             : TLC_WGMMA_D##N("+f")                                                                     \
 	             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TRANS_B))
 
 #define TLC_WGMMA_DEFINE(N, P0, P1, P2, P3, P4, P5, P6)                                                      \
@@ -570,70 +572,5 @@ __device__ __forceinline__ void wgmma_gemm_rs(const uint32_t *A_regs, const TB *
 }
 
 } /* namespace tlc */
-
-#undef TLC_WGMMA_R8
-#undef TLC_WGMMA_R16
-#undef TLC_WGMMA_R24
-#undef TLC_WGMMA_R32
-#undef TLC_WGMMA_R40
-#undef TLC_WGMMA_R48
-#undef TLC_WGMMA_R56
-#undef TLC_WGMMA_R64
-#undef TLC_WGMMA_R72
-#undef TLC_WGMMA_R80
-#undef TLC_WGMMA_R88
-#undef TLC_WGMMA_R96
-#undef TLC_WGMMA_R104
-#undef TLC_WGMMA_R112
-#undef TLC_WGMMA_R120
-#undef TLC_WGMMA_R128
-#undef TLC_WGMMA_R136
-#undef TLC_WGMMA_R144
-#undef TLC_WGMMA_R152
-#undef TLC_WGMMA_R160
-#undef TLC_WGMMA_R168
-#undef TLC_WGMMA_R176
-#undef TLC_WGMMA_R184
-#undef TLC_WGMMA_R192
-#undef TLC_WGMMA_R200
-#undef TLC_WGMMA_R208
-#undef TLC_WGMMA_R216
-#undef TLC_WGMMA_R224
-#undef TLC_WGMMA_R232
-#undef TLC_WGMMA_R240
-#undef TLC_WGMMA_R248
-#undef TLC_WGMMA_R256
-#undef TLC_WGMMA_D8
-#undef TLC_WGMMA_D16
-#undef TLC_WGMMA_D24
-#undef TLC_WGMMA_D32
-#undef TLC_WGMMA_D40
-#undef TLC_WGMMA_D48
-#undef TLC_WGMMA_D56
-#undef TLC_WGMMA_D64
-#undef TLC_WGMMA_D72
-#undef TLC_WGMMA_D80
-#undef TLC_WGMMA_D88
-#undef TLC_WGMMA_D96
-#undef TLC_WGMMA_D104
-#undef TLC_WGMMA_D112
-#undef TLC_WGMMA_D120
-#undef TLC_WGMMA_D128
-#undef TLC_WGMMA_D136
-#undef TLC_WGMMA_D144
-#undef TLC_WGMMA_D152
-#undef TLC_WGMMA_D160
-#undef TLC_WGMMA_D168
-#undef TLC_WGMMA_D176
-#undef TLC_WGMMA_D184
-#undef TLC_WGMMA_D192
-#undef TLC_WGMMA_D200
-#undef TLC_WGMMA_D208
-#undef TLC_WGMMA_D216
-#undef TLC_WGMMA_D224
-#undef TLC_WGMMA_D232
-#undef TLC_WGMMA_D240
-#undef TLC_WGMMA_D248
-#undef TLC_WGMMA_D256
 
 #endif

@@ -5,7 +5,8 @@
  *
  * Pasted into the generated .cu after tlc_wgmma.cuh, whose descriptors
  * (wgmma_detail::operand), sequencing (wgmma_arrive, wgmma_commit,
- * wgmma_wait) and conventions it uses unchanged: the warpgroup grid, the
+ * wgmma_wait), accumulator register lists (TLC_WGMMA_R<N>, TLC_WGMMA_D<N>)
+ * and conventions it uses unchanged: the warpgroup grid, the
  * accumulator order (C[mi*(NW/2) + r], the m64nNk16 D fragment, which the
  * PTX ISA gives the .s32 and the k8 .f32 D fragments too), the A_regs order
  * (4 registers per m atom and k step, the per-warp mma.sync A fragment of
@@ -73,79 +74,12 @@ __device__ __forceinline__ void fence_regs(float *r)
 		asm volatile("" : "+f"(r[i])::"memory");
 }
 
-/* TLC_WGX_R<N>: "%0, .., %(N/2-1)"; TLC_WGX_D<N>(c): their operands with
- * constraint c ("+r" for int, "+f" for float). */
-#define TLC_WGX_R8 "%0, %1, %2, %3"
-#define TLC_WGX_R16 TLC_WGX_R8 ", %4, %5, %6, %7"
-#define TLC_WGX_R24 TLC_WGX_R16 ", %8, %9, %10, %11"
-#define TLC_WGX_R32 TLC_WGX_R24 ", %12, %13, %14, %15"
-#define TLC_WGX_R40 TLC_WGX_R32 ", %16, %17, %18, %19"
-#define TLC_WGX_R48 TLC_WGX_R40 ", %20, %21, %22, %23"
-#define TLC_WGX_R56 TLC_WGX_R48 ", %24, %25, %26, %27"
-#define TLC_WGX_R64 TLC_WGX_R56 ", %28, %29, %30, %31"
-#define TLC_WGX_R72 TLC_WGX_R64 ", %32, %33, %34, %35"
-#define TLC_WGX_R80 TLC_WGX_R72 ", %36, %37, %38, %39"
-#define TLC_WGX_R88 TLC_WGX_R80 ", %40, %41, %42, %43"
-#define TLC_WGX_R96 TLC_WGX_R88 ", %44, %45, %46, %47"
-#define TLC_WGX_R104 TLC_WGX_R96 ", %48, %49, %50, %51"
-#define TLC_WGX_R112 TLC_WGX_R104 ", %52, %53, %54, %55"
-#define TLC_WGX_R120 TLC_WGX_R112 ", %56, %57, %58, %59"
-#define TLC_WGX_R128 TLC_WGX_R120 ", %60, %61, %62, %63"
-#define TLC_WGX_R136 TLC_WGX_R128 ", %64, %65, %66, %67"
-#define TLC_WGX_R144 TLC_WGX_R136 ", %68, %69, %70, %71"
-#define TLC_WGX_R152 TLC_WGX_R144 ", %72, %73, %74, %75"
-#define TLC_WGX_R160 TLC_WGX_R152 ", %76, %77, %78, %79"
-#define TLC_WGX_R168 TLC_WGX_R160 ", %80, %81, %82, %83"
-#define TLC_WGX_R176 TLC_WGX_R168 ", %84, %85, %86, %87"
-#define TLC_WGX_R184 TLC_WGX_R176 ", %88, %89, %90, %91"
-#define TLC_WGX_R192 TLC_WGX_R184 ", %92, %93, %94, %95"
-#define TLC_WGX_R200 TLC_WGX_R192 ", %96, %97, %98, %99"
-#define TLC_WGX_R208 TLC_WGX_R200 ", %100, %101, %102, %103"
-#define TLC_WGX_R216 TLC_WGX_R208 ", %104, %105, %106, %107"
-#define TLC_WGX_R224 TLC_WGX_R216 ", %108, %109, %110, %111"
-#define TLC_WGX_R232 TLC_WGX_R224 ", %112, %113, %114, %115"
-#define TLC_WGX_R240 TLC_WGX_R232 ", %116, %117, %118, %119"
-#define TLC_WGX_R248 TLC_WGX_R240 ", %120, %121, %122, %123"
-#define TLC_WGX_R256 TLC_WGX_R248 ", %124, %125, %126, %127"
-#define TLC_WGX_D8(c) c(d[0]), c(d[1]), c(d[2]), c(d[3])
-#define TLC_WGX_D16(c) TLC_WGX_D8(c), c(d[4]), c(d[5]), c(d[6]), c(d[7])
-#define TLC_WGX_D24(c) TLC_WGX_D16(c), c(d[8]), c(d[9]), c(d[10]), c(d[11])
-#define TLC_WGX_D32(c) TLC_WGX_D24(c), c(d[12]), c(d[13]), c(d[14]), c(d[15])
-#define TLC_WGX_D40(c) TLC_WGX_D32(c), c(d[16]), c(d[17]), c(d[18]), c(d[19])
-#define TLC_WGX_D48(c) TLC_WGX_D40(c), c(d[20]), c(d[21]), c(d[22]), c(d[23])
-#define TLC_WGX_D56(c) TLC_WGX_D48(c), c(d[24]), c(d[25]), c(d[26]), c(d[27])
-#define TLC_WGX_D64(c) TLC_WGX_D56(c), c(d[28]), c(d[29]), c(d[30]), c(d[31])
-#define TLC_WGX_D72(c) TLC_WGX_D64(c), c(d[32]), c(d[33]), c(d[34]), c(d[35])
-#define TLC_WGX_D80(c) TLC_WGX_D72(c), c(d[36]), c(d[37]), c(d[38]), c(d[39])
-#define TLC_WGX_D88(c) TLC_WGX_D80(c), c(d[40]), c(d[41]), c(d[42]), c(d[43])
-#define TLC_WGX_D96(c) TLC_WGX_D88(c), c(d[44]), c(d[45]), c(d[46]), c(d[47])
-#define TLC_WGX_D104(c) TLC_WGX_D96(c), c(d[48]), c(d[49]), c(d[50]), c(d[51])
-#define TLC_WGX_D112(c) TLC_WGX_D104(c), c(d[52]), c(d[53]), c(d[54]), c(d[55])
-#define TLC_WGX_D120(c) TLC_WGX_D112(c), c(d[56]), c(d[57]), c(d[58]), c(d[59])
-#define TLC_WGX_D128(c) TLC_WGX_D120(c), c(d[60]), c(d[61]), c(d[62]), c(d[63])
-#define TLC_WGX_D136(c) TLC_WGX_D128(c), c(d[64]), c(d[65]), c(d[66]), c(d[67])
-#define TLC_WGX_D144(c) TLC_WGX_D136(c), c(d[68]), c(d[69]), c(d[70]), c(d[71])
-#define TLC_WGX_D152(c) TLC_WGX_D144(c), c(d[72]), c(d[73]), c(d[74]), c(d[75])
-#define TLC_WGX_D160(c) TLC_WGX_D152(c), c(d[76]), c(d[77]), c(d[78]), c(d[79])
-#define TLC_WGX_D168(c) TLC_WGX_D160(c), c(d[80]), c(d[81]), c(d[82]), c(d[83])
-#define TLC_WGX_D176(c) TLC_WGX_D168(c), c(d[84]), c(d[85]), c(d[86]), c(d[87])
-#define TLC_WGX_D184(c) TLC_WGX_D176(c), c(d[88]), c(d[89]), c(d[90]), c(d[91])
-#define TLC_WGX_D192(c) TLC_WGX_D184(c), c(d[92]), c(d[93]), c(d[94]), c(d[95])
-#define TLC_WGX_D200(c) TLC_WGX_D192(c), c(d[96]), c(d[97]), c(d[98]), c(d[99])
-#define TLC_WGX_D208(c) TLC_WGX_D200(c), c(d[100]), c(d[101]), c(d[102]), c(d[103])
-#define TLC_WGX_D216(c) TLC_WGX_D208(c), c(d[104]), c(d[105]), c(d[106]), c(d[107])
-#define TLC_WGX_D224(c) TLC_WGX_D216(c), c(d[108]), c(d[109]), c(d[110]), c(d[111])
-#define TLC_WGX_D232(c) TLC_WGX_D224(c), c(d[112]), c(d[113]), c(d[114]), c(d[115])
-#define TLC_WGX_D240(c) TLC_WGX_D232(c), c(d[116]), c(d[117]), c(d[118]), c(d[119])
-#define TLC_WGX_D248(c) TLC_WGX_D240(c), c(d[120]), c(d[121]), c(d[122]), c(d[123])
-#define TLC_WGX_D256(c) TLC_WGX_D248(c), c(d[124]), c(d[125]), c(d[126]), c(d[127])
-
 /* scale-d is a predicate operand: set it from the integer inside the asm */
 #define TLC_WGX_ASM(N, TYPES, C, A, PB, PS, SCALE, IN)                                                        \
 	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PS ", 0;\n"                                          \
-	             "wgmma.mma_async.sync.aligned.m64n" #N TYPES " {" TLC_WGX_R##N "}, " A ", %" #PB ", p" SCALE \
-	             ";\n}\n"                                                                                   \
-	             : TLC_WGX_D##N(C)                                                                          \
+	             "wgmma.mma_async.sync.aligned.m64n" #N TYPES " {" TLC_WGMMA_R##N "}, " A ", %" #PB ", p"     \
+	             SCALE ";\n}\n"                                                                             \
+	             : TLC_WGMMA_D##N(C)                                                                        \
 	             : IN)
 #define TLC_WGX_SS_IN "l"(desc_a), "l"(desc_b), "r"(scale_d)
 #define TLC_WGX_RS_IN "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d)
@@ -321,70 +255,5 @@ __device__ __forceinline__ void wgmma_gemm_x_rs(const uint32_t *A_regs, const T 
 }
 
 } /* namespace tlc */
-
-#undef TLC_WGX_R8
-#undef TLC_WGX_D8
-#undef TLC_WGX_R16
-#undef TLC_WGX_D16
-#undef TLC_WGX_R24
-#undef TLC_WGX_D24
-#undef TLC_WGX_R32
-#undef TLC_WGX_D32
-#undef TLC_WGX_R40
-#undef TLC_WGX_D40
-#undef TLC_WGX_R48
-#undef TLC_WGX_D48
-#undef TLC_WGX_R56
-#undef TLC_WGX_D56
-#undef TLC_WGX_R64
-#undef TLC_WGX_D64
-#undef TLC_WGX_R72
-#undef TLC_WGX_D72
-#undef TLC_WGX_R80
-#undef TLC_WGX_D80
-#undef TLC_WGX_R88
-#undef TLC_WGX_D88
-#undef TLC_WGX_R96
-#undef TLC_WGX_D96
-#undef TLC_WGX_R104
-#undef TLC_WGX_D104
-#undef TLC_WGX_R112
-#undef TLC_WGX_D112
-#undef TLC_WGX_R120
-#undef TLC_WGX_D120
-#undef TLC_WGX_R128
-#undef TLC_WGX_D128
-#undef TLC_WGX_R136
-#undef TLC_WGX_D136
-#undef TLC_WGX_R144
-#undef TLC_WGX_D144
-#undef TLC_WGX_R152
-#undef TLC_WGX_D152
-#undef TLC_WGX_R160
-#undef TLC_WGX_D160
-#undef TLC_WGX_R168
-#undef TLC_WGX_D168
-#undef TLC_WGX_R176
-#undef TLC_WGX_D176
-#undef TLC_WGX_R184
-#undef TLC_WGX_D184
-#undef TLC_WGX_R192
-#undef TLC_WGX_D192
-#undef TLC_WGX_R200
-#undef TLC_WGX_D200
-#undef TLC_WGX_R208
-#undef TLC_WGX_D208
-#undef TLC_WGX_R216
-#undef TLC_WGX_D216
-#undef TLC_WGX_R224
-#undef TLC_WGX_D224
-#undef TLC_WGX_R232
-#undef TLC_WGX_D232
-#undef TLC_WGX_R240
-#undef TLC_WGX_D240
-#undef TLC_WGX_R248
-#undef TLC_WGX_D248
-#undef TLC_WGX_R256
-#undef TLC_WGX_D256
 
 #endif
