@@ -182,16 +182,19 @@ static const char *tile_op_name(ts_state *t, const tlc_stmt *op)
  * a tile op, which could not be planned for the threads that run it. */
 static void check_kept(ts_state *t, const tlc_stmt *s, const ts_part *parts, int n, const char *why)
 {
+	const char *hint = t->info && t->info->warpgroup > 0 && !t->depth
+	                           ? "split the block at multiples of the warpgroup (tx < 128, 128 <= tx < 256, ...), "
+	                             "or move the tile op out of the 'if'"
+	                           : "move the tile op out of the 'if'";
 	for (int i = 0; i < n; i++) {
 		const tlc_stmt *op = first_tile_op(parts[i].body);
 		if (!op)
 			continue;
 		tlc_error(t->ctx, s->loc,
 		          "T.%s at %u:%u runs on threads [%lld, %lld) of this 'if' on the thread index, %s: its work "
-		          "cannot be planned for those threads; split the block at multiples of the warpgroup "
-		          "(if tx < 128: ... else: ...), or move the tile op out of the 'if'",
+		          "cannot be planned for those threads; %s",
 		          tile_op_name(t, op), op->loc.line, op->loc.col, (long long)parts[i].lo, (long long)parts[i].hi,
-		          why);
+		          why, hint);
 		t->errors++;
 		return;
 	}
