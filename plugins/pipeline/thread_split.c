@@ -130,6 +130,13 @@ static bool chain(const ts_state *t, tlc_stmt *s, int64_t clo, int64_t chi, ts_p
 	tlc_stmt *inner = e->kind == TLC_STMT_SEQ && e->u.seq.n == 1 ? e->u.seq.items[0] : e;
 	if (chain(t, inner, elo, ehi, parts, n)) /* elif */
 		return true;
+	int64_t ilo, ihi;
+	if (inner->kind == TLC_STMT_IF && !inner->u.if_.else_s && cond_range(t, inner->u.if_.cond, &ilo, &ihi) &&
+	    ilo <= elo && ihi >= ehi) {
+		/* `elif tx >= 256:` ending the chain: the rest of the threads */
+		parts[(*n)++] = (ts_part){elo, ehi, inner->u.if_.then_s, inner->loc};
+		return true;
+	}
 	parts[(*n)++] = (ts_part){elo, ehi, e, e->loc};
 	return true;
 }
