@@ -131,8 +131,8 @@ ok_if "  shows the config, the plugins and the pipeline" \
 	'grep -q "^config: $TLC_CONFIG$" "$tmp/err" && grep -q "^  simplify " "$tmp/err" &&
 	 grep -q "^  layout_inference " "$tmp/err" && grep -q "^  lower_tile_ops " "$tmp/err" &&
 	 grep -qx "pipeline: $want_pipe" "$tmp/err"'
-ok_if "  the default pipeline pipelines loops, stages outputs, guards global accesses, then lowers through layout-inference and lower-tile-ops" \
-	'case "$want_pipe" in "simplify, pipeline-planning, warp-specialize, inject-pipeline, stage-outputs, simplify, legalize-bounds, layout-inference, lower-tile-ops, simplify"*) true ;; *) false ;; esac'
+ok_if "  the default pipeline splits threads at thread-index ifs, pipelines loops, stages outputs, guards global accesses, then lowers through layout-inference and lower-tile-ops" \
+	'case "$want_pipe" in "simplify, thread-split, pipeline-planning, warp-specialize, inject-pipeline, stage-outputs, simplify, legalize-bounds, layout-inference, lower-tile-ops, simplify"*) true ;; *) false ;; esac'
 
 # ---- pipeline options ----
 f=$TLC_SRCDIR/examples/elementwise_add.tl

@@ -364,6 +364,51 @@ static void write_loops(li_state *st)
 	}
 }
 
+/* A fragment lives on the threads of its layout; an op that runs on other
+ * threads (a T.ws scope, a branch of an `if` on the thread index that
+ * thread-split made one) would find none of its elements there: fragments
+ * are not shared between branches. */
+static void check_frag_threads(li_state *st, const li_op *op, const li_buf *b)
+{
+	const tlc_layout *l = b ? li_root(b)->layout : NULL;
+	if (!l || l->kind != TLC_LAYOUT_FRAGMENT || b->buf->scope != TLC_SCOPE_FRAGMENT)
+		return;
+	if (l->thread_lo >= op->thread_lo && l->thread_lo + l->threads <= op->thread_lo + op->threads)
+		return;
+	tlc_error(st->ctx, op->s->loc,
+	          "fragment '%s' lives on threads [%lld, %lld) (its layout from %s), but %s runs on threads [%lld, "
+	          "%lld) (a T.ws scope or a branch of an 'if' on the thread index): give each branch its own "
+	          "fragment",
+	          b->buf->name, (long long)l->thread_lo, (long long)(l->thread_lo + l->threads),
+	          li_root(b)->who ? li_root(b)->who : "another op", op->who, (long long)op->thread_lo,
+	          (long long)(op->thread_lo + op->threads));
+	st->errors++;
+}
+
+static void check_threads(li_state *st)
+{
+	for (int i = 0; i < st->nops && !st->errors; i++) {
+		li_op *op = &st->ops[i];
+		if (op->thread_lo == 0 && op->threads == st->threads)
+			continue; /* the whole block holds every fragment's threads */
+		switch (op->kind) {
+		case LI_NEST:
+			for (int k = 0; k < op->nacc; k++)
+				check_frag_threads(st, op, op->acc[k].b);
+			break;
+		case LI_GEMM:
+			check_frag_threads(st, op, li_buf_of(st, op->g.C));
+			if (op->g.A->scope == TLC_SCOPE_FRAGMENT)
+				check_frag_threads(st, op, li_buf_of(st, op->g.A));
+			break;
+		case LI_REDUCE:
+			check_frag_threads(st, op, op->src);
+			check_frag_threads(st, op, op->dst);
+			break;
+		}
+	}
+}
+
 static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_options *opts)
 {
 	(void)opts;
@@ -383,6 +428,8 @@ static int run_layout_inference(tlc_module *m, tlc_func *f, const tlc_pass_optio
 	li_collect(&st, f->body);
 	if (!st.errors)
 		infer(&st);
+	if (!st.errors)
+		check_threads(&st);
 	if (!st.errors) {
 		for (int i = 0; i < st.nbufs; i++)
 			if (st.bufs[i]->buf->scope == TLC_SCOPE_FRAGMENT && !st.bufs[i]->layout &&

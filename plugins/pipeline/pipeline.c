@@ -3,8 +3,10 @@
  * (prologue, steady state, epilogue, versioned buffers, asynchronous
  * copies), and warp-specialize (a TMA producer warpgroup and the user's
  * threads as consumers, for sm_90a) between them; stage-outputs (the
- * epilogue: accumulators leave through shared memory by TMA stores).  All
- * run before layout inference; see doc/pipeline.md. */
+ * epilogue: accumulators leave through shared memory by TMA stores); and
+ * thread-split (the branches of an `if` on the thread index as T.ws scopes,
+ * thread_split.c), which goes first.  All run before layout inference; see
+ * doc/pipeline.md. */
 #include "config.h"
 
 #include <tlc/plugin.h>
@@ -27,6 +29,13 @@ static const tlc_pass_option stage_options[] = {
 static const tlc_pass_option inject_options[] = {
 	{"async-copy", TLC_OPT_BOOL, "fill the stages with cp.async where the target has it"},
 	{NULL, TLC_OPT_BOOL, NULL},
+};
+
+static const tlc_pass_desc thread_split_pass = {
+	.name = "thread-split",
+	.summary = "run each branch of an 'if' on the thread index that splits the block at warpgroups as a T.ws scope",
+	.run = pl_run_thread_split,
+	.options = no_options,
 };
 
 static const tlc_pass_desc planning_pass = {
@@ -60,6 +69,8 @@ static const tlc_pass_desc stage_pass = {
 static int pipeline_init(tlc_registry *reg)
 {
 	int rc = tlc_register_pass(reg, &planning_pass);
+	if (!rc)
+		rc = tlc_register_pass(reg, &thread_split_pass);
 	if (!rc)
 		rc = tlc_register_pass(reg, &ws_pass);
 	if (!rc)

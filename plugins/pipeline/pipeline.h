@@ -39,6 +39,8 @@ bool pl_make_versions(pl_versions *v, tlc_func *f, const tlc_stmt *loop, const t
 /* Hook rw up to rewrite accesses into those of iteration v->iter. */
 void pl_version_rewriter(tlc_rewriter *rw, pl_versions *v);
 
+/* thread_split.c: the branches of an `if` on the thread index as T.ws scopes */
+int pl_run_thread_split(tlc_module *m, tlc_func *f, const tlc_pass_options *opts);
 int pl_run_planning(tlc_module *m, tlc_func *f, const tlc_pass_options *opts);
 int pl_run_warp_specialize(tlc_module *m, tlc_func *f, const tlc_pass_options *opts);
 int pl_run_inject(tlc_module *m, tlc_func *f, const tlc_pass_options *opts);

@@ -334,6 +334,34 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 	}
 }
 
+typedef struct store_ctx {
+	si_state *si;
+	si_set *set;
+} store_ctx;
+
+static tlc_walk_action add_store(void *p, const tlc_stmt *s)
+{
+	store_ctx *c = p;
+	if (tlc_stmt_completes_on_mbarrier(s))
+		return TLC_WALK_SKIP; /* the reader fences after its wait */
+	if (s->kind == TLC_STMT_STORE)
+		si_set_add(c->si, c->set, s->u.store.buf);
+	if (tlc_stmt_is_call(s, TLC_OP_COPY_VEC)) {
+		const tlc_expr *d = s->u.eval.call->u.call.args[0];
+		if (d->kind == TLC_EXPR_LOAD)
+			si_set_add(c->si, c->set, d->u.load.buf);
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+/* Add the shared buffers s writes with ordinary stores (not TMA, not
+ * cp.async: their bytes come through other paths) to *set. */
+static void group_stores(si_state *si, const tlc_stmt *s, si_set *set)
+{
+	store_ctx c = {si, set};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &c, .stmt_pre = add_store}, s);
+}
+
 /* A group of n >= 2 T.ws scopes (tlc_ws_group_len), appended to out: one
  * barrier before the group when it meets what is pending, none between its
  * scopes.  Scopes over the same warpgroups run one after the other on the
@@ -384,6 +412,11 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 			reported = true;
 		}
 	si_access outer = si->pending;
+	si_set outer_async = si->group_async, outer_stores = si->group_stores;
+	for (int k = 0; k < n; k++) {
+		si_wgmma_reads(si, items[k], &si->group_async);
+		group_stores(si, items[k], &si->group_stores);
+	}
 	for (int k = 0; k < n; k++) {
 		si->pending = (si_access){0};
 		for (int e = 0; e < k; e++)
@@ -394,8 +427,20 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 		tlc_seq_append(si->m, out, items[k]);
 	}
 	si->pending = outer;
+	si->group_async = outer_async;
+	si->group_stores = outer_stores;
 	si_set_union(&si->pending.r, &all.r);
 	si_set_union(&si->pending.w, &all.w);
+}
+
+/* True when this thread's ordinary stores since the last fence include a
+ * buffer that a WGMMA of the T.ws group reads. */
+static bool published_to_async(const si_state *si)
+{
+	si_set stored = si->unfenced;
+	for (int w = 0; w < SI_WORDS; w++)
+		stored.w[w] &= si->group_stores.w[w];
+	return si_common(si, &stored, &si->group_async) != NULL;
 }
 
 /* Walk a block (or a single statement standing for one), inserting
@@ -418,6 +463,15 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			visit_ws_group(si, &items[i], group, rg, out, &inserted);
 			i += group - 1;
 			continue;
+		}
+		if ((tlc_stmt_is_call(item, TLC_OP_BARRIER_ARRIVE) || tlc_stmt_is_call(item, TLC_OP_MBARRIER_ARRIVE)) &&
+		    published_to_async(si)) {
+			/* a scope of a T.ws group hands shared memory it wrote to a
+			 * WGMMA of another scope: its own stores reach the async proxy
+			 * through a fence before the arrive that publishes them */
+			tlc_seq_append(si->m, out, make_fence_proxy(si, item->loc));
+			si->unfenced = (si_set){{0}};
+			inserted = true;
 		}
 		if (si_is_barrier(item)) {
 			bool partial = check_named_barrier(si, item);

@@ -48,6 +48,16 @@ typedef struct si_state {
 	 * of one (WGMMA, a TMA store) needs a fence and a barrier first, even
 	 * where a barrier already orders the threads */
 	si_set unfenced;
+	/* in a T.ws group: the shared buffers its scopes read through the
+	 * async proxy (WGMMA).  Another scope's threads publish what they wrote
+	 * to those readers with an mbarrier arrive, which no block barrier
+	 * precedes: the fence goes before the arrive */
+	si_set group_async;
+	/* ... and the buffers it writes with ordinary stores (the fence
+	 * concerns those: TMA writes through the async proxy, and the bytes of
+	 * cp.async land after the arrive, so the reader fences after its wait
+	 * instead, as warp-specialize's mixed producers do) */
+	si_set group_stores;
 	const tlc_stmt *reported; /* the last region an error was reported for */
 	/* which values are the same in every thread (the conditions a barrier
 	 * may go under) */
