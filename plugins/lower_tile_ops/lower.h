@@ -58,7 +58,6 @@ typedef struct lw_state {
 	bool tma_store;      /* option tma-store: shared -> global T.copy by TMA where it can */
 	bool stmatrix;       /* option stmatrix: accumulators into 16-bit shared tiles by T.stmatrix */
 	bool remarks;        /* option remarks: say why one is not */
-	bool one_replica_stores; /* the nest being lowered stores to memory from its first replica only */
 	/* fragments staged through shared memory (lower_parallel.c): one shared
 	 * copy per fragment, allocated at the top of the kernel */
 	int nstaged;

@@ -268,9 +268,11 @@ static tlc_stmt *rewrite_pre(tlc_rewriter *rw, tlc_stmt *s)
 		s->u.store.idx[i] = tlc_expr_rewrite(rw, s->u.store.idx[i]);
 	s->u.store.value = v;
 	/* the statement returned here is not passed to rewrite_post: a store
-	 * that only the first replica may make (a staged fragment's) is
-	 * guarded here, or every replica of the element writes it, a race */
-	if (w->first_replica && st->one_replica_stores && stores_memory(s))
+	 * to memory is made by the first replica of a replicated loop only
+	 * (T.copy of a reduced row into shared memory, a staged fragment's
+	 * copy), or every replica writes the element, a race (the same value,
+	 * but two unordered writes) */
+	if (w->first_replica && stores_memory(s))
 		return tlc_if_new(st->m, s->loc, w->first_replica, s, NULL);
 	return s;
 }
@@ -285,7 +287,7 @@ static bool is_atomic(const tlc_stmt *s)
 static tlc_stmt *rewrite_post(tlc_rewriter *rw, tlc_stmt *s)
 {
 	body_rewrite *w = rw->ctx;
-	if (w->first_replica && (is_atomic(s) || (w->st->one_replica_stores && stores_memory(s))))
+	if (w->first_replica && (is_atomic(s) || stores_memory(s)))
 		return tlc_if_new(w->st->m, s->loc, w->first_replica, s, NULL);
 	return NULL;
 }
@@ -506,10 +508,7 @@ tlc_buffer *lw_stage_copy(lw_state *st, tlc_buffer *P, tlc_stmt *out, tlc_loc lo
 	for (int d = P->ndim - 1; d >= 0; d--)
 		body = tlc_for_new(st->m, loc, v[d], ci(st, 0), ci(st, shape[d]), TLC_FOR_PARALLEL, body);
 	body->u.loop.loop_layout = tlc_layout_to_expr(st->m, P->layout);
-	bool saved = st->one_replica_stores;
-	st->one_replica_stores = true;
 	tlc_seq_append(st->m, out, lw_lower_nest(st, body));
-	st->one_replica_stores = saved;
 	*shape_out = shape;
 	return S;
 }
@@ -729,9 +728,7 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	tlc_loc loc = s->loc;
 	const tlc_expr *private_bufs = nest_private_buffers(st, &n); /* before the body is rewritten */
 	tlc_stmt *staged = tlc_seq_new(st->m, loc), *post = tlc_seq_new(st->m, loc);
-	/* replicas of the loop store a fragment's shared copy once */
-	bool saved_one = st->one_replica_stores;
-	st->one_replica_stores |= stage_foreign_fragments(st, &n, staged, post, loc);
+	stage_foreign_fragments(st, &n, staged, post, loc);
 	int64_t nregs = L->out_shape[0];
 	/* one register: no loop, r is 0 */
 	tlc_var *r = nregs > 1 ? lw_fresh(st, "r") : NULL;
@@ -773,7 +770,6 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	tlc_stmt *body = tlc_stmt_rewrite(&rw, n.body);
 	tlc_rewriter_free(&rw);
 	st->ranges.n = saved;
-	st->one_replica_stores = saved_one;
 	/* keep only the loop variables the body uses (a fill of a fragment
 	 * needs none: its registers come from r) */
 	int kept = 0;
