@@ -279,6 +279,11 @@ typedef struct fe {
 	fe_env *intrinsics; /* tilelang.intrinsics' model, once loaded (frontend_intrinsics.c) */
 	fe_env *torch_model; /* the model of torch tensors, once loaded (frontend_torch.c) */
 	int nskips, cap_skips;
+	/* the kernel's LETs made from assignments (`H1 = H0 + 64`) and their
+	 * values: a slice `X[H0:H1]` has the constant extent they give */
+	int nlets, cap_lets;
+	const tlc_var **let_vars;
+	const tlc_expr **let_vals;
 } fe;
 
 static inline tlc_loc fe_file_loc(uint32_t file)
@@ -584,6 +589,8 @@ fe_val *fe_call_function(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw,
 fe_val *fe_make_function(fe *F, fe_env *env, py_node *def);
 /* Append a statement to the kernel's current block. */
 void fe_emit(fe *F, tlc_stmt *s);
+/* Remember a LET the kernel body made from an assignment (frontend_eval.c) */
+void fe_note_let(fe *F, const tlc_var *var, const tlc_expr *value);
 /* Run block b into a fresh kernel block and return it (NULL on error). */
 tlc_stmt *fe_build_block(fe *F, fe_env *env, fe_block b, tlc_loc loc, fe_flow *flow);
 /* The same with what runs given: run(F, env, arg). */

@@ -3,6 +3,8 @@
  * calls; the operators themselves are in frontend_operators.c. */
 #include "frontend.h"
 
+#include <tlc/walk.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -182,6 +184,45 @@ static fe_val *seq_slice(fe *F, fe_env *env, fe_val *seq, py_node *sl)
 }
 
 /* buf[i, j] -> LOAD; buf[a:b, i, :] -> REGION (extents simplified). */
+void fe_note_let(fe *F, const tlc_var *var, const tlc_expr *value)
+{
+	if (F->nlets == F->cap_lets) {
+		int cap = F->cap_lets ? 2 * F->cap_lets : 16;
+		const tlc_var **vars = fe_alloc(F, sizeof(*vars) * (size_t)cap);
+		const tlc_expr **vals = fe_alloc(F, sizeof(*vals) * (size_t)cap);
+		for (int i = 0; i < F->nlets; i++) {
+			vars[i] = F->let_vars[i];
+			vals[i] = F->let_vals[i];
+		}
+		F->let_vars = vars;
+		F->let_vals = vals;
+		F->cap_lets = cap;
+	}
+	F->let_vars[F->nlets] = var;
+	F->let_vals[F->nlets++] = value;
+}
+
+/* The extent of the slice b:e.  Where it is not a constant as written, the
+ * kernel's LETs are put in for their values (a few rounds: a LET's value
+ * may name older ones), as TileLang's analyzer binds them: `H1 = H0 + 64`
+ * makes X[H0:H1] 64 long.  The substituted form is kept only when it is a
+ * constant; otherwise the extent stays e - b. */
+static const tlc_expr *fe_slice_extent(fe *F, const tlc_expr *b, const tlc_expr *e)
+{
+	const tlc_expr *x = tlc_simplify_expr(F->m, tlc_binary(F->m, TLC_EXPR_SUB, e, b));
+	if (x->kind == TLC_EXPR_INT || F->nlets == 0)
+		return x;
+	tlc_rewriter rw;
+	tlc_rewriter_init(&rw, F->m);
+	for (int i = 0; i < F->nlets; i++)
+		tlc_rewriter_map_var(&rw, F->let_vars[i], F->let_vals[i]);
+	const tlc_expr *y = x;
+	for (int round = 0; round < 4 && y->kind != TLC_EXPR_INT; round++)
+		y = tlc_simplify_expr(F->m, tlc_expr_rewrite(&rw, y));
+	tlc_rewriter_free(&rw);
+	return y->kind == TLC_EXPR_INT ? y : x;
+}
+
 static fe_val *index_buffer(fe *F, fe_env *env, tlc_buffer *buf, py_node *idx, tlc_loc loc)
 {
 	int n = idx->kind == PY_TUPLE ? idx->n : 1;
@@ -225,7 +266,7 @@ static fe_val *index_buffer(fe *F, fe_env *env, tlc_buffer *buf, py_node *idx, t
 				return NULL;
 		}
 		dims[d].begin = b;
-		dims[d].extent = tlc_simplify_expr(F->m, tlc_binary(F->m, TLC_EXPR_SUB, e, b));
+		dims[d].extent = fe_slice_extent(F, b, e);
 		dims[d].is_point = false;
 	}
 	if (!any_slice)

@@ -314,6 +314,7 @@ static bool assign_name(fe *F, fe_env *env, const char *name, fe_val *v, tlc_loc
 		if (F->frame->kernel_mode && v->kind == FV_EXPR && is_scalar_expr(v->u.e)) {
 			tlc_var *var = tlc_var_new(F->m, name, v->u.e->dtype);
 			fe_emit(F, tlc_let_new(F->m, loc, var, v->u.e));
+			fe_note_let(F, var, v->u.e);
 			v = fe_expr(F, tlc_var_ref(F->m, var));
 		}
 	}
