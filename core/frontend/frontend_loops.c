@@ -376,6 +376,54 @@ fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	return parallel_kwargs(F, v, nkw, kwn, kwv, loc) ? v : NULL;
 }
 
+/* Why a thread cannot leave loop (of n variables) on its own with break or
+ * continue; NULL when it can: a serial or unrolled loop of one variable,
+ * which each thread runs by itself (TileLang's break_loop /
+ * continue_loop print as C's break and continue). */
+static const char *loop_exit_refusal(const fe_loop *l, int n)
+{
+	if (l->wave)
+		return "a T.Persistent loop, whose iterations are the tiles of the persistent "
+		       "kernel's blocks; guard the body with `if` instead";
+	switch (l->kind) {
+	case TLC_FOR_SERIAL:
+	case TLC_FOR_UNROLLED:
+		if (n > 1)
+			return "a loop of several variables, a nest of loops (T.grid) of which it would "
+			       "leave only the innermost; write the nest as one loop per variable";
+		return NULL;
+	case TLC_FOR_PARALLEL:
+		return "a T.Parallel loop, whose iterations are spread over the block's threads and "
+		       "run side by side, not one after another; guard the body with `if` instead";
+	case TLC_FOR_PIPELINED:
+		return "a T.Pipelined loop, whose iterations overlap (the copies of later "
+		       "iterations are issued before this one's compute), so every iteration must run; "
+		       "make the extent the iteration count needed, or guard the body with `if`";
+	case TLC_FOR_VECTORIZED:
+		return "a T.vectorized loop, whose iterations are the lanes of one vector "
+		       "operation; use T.serial";
+	case TLC_FOR_THREAD:
+		return "a T.thread_binding loop, whose iterations are threads; guard the body with "
+		       "`if` instead";
+	}
+	return "this loop";
+}
+
+fe_flow fe_loop_exit(fe *F, bool is_break, tlc_loc loc)
+{
+	const char *what = is_break ? "break" : "continue";
+	if (F->loop_kind == FE_LOOP_REFUSED) {
+		tlc_error(F->ctx, loc, "'%s' is not supported in %s", what, F->loop_why);
+		return FL_ERROR;
+	}
+	if (F->loop_kind == FE_LOOP_KERNEL) {
+		tlc_op_id op = is_break ? TLC_OP_LOOP_BREAK : TLC_OP_LOOP_CONTINUE;
+		fe_emit(F, tlc_eval_new(F->m, loc, tlc_call(F->m, op, TLC_DT_VOID, 0, NULL, 0, NULL, NULL)));
+	}
+	/* a compile-time loop ends here; the rest of the block is never run */
+	return is_break ? FL_BREAK : FL_CONTINUE;
+}
+
 fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 {
 	if (!fe_need_kernel(F, "a kernel loop", true, s->loc))
@@ -420,11 +468,17 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 	}
 	fe_flow fl;
 	bool parallel = loop->u.loop->kind == TLC_FOR_PARALLEL;
+	int outer_loop = F->loop_kind;
+	const char *outer_why = F->loop_why;
+	F->loop_why = loop_exit_refusal(loop->u.loop, n);
+	F->loop_kind = F->loop_why ? FE_LOOP_REFUSED : FE_LOOP_KERNEL;
 	F->block_depth += n - 1; /* a loop of n variables is n nested loops */
 	F->parallel_depth += parallel;
 	tlc_stmt *body = fe_build_block(F, env, FE_BODY_OF(s), s->loc, &fl);
 	F->parallel_depth -= parallel;
 	F->block_depth -= n - 1;
+	F->loop_kind = outer_loop;
+	F->loop_why = outer_why;
 	if (!body)
 		return FL_ERROR;
 	if (loop->u.loop->wave) {

@@ -3,7 +3,8 @@
  * (T.reinterpret, frontend_tvm.c), the element
  * atomics other than add (T.atomic_max, T.atomic_min), and the calls tlc
  * refuses by name with what to write instead (vector atomics, atomic
- * loads and stores, device assertions, loop breaks). */
+ * loads and stores, device assertions), and T.loop_break() /
+ * T.loop_continue(), the call forms of break and continue. */
 #include "frontend.h"
 
 #include <float.h>
@@ -39,12 +40,10 @@ static const struct {
 	{"device_assert",
 	 "(a device-side assertion); check the condition on the host, or guard the code "
 	 "with `if cond:`"},
-	{"loop_break", "(a break out of a serial loop); make the loop's bound the iteration count "
-		       "needed, or guard the rest of the body with `if`"},
 };
 
 static const char *const misc_names[] = {"max_value", "min_value", "atomic_max", "atomic_min",
-					"reinterpret"};
+					"reinterpret", "loop_break", "loop_continue"};
 
 bool fe_misc_has(const char *name)
 {
@@ -184,6 +183,21 @@ fe_val *fe_call_misc(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 		return extreme_value(F, fname, n[1] == 'a', nargs, args, nkw, kwn, kwv, loc);
 	if (!strcmp(n, "reinterpret"))
 		return fe_reinterpret(F, fname, false, nargs, args, nkw, kwn, kwv, loc);
+	if (!strcmp(n, "loop_break") || !strcmp(n, "loop_continue")) {
+		bool brk = n[5] == 'b';
+		if (!fe_bind_args(F, fname, NULL, 0, 0, nargs, args, nkw, kwn, kwv, NULL, loc) ||
+		    !fe_need_kernel(F, fname, true, loc))
+			return NULL;
+		if (F->loop_kind != FE_LOOP_KERNEL && F->loop_kind != FE_LOOP_REFUSED) {
+			tlc_error(F->ctx, loc, "%s() leaves a kernel loop, and none is around it%s", fname,
+				  F->loop_kind == FE_LOOP_PYTHON ? " (this loop runs at compile time: "
+								   "write `break` or `continue`)" : "");
+			return NULL;
+		}
+		/* as the statement does, but the rest of the block is still built
+		 * (it never runs: the same program) */
+		return fe_loop_exit(F, brk, loc) == FL_ERROR ? NULL : F->none;
+	}
 	if (!strcmp(n, "atomic_max") || !strcmp(n, "atomic_min"))
 		return atomic_minmax(F, fname, n[8] == 'a', nargs, args, nkw, kwn, kwv, loc);
 	for (size_t i = 0; i < TLC_ARRAY_LEN(refused); i++)

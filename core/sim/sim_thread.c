@@ -294,6 +294,20 @@ static void per_thread_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	}
 }
 
+/* break / continue by the threads of m: they leave the innermost loop (its
+ * iteration), the others go on (the blocks around them narrow their masks). */
+static void loop_exit(sim *s, const tlc_stmt *st, const sim_mask *m, bool is_break)
+{
+	bool *off = is_break ? s->loop_broke : s->loop_continued;
+	if (!off) {
+		sim_fail(s, st->loc, "T.%s outside a loop", is_break ? "loop_break" : "loop_continue");
+		return;
+	}
+	for (int64_t t = 0; t < s->nthreads; t++)
+		off[t] = off[t] || m->on[t];
+	s->loop_exits++;
+}
+
 static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
 	const tlc_expr *c = st->u.eval.call;
@@ -305,6 +319,8 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	case TLC_OP_USE_SWIZZLE: /* the order blocks run in: all of them run, so no value changes */
 	case TLC_OP_ANNOTATE_LAYOUT:
 	case TLC_OP_ANNOTATE_SAFE_VALUE: /* legalize-bounds made its guards: nothing is masked here */
+	case TLC_OP_LOOP_BREAK:
+	case TLC_OP_LOOP_CONTINUE: loop_exit(s, st, m, c->u.call.op == TLC_OP_LOOP_BREAK); return;
 	case TLC_OP_PRINT: /* a debug print: no value changes */
 	case TLC_OP_SET_MAX_NREG: /* registers traded between warpgroups: no value changes */
 		return;
@@ -380,10 +396,14 @@ static void for_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 		most = n[t] > most ? n[t] : most;
 	}
 	sim_mask it = sim_mask_new(s);
+	bool *outer_broke = s->loop_broke, *outer_continued = s->loop_continued;
+	s->loop_broke = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
+	s->loop_continued = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
 	for (int64_t i = 0; i < most && !s->stop; i++) {
 		it.n = 0;
+		memset(s->loop_continued, 0, (size_t)s->nthreads * sizeof(bool));
 		for (int64_t t = 0; t < s->nthreads; t++) {
-			it.on[t] = m->on[t] && i < n[t];
+			it.on[t] = m->on[t] && i < n[t] && !s->loop_broke[t];
 			if (!it.on[t])
 				continue;
 			it.n++;
@@ -391,8 +411,13 @@ static void for_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 			sim_val v = {0, sim_wrap_int(st->u.loop.var->dtype, lo[t] + i)};
 			sim_bind(s, st->u.loop.var, v);
 		}
-		sim_exec_threads(s, st->u.loop.body, &it);
+		if (it.n)
+			sim_exec_threads(s, st->u.loop.body, &it);
 	}
+	free(s->loop_broke);
+	free(s->loop_continued);
+	s->loop_broke = outer_broke;
+	s->loop_continued = outer_continued;
 	free(it.on);
 	free(lo);
 	free(n);
@@ -404,20 +429,41 @@ void sim_exec_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 		return;
 	s->active = m->on;
 	switch (st->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < st->u.seq.n && !s->stop;) {
+	case TLC_STMT_SEQ: {
+		/* the threads that break or continue skip the rest of the block */
+		sim_mask cur = *m;
+		bool own = false;
+		int64_t exits = s->loop_exits;
+		for (int i = 0; i < st->u.seq.n && !s->stop && cur.n;) {
 			/* T.ws scopes next to each other run concurrently */
 			int group = tlc_ws_group_len(st->u.seq.items, st->u.seq.n, i);
 			if (group) {
-				sim_run_ws(s, (const tlc_stmt *const *)&st->u.seq.items[i], group, m);
+				sim_run_ws(s, (const tlc_stmt *const *)&st->u.seq.items[i], group, &cur);
 				i += group;
-				continue;
+			} else {
+				sim_exec_threads(s, st->u.seq.items[i], &cur);
+				i++;
 			}
-			sim_exec_threads(s, st->u.seq.items[i], m);
-			s->active = m->on;
-			i++;
+			if (s->loop_exits != exits && s->loop_broke) {
+				exits = s->loop_exits;
+				if (!own) {
+					cur.on = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
+					memcpy(cur.on, m->on, (size_t)s->nthreads * sizeof(bool));
+					own = true;
+				}
+				for (int64_t t = 0; t < s->nthreads; t++)
+					if (cur.on[t] && (s->loop_broke[t] || s->loop_continued[t])) {
+						cur.on[t] = false;
+						cur.n--;
+					}
+			}
+			s->active = cur.on;
 		}
+		if (own)
+			free(cur.on);
+		s->active = m->on;
 		return;
+	}
 	case TLC_STMT_FOR:
 		if (st->u.loop.kind == TLC_FOR_THREAD) {
 			sim_fail(s, st->loc, "loops bound to thread indices are not modelled by the thread-level simulator yet");

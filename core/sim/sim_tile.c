@@ -547,6 +547,8 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	case TLC_OP_REDUCE_ABSSUM:
 	case TLC_OP_REDUCE_ABSMAX: reduce(s, c, st->loc); return;
 	case TLC_OP_CUMSUM: cumsum(s, c, st->loc); return;
+	case TLC_OP_LOOP_BREAK: s->loop_flow = SIM_FLOW_BREAK; return;
+	case TLC_OP_LOOP_CONTINUE: s->loop_flow = SIM_FLOW_CONTINUE; return;
 	case TLC_OP_ATOMIC_ADD: atomic_add(s, c, st->loc); return;
 	case TLC_OP_ATOMIC_MAX:
 	case TLC_OP_ATOMIC_MIN: atomic_minmax(s, c, st->loc); return;
@@ -648,6 +650,10 @@ static void loop(sim *s, const tlc_stmt *st)
 		sim_val v = {0, sim_wrap_int(st->u.loop.var->dtype, lo + i)};
 		sim_bind(s, st->u.loop.var, v);
 		sim_exec(s, st->u.loop.body);
+		int flow = s->loop_flow;
+		s->loop_flow = SIM_FLOW_NORMAL; /* this loop's break or continue is done */
+		if (flow == SIM_FLOW_BREAK)
+			break;
 	}
 	sim_unbind(s, st->u.loop.var);
 }
@@ -667,6 +673,8 @@ void sim_exec(sim *s, const tlc_stmt *st)
 			} else {
 				sim_exec(s, st->u.seq.items[i++]);
 			}
+			if (s->loop_flow != SIM_FLOW_NORMAL)
+				return; /* the rest of the iteration is skipped */
 		}
 		return;
 	case TLC_STMT_FOR: loop(s, st); return;
