@@ -577,6 +577,13 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *stmt, fe_val *iter);
  * statement (emitted) or an error; FL_BREAK / FL_CONTINUE stop the block,
  * FL_ERROR after an error. */
 fe_flow fe_loop_exit(fe *F, bool is_break, tlc_loc loc);
+/* Check element atomic `call` (T.atomic_add / atomic_max / atomic_min,
+ * named fname) that returns its previous value (prev) or keeps it in its
+ * keyword old=; false after an error. */
+bool fe_atomic_element_check(fe *F, const char *fname, const tlc_expr *call, bool prev, tlc_loc loc);
+/* Emit element atomic `call` keeping the element's previous value in a new
+ * T.alloc_var (keyword old=), and return that value: return_prev=True. */
+fe_val *fe_atomic_prev(fe *F, const tlc_expr *call, tlc_loc loc);
 /* A tensor parameter's buffer from T.Tensor / T.empty. */
 tlc_buffer *fe_make_tensor(fe *F, const char *name, fe_val *tt, tlc_loc loc);
 /* Record a new dynamic size variable (T.dynamic, open T.const). */

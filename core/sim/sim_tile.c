@@ -484,6 +484,24 @@ static int64_t atomic_element(sim *s, const tlc_expr *dst, const char *name, tlc
 	return sim_element(s, *a, dst->u.load.buf, idx, loc);
 }
 
+/* An element atomic's keyword old=: where the element's value before the
+ * update goes (return_prev=True); a dropped atomic leaves it as it is. */
+static void keep_old(sim *s, const tlc_expr *call, sim_val cur, tlc_dtype t, tlc_loc loc)
+{
+	const tlc_expr *old = tlc_call_kw(call, "old");
+	if (!old || old->kind != TLC_EXPR_LOAD)
+		return;
+	sim_array *a = sim_array_of(s, old->u.load.buf, loc);
+	if (!a || old->u.load.n != a->ndim)
+		return;
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < a->ndim; d++)
+		idx[d] = sim_eval_int(s, old->u.load.idx[d], loc);
+	int64_t e = s->stop ? -1 : sim_element(s, a, old->u.load.buf, idx, loc);
+	if (e >= 0 && !s->stop)
+		sim_array_set(a, e, sim_convert(cur, t, a->dtype));
+}
+
 static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
 {
 	const tlc_expr *dst = call->u.call.args[0], *val = call->u.call.args[1];
@@ -496,7 +514,9 @@ static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
 	if (e < 0)
 		return;
 	sim_val v = sim_convert(sim_eval(s, val, loc), val->dtype, a->dtype);
-	sim_array_set(a, e, sim_add(a->dtype, sim_array_get(a, e), v));
+	sim_val cur = sim_array_get(a, e);
+	sim_array_set(a, e, sim_add(a->dtype, cur, v));
+	keep_old(s, call, cur, a->dtype, loc);
 }
 
 /* T.atomic_max / T.atomic_min of one element: the value replaces the
@@ -526,6 +546,7 @@ static void atomic_minmax(sim *s, const tlc_expr *call, tlc_loc loc)
 		beats = max ? v.i > cur.i : v.i < cur.i;
 	if (beats)
 		sim_array_set(a, e, v);
+	keep_old(s, call, cur, a->dtype, loc);
 }
 
 /* ---- statements ---- */
