@@ -59,6 +59,11 @@ tlc_stmt *fe_build_with(fe *F, fe_env *env, fe_flow (*run)(fe *, fe_env *, void 
 		          *flow == FL_BREAK ? "break" : "continue");
 		*flow = FL_ERROR;
 	}
+	if ((*flow == FL_BREAK || *flow == FL_CONTINUE) && F->loop_kind == FE_LOOP_NONE) {
+		tlc_error(F->ctx, loc, "'%s' outside a loop (a function's break leaves no loop of its "
+		          "caller, as in Python)", *flow == FL_BREAK ? "break" : "continue");
+		*flow = FL_ERROR;
+	}
 	if (*flow == FL_BREAK || *flow == FL_CONTINUE || *flow == FL_RETURN) {
 		tlc_error(F->ctx, loc, "unsupported Python construct in kernel: %s inside a kernel %s",
 		          *flow == FL_BREAK ? "break" : *flow == FL_CONTINUE ? "continue" : "return",

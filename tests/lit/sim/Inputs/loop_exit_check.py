@@ -7,13 +7,15 @@ computed here in plain Python from the inputs the simulator wrote.
                                     the sum of the A[b, i] != 1 before it (or all of them)
     loop_exit_check.py nested DIR   Out[b, t]: rows r = 0, 1, ... of A (B x R x C); a row
                                     whose first element is 3 ends the scan; in a row, the
-                                    elements up to the first 0 (excluded) are summed
+                                    elements up to the first 0 (excluded) are summed, each
+                                    plus 127 - t (thread 127 - t's sum, through shared memory)
     loop_exit_check.py slots DIR    every A[i] (int32, N) > 1 was written once to Out
                                     at a slot of its own, Count[0] = how many, the
                                     slots 0 .. Count - 1 (a permutation of those
                                     elements), Prev[i] = the slot i took (or -1)
     loop_exit_check.py maxprev DIR  Prev[i] (int32) is M's value before thread i's
                                     atomic_max: one of -1 and the A[j]; M[0] = max(-1, A)
+    loop_exit_check.py perm DIR     B (int32, n) is a permutation of 0 .. n - 1, A[0] = n
 Exit 0 when the check holds; 1 with the first mismatch on stderr.
 """
 import os
@@ -56,19 +58,24 @@ def scan(d):
 def nested(d):
     (b, r, c), a = load(d, "A")
     (_, t), out = load(d, "Out")
+    row_breaks = inner_breaks = 0
     for bi in range(b):
         for ti in range(t):
             total = 0
             for ri in range(r):
                 row = [a[(bi * r + ri) * c + j] for j in range(c)]
                 if row[0] == 3:
+                    row_breaks += 1
                     break
                 for j in range(c):
                     if row[j] == 0:
+                        inner_breaks += 1
                         break
-                    total += row[j] + ti
+                    total += row[j] + (t - 1 - ti)  # the partner thread's part
             if out[bi * t + ti] != total:
                 fail(f"Out[{bi}, {ti}] = {out[bi * t + ti]}, expected {total}")
+    if not row_breaks or not inner_breaks:
+        fail("the inputs take no break of the row loop or of the inner loop: the test shows nothing")
 
 
 def slots(d):
@@ -108,9 +115,18 @@ def maxprev(d):
         fail("no thread saw M's initial value -1")
 
 
+def perm(d):
+    (n,), b = load(d, "B")
+    _, a = load(d, "A")
+    if sorted(b) != list(range(n)):
+        fail(f"B is not a permutation of 0 .. {n - 1}: {sorted(b)[:8]}...")
+    if a[0] != n:
+        fail(f"A = {a[0]}, expected {n}")
+
+
 def main():
     what, d = sys.argv[1], sys.argv[2]
-    {"scan": scan, "nested": nested, "slots": slots, "maxprev": maxprev}[what](d)
+    {"scan": scan, "nested": nested, "slots": slots, "maxprev": maxprev, "perm": perm}[what](d)
 
 
 if __name__ == "__main__":
