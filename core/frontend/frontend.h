@@ -577,6 +577,10 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *stmt, fe_val *iter);
  * statement (emitted) or an error; FL_BREAK / FL_CONTINUE stop the block,
  * FL_ERROR after an error. */
 fe_flow fe_loop_exit(fe *F, bool is_break, tlc_loc loc);
+/* The flow after a kernel block (an if's branch, a loop's body, a with
+ * scope) that ended with `flow`: a break or continue of a kernel loop is
+ * in the IR (FL_NORMAL), any other way out of the block an error. */
+fe_flow fe_block_flow(fe *F, fe_flow flow, tlc_loc loc);
 /* Check element atomic `call` (T.atomic_add / atomic_max / atomic_min,
  * named fname) that returns its previous value (prev) or keeps it in its
  * keyword old=; false after an error. */

@@ -424,6 +424,33 @@ fe_flow fe_loop_exit(fe *F, bool is_break, tlc_loc loc)
 	return is_break ? FL_BREAK : FL_CONTINUE;
 }
 
+fe_flow fe_block_flow(fe *F, fe_flow flow, tlc_loc loc)
+{
+	/* a break or continue of a kernel loop is in the IR (fe_loop_exit): the
+	 * block it ended is complete */
+	if ((flow == FL_BREAK || flow == FL_CONTINUE) && F->loop_kind == FE_LOOP_KERNEL)
+		flow = FL_NORMAL;
+	if ((flow == FL_BREAK || flow == FL_CONTINUE) && F->loop_kind == FE_LOOP_PYTHON) {
+		tlc_error(F->ctx, loc, "unsupported Python construct in kernel: %s out of a loop run at compile "
+		          "time (a Python loop over a list or tuple) under a condition known only at run "
+		          "time; make the loop a kernel loop (T.serial) or the condition a compile-time value",
+		          flow == FL_BREAK ? "break" : "continue");
+		flow = FL_ERROR;
+	}
+	if ((flow == FL_BREAK || flow == FL_CONTINUE) && F->loop_kind == FE_LOOP_NONE) {
+		tlc_error(F->ctx, loc, "'%s' outside a loop (a function's break leaves no loop of its "
+		          "caller, as in Python)", flow == FL_BREAK ? "break" : "continue");
+		flow = FL_ERROR;
+	}
+	if (flow == FL_BREAK || flow == FL_CONTINUE || flow == FL_RETURN) {
+		tlc_error(F->ctx, loc, "unsupported Python construct in kernel: %s inside a kernel %s",
+		          flow == FL_BREAK ? "break" : flow == FL_CONTINUE ? "continue" : "return",
+		          "loop or symbolic if");
+		flow = FL_ERROR;
+	}
+	return flow;
+}
+
 fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 {
 	if (!fe_need_kernel(F, "a kernel loop", true, s->loc))
