@@ -312,6 +312,8 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
 	const tlc_expr *c = st->u.eval.call;
 	switch (c->u.call.op) {
+	case TLC_OP_LOOP_BREAK:
+	case TLC_OP_LOOP_CONTINUE: loop_exit(s, st, m, c->u.call.op == TLC_OP_LOOP_BREAK); return;
 	case TLC_OP_SYNC_THREADS: sim_sync_threads(s, st, m); return;
 	case TLC_OP_CLUSTER_SYNC: sim_cluster_sync(s, st, m); return;
 	case TLC_OP_SYNC_GRID: sim_grid_sync(s, st, m); return;
@@ -319,8 +321,6 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	case TLC_OP_USE_SWIZZLE: /* the order blocks run in: all of them run, so no value changes */
 	case TLC_OP_ANNOTATE_LAYOUT:
 	case TLC_OP_ANNOTATE_SAFE_VALUE: /* legalize-bounds made its guards: nothing is masked here */
-	case TLC_OP_LOOP_BREAK:
-	case TLC_OP_LOOP_CONTINUE: loop_exit(s, st, m, c->u.call.op == TLC_OP_LOOP_BREAK); return;
 	case TLC_OP_PRINT: /* a debug print: no value changes */
 	case TLC_OP_SET_MAX_NREG: /* registers traded between warpgroups: no value changes */
 		return;
