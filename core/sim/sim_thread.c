@@ -32,6 +32,7 @@
 
 #include <tlc/access.h>
 #include <tlc/tileops.h>
+#include <tlc/walk.h>
 
 sim_mask sim_mask_new(const sim *s)
 {
@@ -383,6 +384,26 @@ static void if_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 	free(no.on);
 }
 
+static tlc_walk_action find_exit(void *p, const tlc_stmt *st)
+{
+	bool *found = p;
+	if (st->kind == TLC_STMT_FOR)
+		return TLC_WALK_SKIP; /* its exits are its own */
+	if (tlc_stmt_is_call(st, TLC_OP_LOOP_BREAK) || tlc_stmt_is_call(st, TLC_OP_LOOP_CONTINUE))
+		*found = true;
+	return *found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
+/* Whether a loop's body has a break or continue of its own.  Only such a
+ * loop sets up the exits' masks: the state is the block's, and concurrent
+ * T.ws tasks must not see each other's loops. */
+static bool has_exit(const tlc_stmt *body)
+{
+	bool found = false;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &found, .stmt_pre = find_exit}, body);
+	return found;
+}
+
 static void for_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
 	int64_t *lo = tlc_xcalloc((size_t)s->nthreads, sizeof(int64_t)), *n = tlc_xcalloc((size_t)s->nthreads, sizeof(int64_t));
@@ -396,14 +417,18 @@ static void for_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 		most = n[t] > most ? n[t] : most;
 	}
 	sim_mask it = sim_mask_new(s);
+	bool exits = has_exit(st->u.loop.body);
 	bool *outer_broke = s->loop_broke, *outer_continued = s->loop_continued;
-	s->loop_broke = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
-	s->loop_continued = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
+	if (exits) {
+		s->loop_broke = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
+		s->loop_continued = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
+	}
 	for (int64_t i = 0; i < most && !s->stop; i++) {
 		it.n = 0;
-		memset(s->loop_continued, 0, (size_t)s->nthreads * sizeof(bool));
+		if (exits)
+			memset(s->loop_continued, 0, (size_t)s->nthreads * sizeof(bool));
 		for (int64_t t = 0; t < s->nthreads; t++) {
-			it.on[t] = m->on[t] && i < n[t] && !s->loop_broke[t];
+			it.on[t] = m->on[t] && i < n[t] && !(exits && s->loop_broke[t]);
 			if (!it.on[t])
 				continue;
 			it.n++;
@@ -414,10 +439,12 @@ static void for_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 		if (it.n)
 			sim_exec_threads(s, st->u.loop.body, &it);
 	}
-	free(s->loop_broke);
-	free(s->loop_continued);
-	s->loop_broke = outer_broke;
-	s->loop_continued = outer_continued;
+	if (exits) {
+		free(s->loop_broke);
+		free(s->loop_continued);
+		s->loop_broke = outer_broke;
+		s->loop_continued = outer_continued;
+	}
 	free(it.on);
 	free(lo);
 	free(n);
