@@ -130,6 +130,54 @@ static bool is_attr(const tlc_stmt *s, const char *key)
 	return s->u.attr.key && !strcmp(s->u.attr.key, key);
 }
 
+static bool lets_some_threads_in(tlc_uniformity *u, const tlc_stmt *s);
+
+/* A walk over a loop's body for a break or continue of that loop taken by
+ * only some threads (under an `if` of a varying condition, say). */
+typedef struct exit_walk {
+	tlc_uniformity *u;
+	const tlc_stmt *loop;
+	int depth, divergent, cap;
+	bool *stack;
+	bool found;
+} exit_walk;
+
+static tlc_walk_action exit_pre(void *p, const tlc_stmt *s)
+{
+	exit_walk *w = p;
+	bool some = false;
+	if (s != w->loop) {
+		if (s->kind == TLC_STMT_FOR)
+			some = true; /* an exit in there leaves that loop: skipped below */
+		else
+			some = lets_some_threads_in(w->u, s);
+	}
+	if (s->kind == TLC_STMT_EVAL && w->divergent > 0 &&
+	    (tlc_stmt_is_call(s, TLC_OP_LOOP_BREAK) || tlc_stmt_is_call(s, TLC_OP_LOOP_CONTINUE)))
+		w->found = true;
+	w->stack = tlc_mem_grow(w->stack, w->depth, &w->cap, sizeof(*w->stack));
+	w->stack[w->depth++] = some;
+	w->divergent += some;
+	if (w->found)
+		return TLC_WALK_STOP;
+	return s != w->loop && s->kind == TLC_STMT_FOR ? TLC_WALK_SKIP : TLC_WALK_CONTINUE;
+}
+
+static void exit_post(void *p, const tlc_stmt *s)
+{
+	exit_walk *w = p;
+	(void)s;
+	w->divergent -= w->stack[--w->depth];
+}
+
+static bool exit_diverges(tlc_uniformity *u, const tlc_stmt *loop)
+{
+	exit_walk w = {.u = u, .loop = loop};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &w, .stmt_pre = exit_pre, .stmt_post = exit_post}, loop);
+	tlc_mem_free(w.stack);
+	return w.found;
+}
+
 /* Whether only some threads of the block run the statements inside s. */
 static bool lets_some_threads_in(tlc_uniformity *u, const tlc_stmt *s)
 {
@@ -138,7 +186,10 @@ static bool lets_some_threads_in(tlc_uniformity *u, const tlc_stmt *s)
 	case TLC_STMT_FOR:
 		if (s->u.loop.kind == TLC_FOR_PARALLEL)
 			return true; /* each iteration is another thread */
-		return !tlc_expr_block_uniform(u, s->u.loop.min) || !tlc_expr_block_uniform(u, s->u.loop.extent);
+		/* after a break or continue of only some threads, the others run
+		 * the rest of the body alone */
+		return !tlc_expr_block_uniform(u, s->u.loop.min) || !tlc_expr_block_uniform(u, s->u.loop.extent) ||
+		       exit_diverges(u, s);
 	case TLC_STMT_ATTR: return is_attr(s, "parallel_nest") || is_attr(s, "thread_private");
 	case TLC_STMT_SCOPE: return true; /* T.ws: some warpgroups */
 	default: return false;

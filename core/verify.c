@@ -233,6 +233,12 @@ static void check_call_types(verifier *v, const tlc_expr *e)
 	    a[1]->dtype != TLC_DT_VOID && a[1]->dtype != a[0]->dtype)
 		error(v, "T.%s of a %s value into a %s element (an explicit T.cast is missing)",
 		      op->name, tlc_dtype_name(a[1]->dtype), tlc_dtype_name(a[0]->dtype));
+	/* old=: where the element's previous value goes, as it is (no conversion) */
+	const tlc_expr *old = atomic ? tlc_call_kw(e, "old") : NULL;
+	if (old && (n != 2 || !a[0] || a[0]->kind != TLC_EXPR_LOAD || old->kind != TLC_EXPR_LOAD ||
+	            old->dtype != a[0]->dtype))
+		error(v, "T.%s(old=...) keeps the previous value of one element in an element of its dtype",
+		      op->name);
 	if ((op->flags & TLC_OPF_PURE) && !(op->flags & TLC_OPF_LOWERED) && e->u.call.op != TLC_OP_PRINT)
 		for (int i = 0; i < n; i++)
 			if (a[i] && a[i]->dtype != e->dtype && a[i]->dtype != TLC_DT_VOID)

@@ -10,6 +10,17 @@
 
 #include "gpu_printer.h"
 
+/* `old = ` before an element atomic whose keyword old= keeps the element's
+ * previous value (return_prev=True): the value the atomic returns. */
+static void emit_keep_old(gpu_emitter *e, const tlc_stmt *s, const tlc_expr *c)
+{
+	const tlc_expr *old = tlc_call_kw(c, "old");
+	if (!old || old->kind != TLC_EXPR_LOAD)
+		return;
+	gpu_emit_access(e, s->loc, old->u.load.buf, old->u.load.n, old->u.load.idx);
+	tlc_buf_puts(e->out, " = ");
+}
+
 void gpu_emit_atomic_add(gpu_emitter *e, const tlc_stmt *s, int ind)
 {
 	const tlc_expr *c = s->u.eval.call;
@@ -29,6 +40,7 @@ void gpu_emit_atomic_add(gpu_emitter *e, const tlc_stmt *s, int ind)
 		return;
 	}
 	gpu_indent(e, ind);
+	emit_keep_old(e, s, c);
 	tlc_buf_puts(e->out, "atomicAdd(&");
 	gpu_emit_access(e, s->loc, b, dst->u.load.n, dst->u.load.idx);
 	tlc_buf_puts(e->out, ", ");
@@ -66,6 +78,7 @@ void gpu_emit_atomic_minmax(gpu_emitter *e, const tlc_stmt *s, int ind)
 		return;
 	}
 	gpu_indent(e, ind);
+	emit_keep_old(e, s, c);
 	if (!cast)
 		tlc_buf_printf(e->out, "tlc_atomic_minmax<%s>(&", max ? "true" : "false");
 	else

@@ -303,6 +303,12 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 		gpu_indent(e, ind);
 		tlc_buf_printf(e->out, "%s;\n", e->target->vendor->sync_warp);
 		return;
+	case TLC_OP_LOOP_BREAK:
+		line(e, ind, "break;"); /* every kernel loop prints as a C for loop */
+		return;
+	case TLC_OP_LOOP_CONTINUE:
+		line(e, ind, "continue;");
+		return;
 	case TLC_OP_ATOMIC_ADD:
 		gpu_emit_atomic_add(e, s, ind);
 		return;

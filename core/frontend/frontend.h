@@ -173,6 +173,14 @@ struct fe_env {
 /* Control flow result of executing statements. */
 typedef enum fe_flow { FL_NORMAL, FL_RETURN, FL_BREAK, FL_CONTINUE, FL_ERROR } fe_flow;
 
+/* The loops a break or continue can leave (fe's loop_kind). */
+enum {
+	FE_LOOP_NONE,   /* no loop in this function: Python's error */
+	FE_LOOP_PYTHON, /* a loop run at compile time */
+	FE_LOOP_KERNEL, /* a serial or unrolled kernel loop: T.loop_break() */
+	FE_LOOP_REFUSED /* a kernel loop a thread cannot leave alone (loop_why) */
+};
+
 /* One executing Python function (or the module body). */
 typedef struct fe_frame {
 	struct fe_frame *caller;
@@ -252,6 +260,11 @@ typedef struct fe {
 	int depth;        /* evaluation recursion */
 	int block_depth;  /* kernel blocks being built inside each other (fe_build_block) */
 	int parallel_depth; /* T.Parallel bodies being built inside each other */
+	/* the innermost loop around the statement being run, in this function:
+	 * what a `break` or `continue` there leaves (FE_LOOP_*) and, for a
+	 * kernel loop that cannot be left, why */
+	int loop_kind;
+	const char *loop_why;
 	long steps;       /* statements executed: bounds compile-time loops */
 	int64_t work;     /* items that operations went through (fe_work) */
 	size_t mem;       /* bytes of values and environments (fe_alloc) */
@@ -610,6 +623,21 @@ fe_flow fe_exec_with(fe *F, fe_env *env, py_node *stmt);
 fe_flow fe_with_item(fe *F, fe_env *env, py_node *s, int k);
 /* `for targets in X:` where X is a kernel loop (T.Parallel, range in a kernel, ...). */
 fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *stmt, fe_val *iter);
+/* `break` (is_break) or `continue` at loc: in a kernel loop, its IR
+ * statement (emitted) or an error; FL_BREAK / FL_CONTINUE stop the block,
+ * FL_ERROR after an error. */
+fe_flow fe_loop_exit(fe *F, bool is_break, tlc_loc loc);
+/* The flow after a kernel block (an if's branch, a loop's body, a with
+ * scope) that ended with `flow`: a break or continue of a kernel loop is
+ * in the IR (FL_NORMAL), any other way out of the block an error. */
+fe_flow fe_block_flow(fe *F, fe_flow flow, tlc_loc loc);
+/* Check element atomic `call` (T.atomic_add / atomic_max / atomic_min,
+ * named fname) that returns its previous value (prev) or keeps it in its
+ * keyword old=; false after an error. */
+bool fe_atomic_element_check(fe *F, const char *fname, const tlc_expr *call, bool prev, tlc_loc loc);
+/* Emit element atomic `call` keeping the element's previous value in a new
+ * T.alloc_var (keyword old=), and return that value: return_prev=True. */
+fe_val *fe_atomic_prev(fe *F, const tlc_expr *call, tlc_loc loc);
 /* A tensor parameter's buffer from T.Tensor / T.empty. */
 tlc_buffer *fe_make_tensor(fe *F, const char *name, fe_val *tt, tlc_loc loc);
 /* Record a new dynamic size variable (T.dynamic, open T.const). */

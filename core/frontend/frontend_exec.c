@@ -48,12 +48,7 @@ tlc_stmt *fe_build_with(fe *F, fe_env *env, fe_flow (*run)(fe *, fe_env *, void 
 	*flow = run(F, env, arg);
 	F->block_depth--;
 	F->kernel->block = saved;
-	if (*flow == FL_BREAK || *flow == FL_CONTINUE || *flow == FL_RETURN) {
-		tlc_error(F->ctx, loc, "unsupported Python construct in kernel: %s inside a kernel %s",
-		          *flow == FL_BREAK ? "break" : *flow == FL_CONTINUE ? "continue" : "return",
-		          "loop or symbolic if");
-		*flow = FL_ERROR;
-	}
+	*flow = fe_block_flow(F, *flow, loc);
 	return *flow == FL_ERROR ? NULL : seq;
 }
 
@@ -218,7 +213,10 @@ fe_val *fe_call_function(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw,
 	fe_frame frame = {.caller = F->frame, .name = def->str,
 	                  .kernel_mode = (fn->u.fn.flags & (FF_MACRO | FF_JIT)) != 0};
 	F->frame = &frame;
+	int outer_loop = F->loop_kind; /* a break in a function leaves no loop of its caller */
+	F->loop_kind = FE_LOOP_NONE;
 	fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(def));
+	F->loop_kind = outer_loop;
 	F->frame = frame.caller;
 	if (fl == FL_RETURN)
 		result = frame.retval;
@@ -580,10 +578,13 @@ static fe_flow exec_for(fe *F, fe_env *env, py_node *s)
 		return fe_exec_kernel_for(F, env, s, it);
 	if (!(it = fe_iterate(F, it, s->b->loc)))
 		return FL_ERROR;
+	int outer = F->loop_kind;
 	for (int i = 0; i < it->u.seq.n; i++) {
 		if (!fe_bind_target(F, env, s->a, it->u.seq.items[i]))
 			return FL_ERROR;
+		F->loop_kind = FE_LOOP_PYTHON;
 		fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(s));
+		F->loop_kind = outer;
 		if (fl == FL_BREAK)
 			return FL_NORMAL;
 		if (fl == FL_RETURN || fl == FL_ERROR)
@@ -607,7 +608,10 @@ static fe_flow exec_while(fe *F, fe_env *env, py_node *s)
 			break;
 		if (!fe_step(F, s->loc))
 			return FL_ERROR;
+		int outer = F->loop_kind;
+		F->loop_kind = FE_LOOP_PYTHON;
 		fe_flow fl = fe_exec_block(F, env, FE_BODY_OF(s));
+		F->loop_kind = outer;
 		if (fl == FL_BREAK)
 			return FL_NORMAL;
 		if (fl == FL_RETURN || fl == FL_ERROR)
@@ -722,8 +726,8 @@ static fe_flow exec_stmt(fe *F, fe_env *env, py_node *s)
 	case PY_GLOBAL:
 	case PY_DEL:
 		return FL_NORMAL;
-	case PY_BREAK: return FL_BREAK;
-	case PY_CONTINUE: return FL_CONTINUE;
+	case PY_BREAK:
+	case PY_CONTINUE: return fe_loop_exit(F, s->kind == PY_BREAK, s->loc);
 	case PY_IMPORT:
 	case PY_IMPORT_FROM: return fe_exec_import(F, env, s);
 	case PY_ASSERT: {

@@ -479,6 +479,81 @@ fe_val *fe_parallel(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	return parallel_kwargs(F, v, nkw, kwn, kwv, loc) ? v : NULL;
 }
 
+/* Why a thread cannot leave loop (of n variables) on its own with break or
+ * continue; NULL when it can: a serial or unrolled loop of one variable,
+ * which each thread runs by itself (TileLang's break_loop /
+ * continue_loop print as C's break and continue). */
+static const char *loop_exit_refusal(const fe_loop *l, int n)
+{
+	if (l->wave)
+		return "a T.Persistent loop, whose iterations are the tiles of the persistent "
+		       "kernel's blocks; guard the body with `if` instead";
+	switch (l->kind) {
+	case TLC_FOR_SERIAL:
+	case TLC_FOR_UNROLLED:
+		if (n > 1)
+			return "a loop of several variables, a nest of loops (T.grid) of which it would "
+			       "leave only the innermost; write the nest as one loop per variable";
+		return NULL;
+	case TLC_FOR_PARALLEL:
+		return "a T.Parallel loop, whose iterations are spread over the block's threads and "
+		       "run side by side, not one after another; guard the body with `if` instead";
+	case TLC_FOR_PIPELINED:
+		return "a T.Pipelined loop, whose iterations overlap (the copies of later "
+		       "iterations are issued before this one's compute), so every iteration must run; "
+		       "make the extent the iteration count needed, or guard the body with `if`";
+	case TLC_FOR_VECTORIZED:
+		return "a T.vectorized loop, whose iterations are the lanes of one vector "
+		       "operation; use T.serial";
+	case TLC_FOR_THREAD:
+		return "a T.thread_binding loop, whose iterations are threads; guard the body with "
+		       "`if` instead";
+	}
+	return "this loop";
+}
+
+fe_flow fe_loop_exit(fe *F, bool is_break, tlc_loc loc)
+{
+	const char *what = is_break ? "break" : "continue";
+	if (F->loop_kind == FE_LOOP_REFUSED) {
+		tlc_error(F->ctx, loc, "'%s' is not supported in %s", what, F->loop_why);
+		return FL_ERROR;
+	}
+	if (F->loop_kind == FE_LOOP_KERNEL) {
+		tlc_op_id op = is_break ? TLC_OP_LOOP_BREAK : TLC_OP_LOOP_CONTINUE;
+		fe_emit(F, tlc_eval_new(F->m, loc, tlc_call(F->m, op, TLC_DT_VOID, 0, NULL, 0, NULL, NULL)));
+	}
+	/* a compile-time loop ends here; the rest of the block is never run */
+	return is_break ? FL_BREAK : FL_CONTINUE;
+}
+
+fe_flow fe_block_flow(fe *F, fe_flow flow, tlc_loc loc)
+{
+	/* a break or continue of a kernel loop is in the IR (fe_loop_exit): the
+	 * block it ended is complete */
+	if ((flow == FL_BREAK || flow == FL_CONTINUE) && F->loop_kind == FE_LOOP_KERNEL)
+		flow = FL_NORMAL;
+	if ((flow == FL_BREAK || flow == FL_CONTINUE) && F->loop_kind == FE_LOOP_PYTHON) {
+		tlc_error(F->ctx, loc, "unsupported Python construct in kernel: %s out of a loop run at compile "
+		          "time (a Python loop over a list or tuple) under a condition known only at run "
+		          "time; make the loop a kernel loop (T.serial) or the condition a compile-time value",
+		          flow == FL_BREAK ? "break" : "continue");
+		flow = FL_ERROR;
+	}
+	if ((flow == FL_BREAK || flow == FL_CONTINUE) && F->loop_kind == FE_LOOP_NONE) {
+		tlc_error(F->ctx, loc, "'%s' outside a loop (a function's break leaves no loop of its "
+		          "caller, as in Python)", flow == FL_BREAK ? "break" : "continue");
+		flow = FL_ERROR;
+	}
+	if (flow == FL_BREAK || flow == FL_CONTINUE || flow == FL_RETURN) {
+		tlc_error(F->ctx, loc, "unsupported Python construct in kernel: %s inside a kernel %s",
+		          flow == FL_BREAK ? "break" : flow == FL_CONTINUE ? "continue" : "return",
+		          "loop or symbolic if");
+		flow = FL_ERROR;
+	}
+	return flow;
+}
+
 fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 {
 	if (!fe_need_kernel(F, "a kernel loop", true, s->loc))
@@ -535,11 +610,17 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 	}
 	fe_flow fl;
 	bool parallel = loop->u.loop->kind == TLC_FOR_PARALLEL;
+	int outer_loop = F->loop_kind;
+	const char *outer_why = F->loop_why;
+	F->loop_why = loop_exit_refusal(loop->u.loop, n);
+	F->loop_kind = F->loop_why ? FE_LOOP_REFUSED : FE_LOOP_KERNEL;
 	F->block_depth += n - 1; /* a loop of n variables is n nested loops */
 	F->parallel_depth += parallel;
 	tlc_stmt *body = fe_build_block(F, env, FE_BODY_OF(s), s->loc, &fl);
 	F->parallel_depth -= parallel;
 	F->block_depth -= n - 1;
+	F->loop_kind = outer_loop;
+	F->loop_why = outer_why;
 	if (!body)
 		return FL_ERROR;
 	if (step_let) {

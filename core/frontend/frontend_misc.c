@@ -3,7 +3,8 @@
  * (T.reinterpret, frontend_tvm.c), the element
  * atomics other than add (T.atomic_max, T.atomic_min), and the calls tlc
  * refuses by name with what to write instead (vector atomics, atomic
- * loads and stores, device assertions, loop breaks). */
+ * loads and stores, device assertions), and T.loop_break() /
+ * T.loop_continue(), the call forms of break and continue. */
 #include "frontend.h"
 
 #include <float.h>
@@ -39,12 +40,10 @@ static const struct {
 	{"device_assert",
 	 "(a device-side assertion); check the condition on the host, or guard the code "
 	 "with `if cond:`"},
-	{"loop_break", "(a break out of a serial loop); make the loop's bound the iteration count "
-		       "needed, or guard the rest of the body with `if`"},
 };
 
 static const char *const misc_names[] = {"max_value", "min_value", "atomic_max", "atomic_min",
-					"reinterpret"};
+					"reinterpret", "loop_break", "loop_continue"};
 
 bool fe_misc_has(const char *name)
 {
@@ -118,16 +117,66 @@ static fe_val *extreme_value(fe *F, const char *fname, bool max, int nargs, fe_v
 	return fe_typed_const(F, tlc_int(F->m, t, max ? hi : -hi - 1));
 }
 
+bool fe_atomic_element_check(fe *F, const char *fname, const tlc_expr *call, bool prev, tlc_loc loc)
+{
+	const tlc_expr *d = call->u.call.args[0], *old = tlc_call_kw(call, "old");
+	if (d->kind != TLC_EXPR_LOAD) {
+		tlc_error(F->ctx, loc, "%s(%s) is of one element, %s(C[i], v, return_prev=True): the "
+			  "tile form has no previous value (TileLang refuses it too); read the tile "
+			  "before the add where no other thread updates it", fname,
+			  prev ? "return_prev=True" : "old=", fname);
+		return false;
+	}
+	if (prev && old) {
+		tlc_error(F->ctx, loc, "%s: give return_prev=True or old=, not both", fname);
+		return false;
+	}
+	if (old && (old->kind != TLC_EXPR_LOAD || old->dtype != d->dtype ||
+		    (old->u.load.buf->scope != TLC_SCOPE_VAR && old->u.load.buf->scope != TLC_SCOPE_LOCAL))) {
+		tlc_error(F->ctx, loc, "%s(old=x): x must be an element of a T.alloc_var or T.alloc_local "
+			  "buffer of the destination's dtype %s, where the previous value goes", fname,
+			  tlc_dtype_name(d->dtype));
+		return false;
+	}
+	return true;
+}
+
+fe_val *fe_atomic_prev(fe *F, const tlc_expr *call, tlc_loc loc)
+{
+	const tlc_expr *d = call->u.call.args[0], *zero = tlc_i32(F->m, 0), *one = tlc_i32(F->m, 1);
+	tlc_buffer *b = tlc_buffer_new(F->m, "prev", d->dtype, TLC_SCOPE_VAR, 1, &one, loc);
+	/* an atomic that the bounds semantics drops (its element outside the
+	 * tensor) changes nothing and returns 0, as a masked load reads */
+	b->init = tlc_alloc(F->m, sizeof(tlc_expr *));
+	b->init[0] = tlc_dtype_is_float(d->dtype) ? tlc_float(F->m, d->dtype, 0.0) : tlc_int(F->m, d->dtype, 0);
+	b->ninit = 1;
+	fe_emit(F, tlc_alloc_new(F->m, loc, b));
+	int nk = call->u.call.nkw;
+	const char **kn = fe_alloc(F, sizeof(char *) * (size_t)(nk + 1));
+	const tlc_expr **kv = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(nk + 1));
+	for (int k = 0; k < nk; k++) {
+		kn[k] = call->u.call.kw_names[k];
+		kv[k] = call->u.call.kw_values[k];
+	}
+	const tlc_expr *at = tlc_load(F->m, b, 1, &zero);
+	kn[nk] = tlc_intern(F->m, "old");
+	kv[nk] = at;
+	fe_emit(F, tlc_eval_new(F->m, loc, tlc_call(F->m, call->u.call.op, TLC_DT_VOID, call->u.call.nargs,
+						    call->u.call.args, nk + 1, kn, kv)));
+	return fe_expr(F, at);
+}
+
 /* T.atomic_max(dst, value, memory_order=None, return_prev=False) and
  * T.atomic_min: one element of global or shared memory, the value
- * converted to its dtype; tlc's atomics are relaxed and have no value. */
+ * converted to its dtype; tlc's atomics are relaxed.  With return_prev=True
+ * the value of the call is the element before the update. */
 static fe_val *atomic_minmax(fe *F, const char *fname, bool max, int nargs, fe_val **args, int nkw,
 			     const char **kwn, fe_val **kwv, tlc_loc loc)
 {
-	static const char *const names[] = {"dst", "value", "memory_order", "return_prev"};
-	fe_val *a[4] = {0};
+	static const char *const names[] = {"dst", "value", "memory_order", "return_prev", "old"};
+	fe_val *a[5] = {0};
 	bool prev = false;
-	if (!fe_bind_args(F, fname, names, 4, 2, nargs, args, nkw, kwn, kwv, a, loc) ||
+	if (!fe_bind_args(F, fname, names, 5, 2, nargs, args, nkw, kwn, kwv, a, loc) ||
 	    !fe_need_kernel(F, fname, true, loc))
 		return NULL;
 	if (a[2] && a[2]->kind != FV_NONE &&
@@ -142,14 +191,6 @@ static fe_val *atomic_minmax(fe *F, const char *fname, bool max, int nargs, fe_v
 	}
 	if (a[3] && a[3]->kind != FV_NONE && !fe_truthy(F, a[3], loc, &prev))
 		return NULL;
-	if (prev) {
-		tlc_error(F->ctx, loc,
-			  "%s(return_prev=True) is not supported yet: tlc's atomics are statements "
-			  "without a "
-			  "value; read the element after a barrier once every thread's %s is done",
-			  fname, fname);
-		return NULL;
-	}
 	const tlc_expr *d = a[0]->kind == FV_EXPR ? a[0]->u.e : NULL;
 	if (!d || d->kind != TLC_EXPR_LOAD) {
 		tlc_error(F->ctx, loc, "%s takes one element, %s(C[i, j], v), not %s", fname, fname,
@@ -168,10 +209,17 @@ static fe_val *atomic_minmax(fe *F, const char *fname, bool max, int nargs, fe_v
 	const tlc_expr *v = fe_scalar_as(F, a[1], d->dtype, loc);
 	if (!v)
 		return NULL;
-	const tlc_expr *ca[2] = {d, v};
-	fe_emit(F, tlc_eval_new(F->m, loc,
-				tlc_call(F->m, max ? TLC_OP_ATOMIC_MAX : TLC_OP_ATOMIC_MIN,
-					 TLC_DT_VOID, 2, ca, 0, NULL, NULL)));
+	const tlc_expr *ca[2] = {d, v}, *old = NULL;
+	const char *old_name = tlc_intern(F->m, "old");
+	if (a[4] && a[4]->kind != FV_NONE && !(old = fe_to_expr(F, a[4], loc)))
+		return NULL;
+	const tlc_expr *call = tlc_call(F->m, max ? TLC_OP_ATOMIC_MAX : TLC_OP_ATOMIC_MIN, TLC_DT_VOID,
+					2, ca, old ? 1 : 0, &old_name, &old);
+	if ((prev || old) && !fe_atomic_element_check(F, fname, call, prev, loc))
+		return NULL;
+	if (prev)
+		return fe_atomic_prev(F, call, loc);
+	fe_emit(F, tlc_eval_new(F->m, loc, call));
 	return F->none;
 }
 
@@ -184,6 +232,21 @@ fe_val *fe_call_misc(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 		return extreme_value(F, fname, n[1] == 'a', nargs, args, nkw, kwn, kwv, loc);
 	if (!strcmp(n, "reinterpret"))
 		return fe_reinterpret(F, fname, false, nargs, args, nkw, kwn, kwv, loc);
+	if (!strcmp(n, "loop_break") || !strcmp(n, "loop_continue")) {
+		bool brk = n[5] == 'b';
+		if (!fe_bind_args(F, fname, NULL, 0, 0, nargs, args, nkw, kwn, kwv, NULL, loc) ||
+		    !fe_need_kernel(F, fname, true, loc))
+			return NULL;
+		if (F->loop_kind != FE_LOOP_KERNEL && F->loop_kind != FE_LOOP_REFUSED) {
+			tlc_error(F->ctx, loc, "%s() leaves a kernel loop, and none is around it%s", fname,
+				  F->loop_kind == FE_LOOP_PYTHON ? " (this loop runs at compile time: "
+								   "write `break` or `continue`)" : "");
+			return NULL;
+		}
+		/* as the statement does, but the rest of the block is still built
+		 * (it never runs: the same program) */
+		return fe_loop_exit(F, brk, loc) == FL_ERROR ? NULL : F->none;
+	}
 	if (!strcmp(n, "atomic_max") || !strcmp(n, "atomic_min"))
 		return atomic_minmax(F, fname, n[8] == 'a', nargs, args, nkw, kwn, kwv, loc);
 	for (size_t i = 0; i < TLC_ARRAY_LEN(refused); i++)

@@ -38,7 +38,7 @@ static const op_sig sigs[] = {
 	{"reduce_abssum", {"buffer", "out", "dim"}, {"clear"}, 1},
 	{"reduce_absmax", {"buffer", "out", "dim"}, {"clear"}, 1},
 	{"cumsum", {"src", "dst", "dim"}, {"reverse"}, 1},
-	{"atomic_add", {"dst", "value"}, {"memory_order", "return_prev", "use_tma"}, 3},
+	{"atomic_add", {"dst", "value"}, {"memory_order", "return_prev", "use_tma", "old"}, 3},
 	{"annotate_layout", {"layout_map"}, {0}, 0},
 	{"annotate_safe_value", {"safe_value_map"}, {0}, 0},
 	{"use_swizzle", {"panel_size", "order"}, {"enable"}, 1},
@@ -298,7 +298,7 @@ static const tlc_expr *atomic_tile_dst(fe *F, const tlc_expr *dst, const tlc_exp
 
 /* TileLang's keywords of T.atomic_add that tlc keeps or refuses: CUDA's
  * atomicAdd is relaxed; a TMA reduction (use_tma) adds the same values. */
-static bool atomic_keyword(fe *F, const char *kw, fe_val *v, bool *keep, tlc_loc loc)
+static bool atomic_keyword(fe *F, const char *kw, fe_val *v, bool *keep, bool *prev, tlc_loc loc)
 {
 	*keep = false;
 	bool t = false;
@@ -312,17 +312,8 @@ static bool atomic_keyword(fe *F, const char *kw, fe_val *v, bool *keep, tlc_loc
 	}
 	if (!strcmp(kw, "use_tma"))
 		return fe_truthy(F, v, loc, &t);
-	if (!strcmp(kw, "return_prev")) {
-		if (!fe_truthy(F, v, loc, &t))
-			return false;
-		if (t) {
-			tlc_error(F->ctx, loc, "T.atomic_add(return_prev=True) is not supported yet: tlc's atomic add is a "
-			          "statement without a value; read the element before the add where no other thread "
-			          "updates it, or count with a separate T.atomic_add");
-			return false;
-		}
-		return true;
-	}
+	if (!strcmp(kw, "return_prev"))
+		return fe_truthy(F, v, loc, prev);
 	*keep = true;
 	return true;
 }
@@ -390,6 +381,7 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		return fe_layout_value(F, op, nargs, args, nkw, kw_names, kw_vals, loc);
 	const tlc_op_info *info = tlc_op_get(F->ctx, op);
 	const op_sig *sig = find_sig(name);
+	bool prev = false; /* T.atomic_add(..., return_prev=True) */
 	int npos = 0;
 	if (sig)
 		while (npos < 4 && sig->pos[npos])
@@ -458,7 +450,7 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		if (kw_vals[k]->kind == FV_NONE)
 			continue; /* the default */
 		bool keep = true;
-		if (op == TLC_OP_ATOMIC_ADD && !atomic_keyword(F, kw_names[k], kw_vals[k], &keep, loc))
+		if (op == TLC_OP_ATOMIC_ADD && !atomic_keyword(F, kw_names[k], kw_vals[k], &keep, &prev, loc))
 			return NULL;
 		if (!keep)
 			continue;
@@ -600,6 +592,11 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 		call = tlc_call(F->m, op, extern_type, n, ax, nk, kwn, kwx);
 	if (!fe_expr_depth_ok(F, call))
 		return NULL;
+	if (op == TLC_OP_ATOMIC_ADD && (prev || tlc_call_kw(call, "old")) &&
+	    !fe_atomic_element_check(F, "T.atomic_add", call, prev, loc))
+		return NULL;
+	if (prev)
+		return fe_atomic_prev(F, call, loc);
 	fe_val *v = fe_new(F, FV_EXPR);
 	v->u.e = call;
 	return v;

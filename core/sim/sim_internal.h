@@ -135,6 +135,13 @@ typedef struct sim {
 	sim_clock *remote;
 	tlc_loc *remote_loc;
 	const bool *active; /* the threads running the current statement (thread level) */
+	/* break and continue.  The thread level: the threads that left the
+	 * innermost loop (loop_broke) or its iteration (loop_continued), and a
+	 * count of such exits by which a block notices that its threads
+	 * changed.  The tile level: SIM_FLOW_* of the one thread of control. */
+	bool *loop_broke, *loop_continued;
+	int64_t loop_exits;
+	int loop_flow;
 	const char *after_pass; /* for the checks' messages */
 	/* asynchronous copies (T.cp_async) issued and not yet landed */
 	struct sim_copy *copies;
@@ -259,6 +266,8 @@ void sim_alloc(sim *s, const tlc_stmt *st);
 void sim_store(sim *s, const tlc_stmt *st);
 
 /* ---- the thread level (sim_thread.c) ---- */
+
+enum { SIM_FLOW_NORMAL, SIM_FLOW_BREAK, SIM_FLOW_CONTINUE };
 
 /* The threads running a statement. */
 typedef struct sim_mask {

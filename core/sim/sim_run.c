@@ -279,7 +279,10 @@ static tlc_walk_action tile_stmt(void *p, const tlc_stmt *st)
 static tlc_walk_action tile_call(void *p, const tlc_expr *e)
 {
 	tile_scan *c = p;
-	c->found |= e->kind == TLC_EXPR_CALL && (tlc_op_get(c->ctx, e->u.call.op)->flags & TLC_OPF_TILE);
+	/* an element T.atomic_add is one thread's statement, not a tile op */
+	bool element = e->kind == TLC_EXPR_CALL && e->u.call.op == TLC_OP_ATOMIC_ADD && e->u.call.nargs == 2 &&
+	               e->u.call.args[0]->kind == TLC_EXPR_LOAD;
+	c->found |= e->kind == TLC_EXPR_CALL && !element && (tlc_op_get(c->ctx, e->u.call.op)->flags & TLC_OPF_TILE);
 	return c->found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
 }
 

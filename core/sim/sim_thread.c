@@ -33,6 +33,7 @@
 
 #include <tlc/access.h>
 #include <tlc/tileops.h>
+#include <tlc/walk.h>
 
 sim_mask sim_mask_new(const sim *s)
 {
@@ -303,10 +304,26 @@ static void per_thread_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	}
 }
 
+/* break / continue by the threads of m: they leave the innermost loop (its
+ * iteration), the others go on (the blocks around them narrow their masks). */
+static void loop_exit(sim *s, const tlc_stmt *st, const sim_mask *m, bool is_break)
+{
+	bool *off = is_break ? s->loop_broke : s->loop_continued;
+	if (!off) {
+		sim_fail(s, st->loc, "T.%s outside a loop", is_break ? "loop_break" : "loop_continue");
+		return;
+	}
+	for (int64_t t = 0; t < s->nthreads; t++)
+		off[t] = off[t] || m->on[t];
+	s->loop_exits++;
+}
+
 static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
 	const tlc_expr *c = st->u.eval.call;
 	switch (c->u.call.op) {
+	case TLC_OP_LOOP_BREAK:
+	case TLC_OP_LOOP_CONTINUE: loop_exit(s, st, m, c->u.call.op == TLC_OP_LOOP_BREAK); return;
 	case TLC_OP_SYNC_THREADS: sim_sync_threads(s, st, m); return;
 	case TLC_OP_CLUSTER_SYNC: sim_cluster_sync(s, st, m); return;
 	case TLC_OP_SYNC_GRID: sim_grid_sync(s, st, m); return;
@@ -376,6 +393,26 @@ static void if_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 	free(no.on);
 }
 
+static tlc_walk_action find_exit(void *p, const tlc_stmt *st)
+{
+	bool *found = p;
+	if (st->kind == TLC_STMT_FOR)
+		return TLC_WALK_SKIP; /* its exits are its own */
+	if (tlc_stmt_is_call(st, TLC_OP_LOOP_BREAK) || tlc_stmt_is_call(st, TLC_OP_LOOP_CONTINUE))
+		*found = true;
+	return *found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
+/* Whether a loop's body has a break or continue of its own.  Only such a
+ * loop sets up the exits' masks: the state is the block's, and concurrent
+ * T.ws tasks must not see each other's loops. */
+static bool has_exit(const tlc_stmt *body)
+{
+	bool found = false;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &found, .stmt_pre = find_exit}, body);
+	return found;
+}
+
 static void for_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 {
 	int64_t *lo = tlc_xcalloc((size_t)s->nthreads, sizeof(int64_t)), *n = tlc_xcalloc((size_t)s->nthreads, sizeof(int64_t));
@@ -389,10 +426,18 @@ static void for_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 		most = n[t] > most ? n[t] : most;
 	}
 	sim_mask it = sim_mask_new(s);
+	bool exits = has_exit(st->u.loop.body);
+	bool *outer_broke = s->loop_broke, *outer_continued = s->loop_continued;
+	if (exits) {
+		s->loop_broke = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
+		s->loop_continued = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
+	}
 	for (int64_t i = 0; i < most && !s->stop; i++) {
 		it.n = 0;
+		if (exits)
+			memset(s->loop_continued, 0, (size_t)s->nthreads * sizeof(bool));
 		for (int64_t t = 0; t < s->nthreads; t++) {
-			it.on[t] = m->on[t] && i < n[t];
+			it.on[t] = m->on[t] && i < n[t] && !(exits && s->loop_broke[t]);
 			if (!it.on[t])
 				continue;
 			it.n++;
@@ -400,7 +445,14 @@ static void for_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 			sim_val v = {0, sim_wrap_int(st->u.loop.var->dtype, lo[t] + i)};
 			sim_bind(s, st->u.loop.var, v);
 		}
-		sim_exec_threads(s, st->u.loop.body, &it);
+		if (it.n)
+			sim_exec_threads(s, st->u.loop.body, &it);
+	}
+	if (exits) {
+		free(s->loop_broke);
+		free(s->loop_continued);
+		s->loop_broke = outer_broke;
+		s->loop_continued = outer_continued;
 	}
 	free(it.on);
 	free(lo);
@@ -413,20 +465,41 @@ void sim_exec_threads(sim *s, const tlc_stmt *st, const sim_mask *m)
 		return;
 	s->active = m->on;
 	switch (st->kind) {
-	case TLC_STMT_SEQ:
-		for (int i = 0; i < st->u.seq.n && !s->stop;) {
+	case TLC_STMT_SEQ: {
+		/* the threads that break or continue skip the rest of the block */
+		sim_mask cur = *m;
+		bool own = false;
+		int64_t exits = s->loop_exits;
+		for (int i = 0; i < st->u.seq.n && !s->stop && cur.n;) {
 			/* T.ws scopes next to each other run concurrently */
 			int group = tlc_ws_group_len(st->u.seq.items, st->u.seq.n, i);
 			if (group) {
-				sim_run_ws(s, (const tlc_stmt *const *)&st->u.seq.items[i], group, m);
+				sim_run_ws(s, (const tlc_stmt *const *)&st->u.seq.items[i], group, &cur);
 				i += group;
-				continue;
+			} else {
+				sim_exec_threads(s, st->u.seq.items[i], &cur);
+				i++;
 			}
-			sim_exec_threads(s, st->u.seq.items[i], m);
-			s->active = m->on;
-			i++;
+			if (s->loop_exits != exits && s->loop_broke) {
+				exits = s->loop_exits;
+				if (!own) {
+					cur.on = tlc_xcalloc((size_t)s->nthreads, sizeof(bool));
+					memcpy(cur.on, m->on, (size_t)s->nthreads * sizeof(bool));
+					own = true;
+				}
+				for (int64_t t = 0; t < s->nthreads; t++)
+					if (cur.on[t] && (s->loop_broke[t] || s->loop_continued[t])) {
+						cur.on[t] = false;
+						cur.n--;
+					}
+			}
+			s->active = cur.on;
 		}
+		if (own)
+			free(cur.on);
+		s->active = m->on;
 		return;
+	}
 	case TLC_STMT_FOR:
 		if (st->u.loop.kind == TLC_FOR_THREAD) {
 			sim_fail(s, st->loc, "loops bound to thread indices are not modelled by the thread-level simulator yet");

@@ -484,6 +484,24 @@ static int64_t atomic_element(sim *s, const tlc_expr *dst, const char *name, tlc
 	return sim_element(s, *a, dst->u.load.buf, idx, loc);
 }
 
+/* An element atomic's keyword old=: where the element's value before the
+ * update goes (return_prev=True); a dropped atomic leaves it as it is. */
+static void keep_old(sim *s, const tlc_expr *call, sim_val cur, tlc_dtype t, tlc_loc loc)
+{
+	const tlc_expr *old = tlc_call_kw(call, "old");
+	if (!old || old->kind != TLC_EXPR_LOAD)
+		return;
+	sim_array *a = sim_array_of(s, old->u.load.buf, loc);
+	if (!a || old->u.load.n != a->ndim)
+		return;
+	int64_t idx[TLC_SIM_MAX_DIMS];
+	for (int d = 0; d < a->ndim; d++)
+		idx[d] = sim_eval_int(s, old->u.load.idx[d], loc);
+	int64_t e = s->stop ? -1 : sim_element(s, a, old->u.load.buf, idx, loc);
+	if (e >= 0 && !s->stop)
+		sim_array_set(a, e, sim_convert(cur, t, a->dtype));
+}
+
 static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
 {
 	const tlc_expr *dst = call->u.call.args[0], *val = call->u.call.args[1];
@@ -496,7 +514,9 @@ static void atomic_add(sim *s, const tlc_expr *call, tlc_loc loc)
 	if (e < 0)
 		return;
 	sim_val v = sim_convert(sim_eval(s, val, loc), val->dtype, a->dtype);
-	sim_array_set(a, e, sim_add(a->dtype, sim_array_get(a, e), v));
+	sim_val cur = sim_array_get(a, e);
+	sim_array_set(a, e, sim_add(a->dtype, cur, v));
+	keep_old(s, call, cur, a->dtype, loc);
 }
 
 /* T.atomic_max / T.atomic_min of one element: the value replaces the
@@ -526,6 +546,7 @@ static void atomic_minmax(sim *s, const tlc_expr *call, tlc_loc loc)
 		beats = max ? v.i > cur.i : v.i < cur.i;
 	if (beats)
 		sim_array_set(a, e, v);
+	keep_old(s, call, cur, a->dtype, loc);
 }
 
 /* ---- statements ---- */
@@ -547,6 +568,8 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	case TLC_OP_REDUCE_ABSSUM:
 	case TLC_OP_REDUCE_ABSMAX: reduce(s, c, st->loc); return;
 	case TLC_OP_CUMSUM: cumsum(s, c, st->loc); return;
+	case TLC_OP_LOOP_BREAK: s->loop_flow = SIM_FLOW_BREAK; return;
+	case TLC_OP_LOOP_CONTINUE: s->loop_flow = SIM_FLOW_CONTINUE; return;
 	case TLC_OP_ATOMIC_ADD: atomic_add(s, c, st->loc); return;
 	case TLC_OP_ATOMIC_MAX:
 	case TLC_OP_ATOMIC_MIN: atomic_minmax(s, c, st->loc); return;
@@ -648,6 +671,10 @@ static void loop(sim *s, const tlc_stmt *st)
 		sim_val v = {0, sim_wrap_int(st->u.loop.var->dtype, lo + i)};
 		sim_bind(s, st->u.loop.var, v);
 		sim_exec(s, st->u.loop.body);
+		int flow = s->loop_flow;
+		s->loop_flow = SIM_FLOW_NORMAL; /* this loop's break or continue is done */
+		if (flow == SIM_FLOW_BREAK)
+			break;
 	}
 	sim_unbind(s, st->u.loop.var);
 }
@@ -667,6 +694,8 @@ void sim_exec(sim *s, const tlc_stmt *st)
 			} else {
 				sim_exec(s, st->u.seq.items[i++]);
 			}
+			if (s->loop_flow != SIM_FLOW_NORMAL)
+				return; /* the rest of the iteration is skipped */
 		}
 		return;
 	case TLC_STMT_FOR: loop(s, st); return;

@@ -20,6 +20,8 @@
  *    nest or a T.ws scope), and that nothing else writes (a tile op or an
  *    intrinsic).  An element read before any store is uninitialised memory
  *    (an error of the program, which tlc-sim reports).
+ * A serial loop with a break or continue of its own under a varying
+ * condition lets only some threads run the rest of its body.
  * Varying: thread indices (T.thread_idx, T.get_thread_binding's variables,
  * T.Parallel and thread-bound loop variables), warp shuffles, any other
  * call, fragments, and everything computed from a varying value.

@@ -287,6 +287,14 @@ static bool is_atomic(const tlc_stmt *s)
 static tlc_stmt *rewrite_post(tlc_rewriter *rw, tlc_stmt *s)
 {
 	body_rewrite *w = rw->ctx;
+	if (w->first_replica && is_atomic(s) && tlc_call_kw(s->u.eval.call, "old") && !w->failed) {
+		/* the other replicas would read a previous value they never got */
+		lw_error(w->st, s->loc, "T.%s(return_prev=True) in a T.Parallel loop whose iterations are "
+		         "replicated over threads: only one replica runs the atomic, the others would not "
+		         "have its value; use a loop whose layout runs each iteration on one thread, or "
+		         "T.serial", tlc_op_get(tlc_module_context(w->st->m), s->u.eval.call->u.call.op)->name);
+		w->failed = true;
+	}
 	if (w->first_replica && (is_atomic(s) || stores_memory(s)))
 		return tlc_if_new(w->st->m, s->loc, w->first_replica, s, NULL);
 	return NULL;

@@ -289,7 +289,9 @@ static tlc_stmt *vectorize_atomic(lw_state *st, const tlc_layout *L, tlc_var *r,
 {
 	tlc_module *m = st->m;
 	const tlc_expr *c = body->u.eval.call;
-	if (c->kind != TLC_EXPR_CALL || c->u.call.op != TLC_OP_ATOMIC_ADD || c->u.call.nargs != 2)
+	/* old= (return_prev=True): each element's previous value, one atomic each */
+	if (c->kind != TLC_EXPR_CALL || c->u.call.op != TLC_OP_ATOMIC_ADD || c->u.call.nargs != 2 ||
+	    tlc_call_kw(c, "old"))
 		return NULL;
 	const tlc_expr *dst = c->u.call.args[0], *src = c->u.call.args[1];
 	if (dst->kind != TLC_EXPR_LOAD || src->kind != TLC_EXPR_LOAD || dst->u.load.buf->scope != TLC_SCOPE_GLOBAL ||

@@ -234,6 +234,60 @@ typedef struct si_region {
 } si_region;
 
 static void visit_body(si_state *si, tlc_stmt **slot, si_region rg);
+static void visit_loop_end(si_state *si, tlc_stmt *s, si_region inner, bool has_continue);
+
+/* Ops that all threads of the block (or of a warp) must reach together. */
+static bool collective_op(tlc_op_id op)
+{
+	switch (op) {
+	case TLC_OP_SYNC_THREADS:
+	case TLC_OP_SYNC_WARP:
+	case TLC_OP_CLUSTER_SYNC:
+	case TLC_OP_SYNC_GRID:
+	case TLC_OP_SHFL_XOR:
+	case TLC_OP_SHFL_DOWN:
+	case TLC_OP_SHFL_UP:
+	case TLC_OP_MMA_GEMM:
+	case TLC_OP_MMA_SYNC:
+	case TLC_OP_WGMMA_ISSUE:
+	case TLC_OP_STMATRIX: return true;
+	default: return false;
+	}
+}
+
+static tlc_walk_action find_collective_expr(void *p, const tlc_expr *x)
+{
+	bool *found = p;
+	if (x->kind == TLC_EXPR_CALL && collective_op(x->u.call.op)) {
+		*found = true;
+		return TLC_WALK_STOP;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+static tlc_walk_action find_collective_stmt(void *p, const tlc_stmt *s)
+{
+	bool *found = p;
+	/* a tile op not lowered yet may need every thread too */
+	if (s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL &&
+	    s->u.eval.call->u.call.op < TLC_OP_BUILTIN_COUNT) {
+		const tlc_op_id op = s->u.eval.call->u.call.op;
+		if (op == TLC_OP_COPY || op == TLC_OP_FILL || op == TLC_OP_CLEAR || op == TLC_OP_GEMM ||
+		    op == TLC_OP_REDUCE_MAX || op == TLC_OP_REDUCE_MIN || op == TLC_OP_REDUCE_SUM ||
+		    op == TLC_OP_REDUCE_ABSSUM || op == TLC_OP_REDUCE_ABSMAX || op == TLC_OP_CUMSUM)
+			*found = true;
+	}
+	return *found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
+static bool holds_collective(const si_state *si, const tlc_stmt *body)
+{
+	(void)si;
+	bool found = false;
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &found, .stmt_pre = find_collective_stmt,
+	                             .expr_pre = find_collective_expr}, body);
+	return found;
+}
 
 static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 {
@@ -248,7 +302,41 @@ static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 	if (rg.where == SI_ANYWHERE &&
 	    (!uniform_guard(si, s->u.loop.min, s->u.loop.body) || !uniform_guard(si, s->u.loop.extent, s->u.loop.body)))
 		inner = (si_region){SI_THREAD_IF, s, {{0}}, si->pending}; /* threads run different trip counts */
+	/* this loop's breaks and continues (those of loops inside are theirs) */
+	si_access outer_break = si->at_break, outer_continue = si->at_continue;
+	bool outer_has_continue = si->has_continue, outer_diverges = si->exit_diverges;
+	si->at_break = si->at_continue = (si_access){0};
+	si->has_continue = si->exit_diverges = false;
 	visit_body(si, &s->u.loop.body, inner);
+	si_access at_break = si->at_break;
+	bool has_continue = si->has_continue;
+	if (si->exit_diverges && inner.where == SI_ANYWHERE && holds_collective(si, s->u.loop.body)) {
+		/* the threads still in the loop would wait at its barrier (or
+		 * warp-wide op) for those that left it */
+		tlc_error(tlc_module_context(si->m), s->loc,
+		          "this loop holds a barrier (T.sync_threads, or one a tile op needs) or a warp-wide "
+		          "operation, and a break or continue in it is taken by only some threads of the block "
+		          "(its condition depends on the thread): the others would wait for them forever; make "
+		          "the condition the same in every thread (a value of shared memory read after a "
+		          "barrier, say) or move the barrier out of the loop");
+		si->errors++;
+	}
+	si_set_union(&si->pending.r, &si->at_continue.r);
+	si_set_union(&si->pending.w, &si->at_continue.w);
+	si->at_break = outer_break;
+	si->at_continue = outer_continue;
+	si->has_continue = outer_has_continue;
+	si->exit_diverges = outer_diverges;
+	visit_loop_end(si, s, inner, has_continue);
+	si_set_union(&si->pending.r, &at_break.r);
+	si_set_union(&si->pending.w, &at_break.w);
+}
+
+/* The barrier a serial loop s needs between an iteration and the next,
+ * if any.  It goes at the end of the body, or at its start when the body
+ * has a continue (which would skip one at the end). */
+static void visit_loop_end(si_state *si, tlc_stmt *s, si_region inner, bool has_continue)
+{
 	if (inner.where == SI_NEST)
 		return; /* one thread's iterations of a nest: nothing carried between threads */
 	si_access head = {0};
@@ -267,7 +355,18 @@ static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 			tlc_seq_append(si->m, seq, body);
 		s->u.loop.body = body = seq;
 	}
-	if (reads_async_proxy(body))
+	bool fence = reads_async_proxy(body);
+	if (has_continue) {
+		tlc_stmt *seq = tlc_seq_new(si->m, body->loc);
+		if (fence)
+			tlc_seq_append(si->m, seq, make_fence_proxy(si, s->loc));
+		tlc_seq_append(si->m, seq, make_barrier(si, s->loc));
+		for (int i = 0; i < body->u.seq.n; i++)
+			tlc_seq_append(si->m, seq, body->u.seq.items[i]);
+		s->u.loop.body = seq;
+		return; /* what the body does after its barrier stays pending after the loop */
+	}
+	if (fence)
 		tlc_seq_append(si->m, body, make_fence_proxy(si, s->loc));
 	tlc_seq_append(si->m, body, make_barrier(si, s->loc));
 	si->pending = (si_access){0};
@@ -476,6 +575,18 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 		if (si_is_barrier(item)) {
 			bool partial = check_named_barrier(si, item);
 			si->pending = partial && rg.where == SI_THREAD_IF ? rg.entry : (si_access){0};
+			tlc_seq_append(si->m, out, item);
+			continue;
+		}
+		if (tlc_stmt_is_call(item, TLC_OP_LOOP_BREAK) || tlc_stmt_is_call(item, TLC_OP_LOOP_CONTINUE)) {
+			/* what is pending here reaches the code after the loop (the
+			 * next iteration) by a path that skips the rest of the body */
+			bool brk = tlc_stmt_is_call(item, TLC_OP_LOOP_BREAK);
+			si_access *to = brk ? &si->at_break : &si->at_continue;
+			si_set_union(&to->r, &si->pending.r);
+			si_set_union(&to->w, &si->pending.w);
+			si->has_continue = si->has_continue || !brk;
+			si->exit_diverges = si->exit_diverges || rg.where != SI_ANYWHERE;
 			tlc_seq_append(si->m, out, item);
 			continue;
 		}

@@ -62,6 +62,11 @@ typedef struct si_state {
 	/* which values are the same in every thread (the conditions a barrier
 	 * may go under) */
 	struct tlc_uniformity *uniform;
+	/* the innermost serial loop being visited: what was pending at its
+	 * breaks (after the loop) and continues (at its next iteration), and
+	 * whether some break or continue is taken by only some threads */
+	si_access at_break, at_continue;
+	bool has_continue, exit_diverges;
 	int errors;
 } si_state;
 
