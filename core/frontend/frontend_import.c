@@ -43,6 +43,10 @@ static const struct {
 	/* BitBLAS's module of the same functions, which older programs import */
 	{"bitblas.quantization", "tilelang_quantize"},
 	{"bitblas.quantization.quantization", "tilelang_quantize"},
+	/* the C decoders for T.import_source (tilelang.quantize re-exports them) */
+	{"tilelang.quantize.lop3", "tilelang_quantize_intrin"},
+	{"tilelang.quantize.mxfp", "tilelang_quantize_intrin"},
+	{"bitblas.gpu.intrin.lop3", "tilelang_quantize_intrin"},
 };
 
 static fe_val *known_module(fe *F, const char *dotted)
