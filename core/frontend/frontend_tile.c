@@ -552,6 +552,14 @@ static fe_val *import_source(fe *F, int nargs, fe_val **args, int nkw, const cha
 		return NULL;
 	if (!a[0] || a[0]->kind == FV_NONE)
 		return F->none;
+	if (a[0]->kind == FV_HOST) {
+		/* the text of a host function tlc does not run: name it */
+		tlc_error(F->ctx, loc, "T.import_source takes the source code as a string, not host value %s, "
+		          "which tlc does not evaluate; pass a str known at compile time (a literal, a "
+		          "variable, a dict entry such as tilelang.quantize's get_lop3_intrin_group(...)"
+		          "[\"c_source\"], a concatenation)", fe_show(F, a[0]));
+		return NULL;
+	}
 	if (a[0]->kind != FV_STR) {
 		tlc_error(F->ctx, loc, "T.import_source takes the source code as a string, not %s", fe_kind_name(a[0]));
 		return NULL;

@@ -116,6 +116,14 @@ __device__ __forceinline__ __half2 tlc_dq_neg_biased_zero(int16_t z)
 	return tlc_dq_h2((m << 16) | m);
 }
 
+// 32-bit word k of an output array: copied bytewise, as the caller's local
+// array of 8- or 16-bit elements need not be 4-byte aligned
+template <typename T>
+__device__ __forceinline__ void tlc_dq_store(T *dst, int k, uint32_t v)
+{
+	__builtin_memcpy(reinterpret_cast<char *>(dst) + 4 * k, &v, 4);
+}
+
 __device__ __forceinline__ __half2 tlc_dq_zero2()
 {
 	return tlc_dq_h2(0u);
@@ -129,7 +137,6 @@ __device__ __forceinline__ void tlc_dq_f16(const T1 *src, T2 *dst, int N, __half
                                            __half2 zl, __half2 zr)
 {
 	const uint32_t w = tlc_dq_spread<NB>(src);
-	uint32_t *out = reinterpret_cast<uint32_t *>(dst);
 #pragma unroll
 	for (int i = 0; i < N / 2; i++) {
 		const __half2 s = i < N / 4 ? sl : sr, z = i < N / 4 ? zl : zr;
@@ -146,7 +153,7 @@ __device__ __forceinline__ void tlc_dq_f16(const T1 *src, T2 *dst, int N, __half
 			v = __hsub2(__hfma2(v, s, tlc_dq_zero2()), z);
 		else if (MODE >= 0)
 			v = __hfma2(v, s, tlc_dq_zero2());
-		out[i] = tlc_dq_u32(v);
+		tlc_dq_store(dst, i, tlc_dq_u32(v));
 	}
 }
 
@@ -309,12 +316,11 @@ __device__ __forceinline__ void tlc_dq_i1_i8(const T1 *src, T2 *dst, int N)
 	uint16_t v;
 	__builtin_memcpy(&v, src, 2);
 	const uint32_t x = (v & 0x0f0fu) | ((uint32_t)(v & 0xf0f0u) << 12);
-	uint32_t *out = reinterpret_cast<uint32_t *>(dst);
 #pragma unroll
 	for (int k = 0; k < N / 4; k++) {
 		const uint32_t b = (x >> k) & 0x01010101u;
 		// signed: 2b - 1 per byte, 0 -> 0xff, 1 -> 0x01 (no byte carries)
-		out[k] = SIGNED ? ~(b * 0xfeu) : b;
+		tlc_dq_store(dst, k, SIGNED ? ~(b * 0xfeu) : b);
 	}
 }
 
@@ -341,11 +347,10 @@ __device__ __forceinline__ void tlc_dq_i2_i8(const T1 *src, T2 *dst, int N)
 {
 	uint32_t x;
 	__builtin_memcpy(&x, src, 4);
-	uint32_t *out = reinterpret_cast<uint32_t *>(dst);
 #pragma unroll
 	for (int k = 0; k < N / 4; k++) {
 		const uint32_t b = (x >> (2 * k)) & 0x03030303u;
-		out[k] = SIGNED ? tlc_dq_sub_bytes(b, 0x02020202u) : b;
+		tlc_dq_store(dst, k, SIGNED ? tlc_dq_sub_bytes(b, 0x02020202u) : b);
 	}
 }
 
@@ -373,12 +378,11 @@ __device__ __forceinline__ void tlc_dq_i4_i8(const T1 *src, T2 *dst, int N)
 {
 	uint32_t x[2];
 	__builtin_memcpy(x, src, 8);
-	uint32_t *out = reinterpret_cast<uint32_t *>(dst);
 #pragma unroll
 	for (int k = 0; k < N / 8; k++) {
 		for (int h = 0; h < 2; h++) {
 			const uint32_t b = (x[h] >> (4 * k)) & 0x0f0f0f0fu;
-			out[k + 2 * h] = SIGNED ? tlc_dq_sub_bytes(b, 0x07070707u) : b;
+			tlc_dq_store(dst, k + 2 * h, SIGNED ? tlc_dq_sub_bytes(b, 0x07070707u) : b);
 		}
 	}
 }
@@ -405,11 +409,12 @@ _I2_I4 = """
 template <typename T1, typename T2>
 __device__ __forceinline__ void tlc_dq_i2_i4(const T1 *src, T2 *dst, int N)
 {
-	const uint32_t *in = reinterpret_cast<const uint32_t *>(src);
-	uint32_t *out = reinterpret_cast<uint32_t *>(dst);
 #pragma unroll
-	for (int k = 0; k < N / 8; k++)
-		out[k] = (in[k / 2] >> (2 * (k % 2))) & 0x33333333u;
+	for (int k = 0; k < N / 8; k++) {
+		uint32_t x;
+		__builtin_memcpy(&x, reinterpret_cast<const char *>(src) + 4 * (k / 2), 4);
+		tlc_dq_store(dst, k, (x >> (2 * (k % 2))) & 0x33333333u);
+	}
 }
 
 template <typename T1, typename T2>
