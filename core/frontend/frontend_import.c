@@ -46,6 +46,10 @@ static const struct {
 	/* T.gemm_sp and the metadata layouts (frontend_sparse.c); no program
 	 * imports it by this name */
 	{"tilelang.tlc_sparse", "tilelang_sparse"},
+	/* the C decoders for T.import_source (tilelang.quantize re-exports them) */
+	{"tilelang.quantize.lop3", "tilelang_quantize_intrin"},
+	{"tilelang.quantize.mxfp", "tilelang_quantize_intrin"},
+	{"bitblas.gpu.intrin.lop3", "tilelang_quantize_intrin"},
 };
 
 static fe_val *known_module(fe *F, const char *dotted)

@@ -379,6 +379,24 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 {
 	if (fe_is_layout_op(op))
 		return fe_layout_value(F, op, nargs, args, nkw, kw_names, kw_vals, loc);
+	/* T.call_extern("name", args..., dtype=t) is T.call_extern(t, "name",
+	 * args...), as TVM's script builder forwards a dtype keyword */
+	for (int k = 0; op == TLC_OP_CALL_EXTERN && k < nkw; k++)
+		if (strcmp(kw_names[k], "dtype") == 0) {
+			fe_val **a2 = fe_alloc(F, sizeof(fe_val *) * (size_t)(nargs + 1));
+			a2[0] = kw_vals[k];
+			for (int i = 0; i < nargs; i++)
+				a2[i + 1] = args[i];
+			const char **kn2 = fe_alloc(F, sizeof(char *) * (size_t)(nkw + 1));
+			fe_val **kv2 = fe_alloc(F, sizeof(fe_val *) * (size_t)(nkw + 1));
+			int m = 0;
+			for (int j = 0; j < nkw; j++)
+				if (j != k) {
+					kn2[m] = kw_names[j];
+					kv2[m++] = kw_vals[j];
+				}
+			return fe_call_op(F, op, name, nargs + 1, a2, m, kn2, kv2, loc);
+		}
 	const tlc_op_info *info = tlc_op_get(F->ctx, op);
 	const op_sig *sig = find_sig(name);
 	bool prev = false; /* T.atomic_add(..., return_prev=True) */

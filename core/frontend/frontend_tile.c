@@ -13,7 +13,8 @@ static const char *const t_builtins[] = {
 	"prim_func", "macro", "Kernel", "Tensor", "Buffer", "alloc_shared", "alloc_fragment",
 	"alloc_local", "alloc_var", "alloc_barrier", "Parallel", "parallel", "Pipelined", "serial", "Serial",
 	"unroll", "Unroll", "vectorized", "Vectorized", "thread_binding", "ceildiv", "max", "min",
-	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "func_attr", "attr",
+	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "get_block_binding",
+	"func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
 	"make_tensor", "ptr", "handle", "import_source", "comm_reducer", "tvm_thread_allreduce",
 	"evaluate", "c2d_im2col",
@@ -561,6 +562,14 @@ static fe_val *import_source(fe *F, int nargs, fe_val **args, int nkw, const cha
 		return NULL;
 	if (!a[0] || a[0]->kind == FV_NONE)
 		return F->none;
+	if (a[0]->kind == FV_HOST) {
+		/* the text of a host function tlc does not run: name it */
+		tlc_error(F->ctx, loc, "T.import_source takes the source code as a string, not host value %s, "
+		          "which tlc does not evaluate; pass a str known at compile time (a literal, a "
+		          "variable, a dict entry such as tilelang.quantize's get_lop3_intrin_group(...)"
+		          "[\"c_source\"], a concatenation)", fe_show(F, a[0]));
+		return NULL;
+	}
 	if (a[0]->kind != FV_STR) {
 		tlc_error(F->ctx, loc, "T.import_source takes the source code as a string, not %s", fe_kind_name(a[0]));
 		return NULL;
@@ -841,6 +850,33 @@ static fe_val *thread_binding_var(fe *F, int nargs, fe_val **args, tlc_loc loc)
 	return fe_expr(F, tlc_var_ref(F->m, f->thread_vars[d]));
 }
 
+/* T.get_block_binding(dim=0): blockIdx.dim, the kernel's block index
+ * variable (the one `with T.Kernel(...) as bx` names); 0 past the grid's
+ * dimensions, as blockIdx is there. */
+static fe_val *block_binding_var(fe *F, int nargs, fe_val **args, tlc_loc loc)
+{
+	int64_t d = 0;
+	if (nargs > 1) {
+		tlc_error(F->ctx, loc, "T.get_block_binding expects 0 to 1 arguments, got %d", nargs);
+		return NULL;
+	}
+	if (nargs == 1 && !fe_const_int(F, args[0], "block dimension", loc, &d))
+		return NULL;
+	if (!fe_need_kernel(F, "T.get_block_binding", true, loc))
+		return NULL;
+	if (d < 0 || d > 2) {
+		tlc_error(F->ctx, loc, "block dimension must be 0, 1 or 2, got %lld", (long long)d);
+		return NULL;
+	}
+	tlc_func *f = F->kernel->func;
+	if (d >= f->grid_ndim)
+		return fe_expr(F, tlc_i32(F->m, 0));
+	if (!f->block_vars[d])
+		f->block_vars[d] = tlc_var_new(F->m, fe_hint(F, d == 0 ? "bx" : d == 1 ? "by" : "bz"),
+		                               TLC_DT_INT32);
+	return fe_expr(F, tlc_var_ref(F->m, f->block_vars[d]));
+}
+
 /* What tlc_func_cluster_dims reads: anything else would silently mean no
  * clusters. */
 static bool cluster_dims_ok(const tlc_expr *e)
@@ -1073,6 +1109,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		}
 		return fe_expr(F, tlc_float(F->m, t, INFINITY));
 	}
+	if (strcmp(n, "get_block_binding") == 0)
+		return block_binding_var(F, nargs, args, loc);
 	if (strcmp(n, "get_thread_binding") == 0)
 		return thread_binding_var(F, nargs, args, loc);
 	if (strcmp(n, "func_attr") == 0)

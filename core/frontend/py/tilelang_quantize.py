@@ -6,8 +6,11 @@
 # the bits TileLang's generated code gives on the GPU.  This file is
 # compiled into libtlc (scripts/embed.sh) and run by the frontend's
 # evaluator; a name TileLang's module has and this one lacks (weight
-# packing on the host, get_lop3_intrin_group) is an opaque host value.
+# packing on the host) is an opaque host value.  The C decoders for
+# T.import_source are tilelang_quantize_intrin.py's.
 from tvm import tir
+from tilelang.quantize.lop3 import get_lop3_intrin_group  # noqa: F401
+from tilelang.quantize.mxfp import get_mxfp_intrin_group  # noqa: F401
 
 
 def _k(v, t):
