@@ -2,6 +2,8 @@
  * vectorized, thread_binding), the T.Kernel frame and `with` scopes. */
 #include "frontend.h"
 
+#include <tlc/walk.h>
+
 #include <string.h>
 
 /* ---- loops ---- */
@@ -554,6 +556,43 @@ fe_flow fe_block_flow(fe *F, fe_flow flow, tlc_loc loc)
 	return flow;
 }
 
+/* TileLang spreads a T.Parallel loop over the threads only when it stores
+ * to memory the threads share (fragments, shared or global memory, an
+ * atomic or a tile op): a loop that stores only into the thread's own
+ * T.alloc_local / T.alloc_var buffers (`for v in T.Parallel(8):
+ * acc[v] *= s`) is run whole by every thread, as a serial loop. */
+typedef struct register_stores {
+	tlc_context *ctx;
+	bool registers, shared;
+} register_stores;
+
+static tlc_walk_action note_store(void *p, const tlc_stmt *s)
+{
+	register_stores *r = p;
+	if (s->kind == TLC_STMT_STORE) {
+		tlc_scope scope = s->u.store.buf->scope;
+		if (scope == TLC_SCOPE_LOCAL || scope == TLC_SCOPE_VAR)
+			r->registers = true;
+		else
+			r->shared = true;
+	} else if (s->kind == TLC_STMT_EVAL && s->u.eval.call->kind == TLC_EXPR_CALL) {
+		int op = s->u.eval.call->u.call.op;
+		if (op == TLC_OP_ATOMIC_ADD || op == TLC_OP_ATOMIC_MAX || op == TLC_OP_ATOMIC_MIN ||
+		    (tlc_op_get(r->ctx, op)->flags & TLC_OPF_TILE))
+			r->shared = true;
+	} else if (s->kind == TLC_STMT_FOR && s->u.loop.kind == TLC_FOR_PARALLEL) {
+		r->shared = true; /* nested T.Parallel: keep today's planning */
+	}
+	return r->shared ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
+}
+
+static bool stores_registers_only(fe *F, const tlc_stmt *body)
+{
+	register_stores r = {F->ctx, false, false};
+	tlc_walk_stmt(&(tlc_visitor){.ctx = &r, .stmt_pre = note_store}, body);
+	return r.registers && !r.shared;
+}
+
 fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 {
 	if (!fe_need_kernel(F, "a kernel loop", true, s->loc))
@@ -633,10 +672,12 @@ fe_flow fe_exec_kernel_for(fe *F, fe_env *env, py_node *s, fe_val *loop)
 		fe_emit(F, persistent_loop(F, loop->u.loop, vars, body, s->loc));
 		return FL_NORMAL;
 	}
+	tlc_for_kind kind = loop->u.loop->kind;
+	if (parallel && !loop->u.loop->loop_layout && stores_registers_only(F, body))
+		kind = TLC_FOR_SERIAL;
 	for (int i = n - 1; i >= 0; i--) {
 		const tlc_expr *lo = step_let ? tlc_i32(F->m, 0) : loop->u.loop->min[i];
-		tlc_stmt *f = tlc_for_new(F->m, s->loc, vars[i], lo, loop->u.loop->extent[i],
-		                          loop->u.loop->kind, body);
+		tlc_stmt *f = tlc_for_new(F->m, s->loc, vars[i], lo, loop->u.loop->extent[i], kind, body);
 		f->u.loop.pipe = loop->u.loop->pipe;
 		f->u.loop.thread_dim = loop->u.loop->thread_dim;
 		if (i == 0) {
