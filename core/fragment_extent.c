@@ -32,14 +32,14 @@ typedef struct wide_frag {
 	int64_t declared[WIDEN_MAX_DIMS];
 	int64_t used[WIDEN_MAX_DIMS]; /* the largest loop extent indexing each dimension */
 	const tlc_var *var[WIDEN_MAX_DIMS];
-	tlc_loc first;                /* the first access beyond the shape */
+	tlc_loc first; /* the first access beyond the shape */
 	bool beyond, whole;
 } wide_frag;
 
 typedef struct widen_scan {
 	int n, cap;
 	wide_frag *f;
-	int depth;                    /* T.Parallel loops open around the walk */
+	int depth; /* T.Parallel loops open around the walk */
 	/* the nest being scanned */
 	int ndim;
 	const tlc_var *vars[WIDEN_MAX_DIMS];
@@ -68,7 +68,8 @@ static wide_frag *frag_of(widen_scan *w, tlc_buffer *b)
 /* An element access of fragment b at idx inside the nest: at the nest's own
  * loop variables, one per dimension in the loop's order (TileLang's common
  * access), it reaches the loop's extents. */
-static void note_access(widen_scan *w, tlc_buffer *b, int n, const tlc_expr *const *idx, tlc_loc loc)
+static void note_access(widen_scan *w, tlc_buffer *b, int n, const tlc_expr *const *idx,
+			tlc_loc loc)
 {
 	if (b->scope != TLC_SCOPE_FRAGMENT || n != w->ndim)
 		return;
@@ -102,7 +103,8 @@ static tlc_walk_action nest_stmt(void *p, const tlc_stmt *s)
 	widen_scan *w = p;
 	w->loc = s->loc;
 	if (s->kind == TLC_STMT_STORE)
-		note_access(w, s->u.store.buf, s->u.store.n, (const tlc_expr *const *)s->u.store.idx, s->loc);
+		note_access(w, s->u.store.buf, s->u.store.n,
+			    (const tlc_expr *const *)s->u.store.idx, s->loc);
 	return TLC_WALK_CONTINUE;
 }
 
@@ -127,7 +129,8 @@ static void scan_nest(widen_scan *w, const tlc_stmt *s)
 		s = b;
 	}
 	w->loc = s->loc;
-	tlc_walk_stmt(&(tlc_visitor){.ctx = w, .stmt_pre = nest_stmt, .expr_pre = nest_expr}, s->u.loop.body);
+	tlc_walk_stmt(&(tlc_visitor){.ctx = w, .stmt_pre = nest_stmt, .expr_pre = nest_expr},
+		      s->u.loop.body);
 }
 
 static tlc_walk_action scan_stmt(void *p, const tlc_stmt *s)
@@ -157,8 +160,8 @@ static tlc_walk_action scan_expr(void *p, const tlc_expr *e)
 {
 	widen_scan *w = p;
 	tlc_buffer *b = e->kind == TLC_EXPR_BUF      ? e->u.buf
-	                : e->kind == TLC_EXPR_REGION ? e->u.region.buf
-	                                             : NULL;
+			: e->kind == TLC_EXPR_REGION ? e->u.region.buf
+						     : NULL;
 	if (b && b->scope == TLC_SCOPE_FRAGMENT) {
 		wide_frag *f = frag_of(w, b);
 		if (f)
@@ -186,15 +189,19 @@ static void widen(tlc_context *ctx, tlc_module *m, wide_frag *f)
 	bool first = true;
 	for (int d = 0; d < b->ndim; d++)
 		if (f->used[d] > f->declared[d]) {
-			tlc_buf_printf(&o, "%swith %s in [0, %lld) along dimension %d", first ? "" : ", ", f->var[d]->name,
-			               (long long)f->used[d], d);
+			tlc_buf_printf(&o, "%swith %s in [0, %lld) along dimension %d",
+				       first ? "" : ", ", f->var[d]->name, (long long)f->used[d],
+				       d);
 			first = false;
 		}
-	tlc_buf_puts(&o, ", beyond that shape; as TileLang does (the fragment takes the loop's layout), it "
-	                 "gets the shape ");
+	tlc_buf_puts(
+		&o,
+		", beyond that shape; as TileLang does (the fragment takes the loop's layout), it "
+		"gets the shape ");
 	print_shape(&o, b->ndim, f->used);
-	tlc_buf_puts(&o, ", each thread keeping the elements of the iterations it runs: declare it with that "
-	                 "shape");
+	tlc_buf_puts(&o, ", each thread keeping the elements of the iterations it runs: declare it "
+			 "with that "
+			 "shape");
 	tlc_warning(ctx, f->first, "%s", tlc_buf_str(&o));
 	tlc_buf_free(&o);
 	const tlc_expr **shape = tlc_alloc(m, sizeof *shape * (size_t)b->ndim);
@@ -209,9 +216,11 @@ void tlc_widen_parallel_fragments(tlc_context *ctx, tlc_module *m)
 		tlc_func *fn = tlc_module_func(m, i);
 		widen_scan w = {0};
 		if (fn->body)
-			tlc_walk_stmt(&(tlc_visitor){.ctx = &w, .stmt_pre = scan_stmt, .stmt_post = scan_stmt_post,
-			                             .expr_pre = scan_expr},
-			              fn->body);
+			tlc_walk_stmt(&(tlc_visitor){.ctx = &w,
+						     .stmt_pre = scan_stmt,
+						     .stmt_post = scan_stmt_post,
+						     .expr_pre = scan_expr},
+				      fn->body);
 		for (int k = 0; k < w.n; k++)
 			if (w.f[k].beyond && !w.f[k].whole && !w.f[k].buf->alias_of)
 				widen(ctx, m, &w.f[k]);
