@@ -30,6 +30,13 @@ void *tlc_xcalloc(size_t n, size_t size);
 void *tlc_xrealloc(void *p, size_t n);
 char *tlc_xstrdup(const char *s);
 
+/* ---- fragment_extent.c ---- */
+
+/* Fragments that T.Parallel loops index at their loop variables beyond the
+ * declared shape get the loops' extents, as TileLang's layouts give them
+ * (with a warning); called by the frontend on each module it reads. */
+void tlc_widen_parallel_fragments(tlc_context *ctx, tlc_module *m);
+
 /* ---- diag.c ---- */
 
 /* Diagnostics held back: what is reported between tlc_diag_hold and

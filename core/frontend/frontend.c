@@ -772,6 +772,8 @@ tlc_module *tlc_parse(tlc_context *ctx, const char *filename, const char *text, 
 		if (!F.define_used[i])
 			tlc_warning(ctx, FE_NOLOC, "-D %s was not used", opts->define_names[i]);
 	ok = ok && tlc_error_count(ctx) == errors0;
+	if (ok)
+		tlc_widen_parallel_fragments(ctx, F.m);
 	if (!ok && F.nskips)
 		fe_skip_notes(&F);
 	py_pool_free(F.tree_pool);

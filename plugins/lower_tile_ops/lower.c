@@ -36,6 +36,16 @@ static void note_staging(lw_state *st, const tlc_stmt *s, tlc_stmt *stage)
 {
 	if (!stage->u.seq.n)
 		return;
+	/* inside a divergent if, the staging goes before the if (the same if
+	 * may collect the staging of several statements) */
+	if (st->divergent_if)
+		s = st->divergent_if;
+	for (int i = 0; i < st->npending; i++)
+		if (st->pending[i].at == s) {
+			for (int k = 0; k < stage->u.seq.n; k++)
+				tlc_seq_append(st->m, st->pending[i].stage, stage->u.seq.items[k]);
+			return;
+		}
 	st->pending = tlc_mem_grow(st->pending, st->npending, &st->cap_pending, sizeof(*st->pending));
 	st->pending[st->npending++] = (struct lw_pending){s, stage};
 }
@@ -222,7 +232,11 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 			s->u.loop.kind = TLC_FOR_SERIAL;
 		tlc_ranges_push_loop(&st->ranges, s->u.loop.var, s->u.loop.min, s->u.loop.extent);
 		break;
-	case TLC_STMT_IF: s->u.if_.cond = outside(st, s, s->u.if_.cond); break;
+	case TLC_STMT_IF:
+		s->u.if_.cond = outside(st, s, s->u.if_.cond);
+		if (!st->divergent_if && !tlc_expr_block_uniform(st->uniform, s->u.if_.cond))
+			st->divergent_if = s;
+		break;
 	case TLC_STMT_LET: {
 		int64_t lo, hi;
 		s->u.let.value = outside(st, s, s->u.let.value);
@@ -235,6 +249,10 @@ static tlc_stmt *lower_pre(tlc_rewriter *rw, tlc_stmt *s)
 		tlc_stmt *out = lw_outside_store(st, s, stage);
 		if (!stage->u.seq.n)
 			return out; /* nothing inside a store to lower */
+		if (st->divergent_if) {
+			note_staging(st, s, stage);
+			return out;
+		}
 		tlc_seq_append(st->m, stage, out);
 		return stage;
 	}
@@ -277,6 +295,8 @@ static tlc_stmt *lower_post(tlc_rewriter *rw, tlc_stmt *s)
 	}
 	if (opens_scope(s))
 		w->st->ranges.n = w->saved[--w->depth];
+	if (s == st->divergent_if)
+		st->divergent_if = NULL;
 	tlc_stmt *stage = st->npending && s->kind != TLC_STMT_LET ? staging_of(st, s) : NULL;
 	if (stage) {
 		tlc_seq_append(st->m, stage, s);
@@ -370,6 +390,7 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	}
 	st.tid = flat_tid(m, f);
 	tlc_ranges_push_frame(&st.ranges, f);
+	st.uniform = tlc_uniformity_new(m, f);
 	lower_walk walk = {.st = &st};
 	tlc_rewriter rw;
 	tlc_rewriter_init(&rw, m);
@@ -378,6 +399,7 @@ static int run_lower_tile_ops(tlc_module *m, tlc_func *f, const tlc_pass_options
 	rw.stmt_post = lower_post;
 	f->body = tlc_stmt_rewrite(&rw, f->body);
 	tlc_rewriter_free(&rw);
+	tlc_uniformity_free((tlc_uniformity *)st.uniform);
 	if (!st.errors)
 		alloc_staged(&st);
 	if (!st.errors)

@@ -22,6 +22,7 @@
 #include <tlc/pass.h>
 #include <tlc/target.h>
 #include <tlc/tileops.h>
+#include <tlc/uniform.h>
 
 #define LW_MAX_DIMS 8
 
@@ -69,6 +70,11 @@ typedef struct lw_state {
 		const tlc_stmt *at;
 		tlc_stmt *stage;
 	} *pending;
+	/* the outermost `if` around the statement being lowered whose condition
+	 * differs between threads: a fragment staged for a read inside it is
+	 * staged before it, where every holder runs the staging and its barrier */
+	const tlc_uniformity *uniform;
+	const tlc_stmt *divergent_if;
 	int nwgmma_acc;      /* accumulators of the T.wgmma_gemm calls lowered so far */
 	tlc_buffer *wgmma_acc[LW_MAX_WGMMA_ACC];
 } lw_state;

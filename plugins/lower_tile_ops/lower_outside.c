@@ -7,13 +7,16 @@
  *  - a fragment every thread of the block (of the enclosing T.ws scope) holds
  *    whole (fully replicated: the result of a reduction over all of its
  *    threads, `m = max_local[0]`) is read from the thread's own register;
- *  - a fragment whose every element all threads of a smaller range hold (a
- *    row reduced over fewer threads than the block has) is read from its
- *    shared copy, which one replica writes before the statement
- *    (lw_stage_copy; sync-insert puts the barrier between);
- *  - any other fragment (its elements live in some threads only, as an
- *    accumulator's or the rows of a reduction over several rows) is refused:
- *    TileLang reads fragments outside T.Parallel only fully replicated.
+ *  - any other fragment whose holders all run the statement (a row reduced
+ *    over fewer threads than the block has; the rows of a reduction over
+ *    several rows, `lse_max[0]`, each row in some threads only) is read
+ *    from its shared copy, which one replica of each element writes before
+ *    the statement (lw_stage_copy; sync-insert puts the barrier between):
+ *    every thread gets the element the program names.  TileLang reads each
+ *    thread's own register at the element's register index instead, which
+ *    is that element only in the threads that hold it;
+ *  - a fragment held by threads that do not run the statement (outside the
+ *    enclosing T.ws scope) cannot be staged there and is refused.
  * A store into a fragment outside a nest is defined when every thread that
  * runs it holds the fragment whole: each writes its own copy. */
 #include <stdio.h>
@@ -61,7 +64,9 @@ static const tlc_expr *outside_load(tlc_rewriter *rw, const tlc_expr *e)
 		const tlc_expr *r = tlc_layout_apply(st->m, l, n, idx);
 		return tlc_load(st->m, b, 1, &r);
 	}
-	if (l->replicate == l->threads) {
+	/* the staging nest runs on l's threads: they must all get here */
+	int64_t lo = st->op_threads ? st->op_lo : 0, nt = st->op_threads ? st->op_threads : st->threads;
+	if (l->thread_lo >= lo && l->thread_lo + l->threads <= lo + nt) {
 		int k = 0;
 		while (k < w->nstaged && w->from[k] != b)
 			k++;
@@ -87,10 +92,12 @@ static const tlc_expr *outside_load(tlc_rewriter *rw, const tlc_expr *e)
 	tlc_buf_init(&d);
 	tlc_layout_describe(&d, l);
 	lw_error(st, w->s->loc,
-	         "fragment '%s' is read outside a T.Parallel loop, but each of its elements lives in some threads only "
-	         "(%s); TileLang reads a fragment outside T.Parallel only when every thread "
-	         "holds it: read it inside a T.Parallel loop over the fragment, or copy it to a shared buffer first",
-	         b->name, tlc_buf_str(&d));
+	         "fragment '%s' is read outside a T.Parallel loop by threads [%lld, %lld), but its elements live in "
+	         "threads outside them (%s), which do not run this statement to write its shared copy (TileLang "
+	         "would read each thread's own register at the element's register index, another element in "
+	         "threads that do not hold it): read it inside a T.Parallel loop over the fragment, or copy it to "
+	         "a shared buffer where its threads run",
+	         b->name, (long long)lo, (long long)(lo + nt), tlc_buf_str(&d));
 	tlc_buf_free(&d);
 	return e;
 }

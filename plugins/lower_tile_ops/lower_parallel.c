@@ -188,8 +188,30 @@ static const tlc_expr *frag_index(tlc_rewriter *rw, tlc_buffer *b, int ni,
 	body_rewrite *w = rw->ctx;
 	lw_state *st = w->st;
 	const char *why = "it has no layout";
+	int keep[LW_MAX_DIMS];
+	if (loop_dims(w->n, b, ni, idx, keep)) {
+		/* the loop indexes it beyond its shape: the frontend gives such a
+		 * fragment the loop's extent (core/fragment_extent.c) unless a tile
+		 * op or a view uses it whole, as here */
+		for (int d = 0; d < ni; d++) {
+			int64_t ext;
+			const nest *n = w->n;
+			if (!tlc_expr_as_int(b->shape[d], &ext) || n->mins[keep[d]] + n->shape[keep[d]] <= ext)
+				continue;
+			if (!w->failed)
+				lw_error(st, w->loc,
+				         "fragment '%s' of extent %lld along dimension %d is indexed with %s in [%lld, %lld) by "
+				         "this T.Parallel loop, beyond its shape; tlc gives such a fragment the loop's extent "
+				         "only when it is used element by element, and a tile op or a view uses it whole: "
+				         "declare it with the loop's extent (%lld along dimension %d)",
+				         b->name, (long long)ext, d, n->vars[keep[d]]->name, (long long)n->mins[keep[d]],
+				         (long long)(n->mins[keep[d]] + n->shape[keep[d]]),
+				         (long long)(n->mins[keep[d]] + n->shape[keep[d]]), d);
+			w->failed = true;
+			return ci(st, 0);
+		}
+	}
 	if (b->layout) {
-		int keep[LW_MAX_DIMS];
 		if (loop_dims(w->n, b, ni, idx, keep)) {
 			const tlc_expr *r = lw_frag_register(st, w->n->loop, w->n->r, b->layout, keep, ni, &why);
 			if (r)
