@@ -593,12 +593,62 @@ static fe_flow exec_for(fe *F, fe_env *env, py_node *s)
 	return fe_exec_block(F, env, FE_ORELSE_OF(s));
 }
 
-static fe_flow exec_while(fe *F, fe_env *env, py_node *s)
+/* One iteration of a kernel `while`: leave the loop unless the condition
+ * holds (read again each time round), then the body. */
+static fe_flow run_while_body(fe *F, fe_env *env, void *arg)
 {
-	if (in_block(F)) {
-		tlc_error(F->ctx, s->loc, "unsupported Python construct in kernel: while loop");
+	py_node *s = arg;
+	fe_val *c = fe_eval(F, env, s->a);
+	if (!c)
+		return FL_ERROR;
+	bool t;
+	if (c->kind == FV_EXPR) {
+		const tlc_expr *cond = fe_to_scalar(F, c, s->a->loc);
+		if (!cond)
+			return FL_ERROR;
+		const tlc_expr *leave = tlc_call(F->m, TLC_OP_LOOP_BREAK, TLC_DT_VOID, 0, NULL, 0, NULL, NULL);
+		fe_emit(F, tlc_if_new(F->m, s->loc, tlc_unary(F->m, TLC_EXPR_NOT, cond),
+		                      tlc_eval_new(F->m, s->loc, leave), NULL));
+	} else if (!fe_truthy(F, c, s->a->loc, &t)) {
+		return FL_ERROR;
+	} else if (!t) {
+		return fe_loop_exit(F, true, s->loc);
+	}
+	return run_block(F, env, &FE_BODY_OF(s));
+}
+
+/* `while cond:` in a kernel is TileLang's while loop: a serial loop of
+ * (practically) unbounded trip count that each thread leaves by itself
+ * when cond fails, `for _ in T.serial(2**31 - 1): if not cond: break`,
+ * with break's rules (a loop holding a barrier may be left only where
+ * every thread takes the same way). */
+static fe_flow exec_kernel_while(fe *F, fe_env *env, py_node *s)
+{
+	if (s->norelse || s->lazy_orelse.line) {
+		tlc_error(F->ctx, s->loc, "unsupported Python construct in kernel: the 'else' block of a "
+		                          "while loop (it runs when the loop ends without break): move its "
+		                          "statements after the loop");
 		return FL_ERROR;
 	}
+	int outer_loop = F->loop_kind;
+	const char *outer_why = F->loop_why;
+	F->loop_kind = FE_LOOP_KERNEL;
+	F->loop_why = NULL;
+	fe_flow fl;
+	tlc_stmt *body = fe_build_with(F, env, run_while_body, s, s->loc, &fl);
+	F->loop_kind = outer_loop;
+	F->loop_why = outer_why;
+	if (!body)
+		return FL_ERROR;
+	tlc_var *k = tlc_var_new(F->m, fe_hint(F, "w"), TLC_DT_INT32);
+	fe_emit(F, tlc_for_new(F->m, s->loc, k, tlc_i32(F->m, 0), tlc_i32(F->m, INT32_MAX), TLC_FOR_SERIAL, body));
+	return FL_NORMAL;
+}
+
+static fe_flow exec_while(fe *F, fe_env *env, py_node *s)
+{
+	if (in_block(F))
+		return exec_kernel_while(F, env, s);
 	for (;;) {
 		fe_val *c = fe_eval(F, env, s->a);
 		bool t;
