@@ -232,8 +232,13 @@ tlc_stmt *lw_expand_fill(lw_state *st, const tlc_stmt *s, bool clear)
 	if (side_from_expr(st, s->loc, call->u.call.args[0], &dst))
 		return NULL;
 	if (dst.corner) {
-		lw_error(st, s->loc, "%s", clear ? "T.clear needs a buffer or a region" : "T.fill needs a buffer or a region");
-		return NULL;
+		/* one element (`T.fill(counts[0], 0)`): TileLang takes it as the
+		 * region of that element, one long along the last dimension */
+		for (int d = 0; d < dst.ndim; d++) {
+			dst.point[d] = d < dst.ndim - 1;
+			dst.extent[d] = tlc_i32(st->m, 1);
+		}
+		dst.corner = false;
 	}
 	int dd[LW_MAX_DIMS];
 	int kd = iterated_dims(&dst, false, dd);
