@@ -150,11 +150,13 @@ def build(path, entry=None, target=None, out_idx=None, defines=None, tlc_args=()
     return Kernel(so, header_text, source, out_idx)
 
 
-def ir_text(path, entry=None, target=None, tlc=None, config_index=None):
+def ir_text(path, entry=None, target=None, tlc=None, config_index=None, lowered=True):
     """tlc's printed tile IR of kernel file `path` (its `entry` call) after
-    the pipeline (`tlc --emit=ir`): what PrimFunc.script() shows."""
+    the pipeline (`tlc --emit=ir`), or as the program wrote it, before any
+    pass (lowered=False: what PrimFunc.script() shows, as TileLang prints
+    the prim_func before lowering)."""
     tlc = tlc or find_tlc()
-    cmd = [tlc, os.fspath(path), "--emit=ir"]
+    cmd = [tlc, os.fspath(path), "--emit=ir"] + ([] if lowered else ["--passes="])
     if entry:
         cmd.append(f"--entry={entry}")
     if target:

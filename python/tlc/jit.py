@@ -88,13 +88,14 @@ class PrimFunc:
 
     def script(self, show_meta=False, **_):
         """TVMScript's printed form of a prim_func in TileLang; here tlc's
-        printed tile IR of the kernel (tlc --emit=ir), or, when tlc refuses
+        printed tile IR of the kernel as written, before any pass (tlc
+        --emit=ir --passes=), or, when tlc refuses
         the kernel or its factory call is unknown, the function's Python
         source under a comment that says why."""
         import textwrap
         try:
             entry, path = self._entry_and_file()
-            return ir_text(path, entry, target=_target(None))
+            return ir_text(path, entry, target=_target(None), lowered=False)
         except (TlcError, OSError) as e:
             why = str(e).splitlines()[0] if str(e) else type(e).__name__
         try:

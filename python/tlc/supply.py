@@ -47,7 +47,10 @@ def supply(shape, dtype, kind=TensorSupplyType.Auto, device="cuda"):
         return torch.randint(low, high, shape, device=device).to(dtype)
     if kind == TensorSupplyType.Randn:
         return torch.randn(shape, device=device).to(dtype)
-    t = torch.empty(shape, dtype=torch.float32, device=device)
+    # drawn in the dtype itself where torch can (as TileLang does: a float16
+    # uniform stays below 1), else in float32 and converted
+    native = name in ("float16", "bfloat16", "float32", "float64")
+    t = torch.empty(shape, dtype=dtype if native else torch.float32, device=device)
     if kind == TensorSupplyType.Uniform:
         t.uniform_(-1.0, 1.0)
     else:
