@@ -109,6 +109,17 @@ static bool tma_boxes(lw_state *st, const tlc_buffer *shared, int64_t rows, int6
 		*why = "its rows are not a whole number of tma_box_max-row boxes";
 		return false;
 	}
+	/* TMA swizzles by the shared address (the pattern repeats every
+	 * tlc_tma_shared_align bytes), the layout by the row in the tile: they
+	 * agree only where every box starts on such a boundary.  A tile of
+	 * fewer rows than the pattern (4 rows of 128-byte blocks) cut into
+	 * several boxes has boxes that start inside one */
+	int64_t align = *swizzle ? tlc_tma_shared_align(*swizzle) : 1;
+	if ((cols > *box_cols && (rows * *swizzle) % align) || (rows > *box_rows && (*box_rows * *swizzle) % align)) {
+		*why = "its swizzled boxes would not start on the boundaries TMA's swizzle pattern repeats on "
+		       "(too few rows)";
+		return false;
+	}
 	return true;
 }
 
