@@ -780,7 +780,9 @@ tlc_stmt *lw_lower_nest(lw_state *st, tlc_stmt *s)
 	for (int d = 0; d < n.ndim; d++) {
 		const tlc_expr *v = n.mins[d] ? bin(st, TLC_EXPR_ADD, idx[d], ci(st, n.mins[d])) : idx[d];
 		v = tlc_simplify_expr(st->m, v);
-		if (v->kind == TLC_EXPR_INT) {
+		/* a constant, or the register index itself (a let `j = r` would not
+		 * print back as one: the frontend reads `j = r` as a new name) */
+		if (v->kind == TLC_EXPR_INT || v->kind == TLC_EXPR_VAR) {
 			tlc_rewriter_map_var(&rw, n.vars[d], v);
 			continue;
 		}

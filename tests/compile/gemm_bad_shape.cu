@@ -1,6 +1,7 @@
 // gemm_bad_shape.cu - must NOT compile: M = 24 is not a multiple of
 // 16 * WARP_M.  gemm_compile.sh checks that nvcc fails with the helper's
 // static_assert message rather than some later, unrelated error.
+#include "../../backends/cuda/device/tlc_mma_sync.cuh"
 #include "../../backends/cuda/device/tlc_gemm.cuh"
 
 struct Lay {

@@ -4,6 +4,7 @@
 // row-major and swizzled operand layouts.  Compiled (not run) by
 // gemm_compile.sh for sm_90a and sm_80; its PTX is checked for mma.sync and
 // every ldmatrix form.  Numerics: tests/gpu/gemm_helper_test.cu.
+#include "../../backends/cuda/device/tlc_mma_sync.cuh"
 #include "../../backends/cuda/device/tlc_gemm.cuh"
 
 template <int R, int C>

@@ -38,12 +38,16 @@ static char *slurp(const char *rel)
 int main(void)
 {
 	/* each helper and an instruction its text must hold */
-	static const char *const names[] = {"tlc_gemm",     "tlc_wgmma",        "tlc_tma",          "tlc_tma_host",
-	                                    "tlc_cp_async", "tlc_stmatrix",     "tlc_gemm_i8_tf32", "tlc_wgmma_i8_tf32"};
-	static const char *const holds[] = {"mma.sync.aligned.m16n8k16", "wgmma.mma_async", "cp.async.bulk.tensor",
+	static const char *const names[] = {"tlc_mma_sync", "tlc_gemm",     "tlc_wgmma",        "tlc_tma",
+	                                    "tlc_tma_host", "tlc_cp_async", "tlc_stmatrix",     "tlc_gemm_i8_tf32",
+	                                    "tlc_wgmma_i8_tf32"};
+	/* the gemm helpers issue their mma.sync atoms through tlc_mma_sync's
+	 * mma_sync_regs, which holds the instructions */
+	static const char *const holds[] = {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+	                                    "ldmatrix.sync.aligned", "wgmma.mma_async", "cp.async.bulk.tensor",
 	                                    "cuTensorMapEncodeTiled", "cp.async.wait_group",
-	                                    "stmatrix.sync.aligned.m8n8.x4.shared.b16",
-	                                    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "k32.s32.s8.s8"};
+	                                    "stmatrix.sync.aligned.m8n8.x4.shared.b16", "mma_sync_regs",
+	                                    "k32.s32.s8.s8"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char rel[256];
 		snprintf(rel, sizeof rel, "backends/cuda/device/%s.cuh", names[i]);
