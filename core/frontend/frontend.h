@@ -542,6 +542,11 @@ fe_val *fe_pymodule_attr(fe *F, fe_val *v, const char *name, tlc_loc loc);
 /* The text of tlc's own Python module NAME (core/frontend/py/NAME.py,
  * embedded in libtlc); NULL when there is none. */
 const char *fe_bundled_text(const char *name);
+/* Run tlc's own module NAME (core/frontend/py/NAME.py) as host code, outside
+ * any kernel, with __name__ module_name and its text shown as `path`: its
+ * globals, or NULL after an internal error that names `what`. */
+fe_env *fe_run_bundled(fe *F, const char *name, const char *module_name, const char *path,
+		      const char *what);
 /* tlc's own module `dotted` (tilelang.quantize); NULL with *found false
  * when there is none of that name, NULL after an error in it. */
 fe_val *fe_bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found);

@@ -300,6 +300,43 @@ const char *fe_bundled_text(const char *name)
 	return NULL;
 }
 
+fe_env *fe_run_bundled(fe *F, const char *name, const char *module_name, const char *path,
+		      const char *what)
+{
+	const char *text = fe_bundled_text(name);
+	if (!text) {
+		tlc_internal_error(F->ctx, "frontend", "tlc's model of %s is not built in", what);
+		return NULL;
+	}
+	size_t len = strlen(text);
+	uint32_t file = tlc_add_source(F->ctx, path, text, len);
+	py_node *tree = py_parse(F->ctx, F->arena, file, text, len);
+	if (!tree) {
+		tlc_internal_error(F->ctx, "frontend", "tlc's model of %s does not parse", what);
+		return NULL;
+	}
+	fe_env *env = fe_env_new(F, NULL);
+	fe_env_set(F, env, "__name__", fe_str(F, module_name));
+	/* host code: no kernel, a frame of its own, and its host work not
+	 * counted against the program's budget */
+	fe_kernel *kernel = F->kernel;
+	fe_frame top = {.caller = F->frame, .name = NULL};
+	int64_t host_uses = F->host_uses;
+	bool ok = true;
+	F->kernel = NULL;
+	F->frame = &top;
+	for (int i = 0; ok && i < tree->nbody; i++)
+		ok = fe_exec_body(F, env, 1, &tree->body[i]) == FL_NORMAL;
+	F->frame = top.caller;
+	F->kernel = kernel;
+	F->host_uses = host_uses;
+	if (!ok) {
+		tlc_internal_error(F->ctx, "frontend", "tlc's model of %s fails to run", what);
+		return NULL;
+	}
+	return env;
+}
+
 fe_val *fe_bundled_module(fe *F, const char *dotted, tlc_loc loc, bool *found)
 {
 	fe_pymod *m = bundled_module(F, dotted, loc, found);

@@ -23,39 +23,10 @@
 /* The module's globals, run on first use; NULL after a report. */
 static fe_env *module_env(fe *F, tlc_loc loc)
 {
-	if (F->intrinsics)
-		return F->intrinsics;
-	const char *text = fe_bundled_text("tilelang_intrinsics");
-	if (!text) {
-		tlc_internal_error(F->ctx, "frontend", "tlc's model of tilelang.intrinsics is not built in");
-		return NULL;
-	}
-	size_t len = strlen(text);
-	uint32_t file = tlc_add_source(F->ctx, SOURCE_NAME, text, len);
-	py_node *tree = py_parse(F->ctx, F->arena, file, text, len);
-	if (!tree) {
-		tlc_internal_error(F->ctx, "frontend", "tlc's model of tilelang.intrinsics does not parse");
-		return NULL;
-	}
-	fe_env *env = fe_env_new(F, NULL);
-	fe_env_set(F, env, "__name__", fe_str(F, "tilelang.intrinsics"));
-	fe_kernel *kernel = F->kernel;
-	fe_frame top = {.caller = F->frame, .name = NULL};
-	int64_t host_uses = F->host_uses;
-	bool ok = true;
-	F->kernel = NULL;
-	F->frame = &top;
-	for (int i = 0; ok && i < tree->nbody; i++)
-		ok = fe_exec_body(F, env, 1, &tree->body[i]) == FL_NORMAL;
-	F->frame = top.caller;
-	F->kernel = kernel;
-	F->host_uses = host_uses;
-	if (!ok) {
-		tlc_internal_error(F->ctx, "frontend", "tlc's model of tilelang.intrinsics fails to run");
-		return NULL;
-	}
-	F->intrinsics = env;
-	return env;
+	if (!F->intrinsics)
+		F->intrinsics = fe_run_bundled(F, "tilelang_intrinsics", "tilelang.intrinsics",
+					       SOURCE_NAME, "tilelang.intrinsics");
+	return F->intrinsics;
 }
 
 static const char *last_part(const char *s)

@@ -25,39 +25,10 @@
 
 static fe_env *module_env(fe *F)
 {
-	if (F->torch_model)
-		return F->torch_model;
-	const char *text = fe_bundled_text("torch_tensor");
-	if (!text) {
-		tlc_internal_error(F->ctx, "frontend", "tlc's model of torch tensors is not built in");
-		return NULL;
-	}
-	size_t len = strlen(text);
-	uint32_t file = tlc_add_source(F->ctx, SOURCE_NAME, text, len);
-	py_node *tree = py_parse(F->ctx, F->arena, file, text, len);
-	if (!tree) {
-		tlc_internal_error(F->ctx, "frontend", "tlc's model of torch tensors does not parse");
-		return NULL;
-	}
-	fe_env *env = fe_env_new(F, NULL);
-	fe_env_set(F, env, "__name__", fe_str(F, "torch_tensor"));
-	fe_kernel *kernel = F->kernel;
-	fe_frame top = {.caller = F->frame, .name = NULL};
-	int64_t host_uses = F->host_uses;
-	bool ok = true;
-	F->kernel = NULL;
-	F->frame = &top;
-	for (int i = 0; ok && i < tree->nbody; i++)
-		ok = fe_exec_body(F, env, 1, &tree->body[i]) == FL_NORMAL;
-	F->frame = top.caller;
-	F->kernel = kernel;
-	F->host_uses = host_uses;
-	if (!ok) {
-		tlc_internal_error(F->ctx, "frontend", "tlc's model of torch tensors fails to run");
-		return NULL;
-	}
-	F->torch_model = env;
-	return env;
+	if (!F->torch_model)
+		F->torch_model = fe_run_bundled(F, "torch_tensor", "torch_tensor", SOURCE_NAME,
+						"torch tensors");
+	return F->torch_model;
 }
 
 bool fe_is_torch_tensor(const fe_val *v)

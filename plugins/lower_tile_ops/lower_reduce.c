@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <tlc/access.h>
+#include <tlc/walk.h>
 
 #include "lower.h"
 
@@ -94,6 +95,47 @@ static tlc_stmt *in_range(lw_state *st, tlc_loc loc, const tlc_expr *t, int64_t 
 	return tlc_if_new(st->m, loc, tlc_binary(st->m, TLC_EXPR_LT, t, ci(st, T)), body, NULL);
 }
 
+/* Whether the kernel writes `dst` before statement `at` in program order, and
+ * whether `at` sits in a loop.  A reduce with clear=False into a fragment
+ * nothing wrote before reads registers that hold no value: the printed CUDA
+ * would read an uninitialised variable (undefined: nvcc may fold it away or
+ * keep whatever the register held, and tlc-sim reads NaN).  TileLang
+ * programs do this (a combine step's running max reduced once with
+ * clear=False); where no loop repeats it, the only definition that matches
+ * what such programs expect is clear=True. */
+typedef struct first_write {
+	const tlc_stmt *at;
+	const tlc_buffer *dst;
+	int loops;       /* loops around the statement being visited */
+	bool written;    /* a write of dst came first */
+	bool in_loop;    /* `at` is inside a loop */
+} first_write;
+
+static tlc_walk_action first_write_pre(void *ctx, const tlc_stmt *s)
+{
+	first_write *w = ctx;
+	if (s == w->at) {
+		w->in_loop = w->loops > 0;
+		return TLC_WALK_STOP;
+	}
+	if (s->kind == TLC_STMT_FOR)
+		w->loops++;
+	/* only statements without nested ones: a loop or an if around `at`
+	 * holds `at`'s own write */
+	if (tlc_stmt_num_children(s) == 0 && (tlc_stmt_use_of(s, w->dst) & TLC_ACCESS_WRITE)) {
+		w->written = true;
+		return TLC_WALK_STOP;
+	}
+	return TLC_WALK_CONTINUE;
+}
+
+static void first_write_post(void *ctx, const tlc_stmt *s)
+{
+	first_write *w = ctx;
+	if (s->kind == TLC_STMT_FOR)
+		w->loops--;
+}
+
 tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 {
 	const tlc_expr *c = s->u.eval.call;
@@ -129,6 +171,25 @@ tlc_stmt *lw_lower_reduce(lw_state *st, tlc_stmt *s)
 	if (ck && !tlc_expr_as_int(ck, &clear)) {
 		lw_error(st, s->loc, "T.%s: clear must be True or False", name);
 		return NULL;
+	}
+	if (!clear) {
+		first_write w = {.at = s, .dst = dst};
+		tlc_visitor v = {.ctx = &w, .stmt_pre = first_write_pre, .stmt_post = first_write_post};
+		tlc_walk_stmt(&v, st->f->body);
+		if (!w.written && !w.in_loop) {
+			tlc_warning(st->ctx, s->loc,
+			            "T.%s(clear=False) folds into '%s', which nothing wrote before: its "
+			            "registers hold no value, so it is reduced as with clear=True; T.fill "
+			            "'%s' first to start from other values",
+			            name, dst->name, dst->name);
+			clear = 1;
+		} else if (!w.written) {
+			tlc_warning(st->ctx, s->loc,
+			            "T.%s(clear=False) folds into '%s', which nothing wrote before this "
+			            "loop: its first iteration reads registers that hold no value; T.fill "
+			            "'%s' before the loop",
+			            name, dst->name, dst->name);
+		}
 	}
 	/* a 1-D source reduces into a (1,) fragment (tlc_fragment_project) */
 	bool scalar = S->ndim == 1 && D->ndim == 1 && D->shape[0] == 1;

@@ -355,7 +355,8 @@ class Autotuned:
             return self.jit.build(path, entry)
         candidates = [(dict(c), (lambda i=i: self.jit.build(path, entry, config_index=i)))
                       for i, c in enumerate(configs)]
-        return tune(candidates, self.__name__, **self.profile)
+        # each make is tlc and the compiler in processes of their own: built at once
+        return tune(candidates, self.__name__, parallel_builds=True, **self.profile)
 
 
 def autotune(func=None, *, configs=None, warmup=25, rep=100, timeout=100, supply_type=None, ref_prog=None,

@@ -249,6 +249,21 @@ try:
 except TypeError as e:
     check("an argument without a literal form is a TypeError", "cannot pass a object" in str(e), str(e))
 
+# 7b. a T.* value given to a factory (policy=T.GemmWarpPolicy.Square) is passed as the same
+# expression, which tlc evaluates in the program's module; a stand-in of a module the shim
+# does not provide has no literal form
+import tilelang.language as T  # noqa: E402
+from tlc.jit import literal  # noqa: E402
+check("a T.* value is passed as its expression",
+      literal(T.GemmWarpPolicy.Square) == "T.GemmWarpPolicy.Square" and literal(T.float16) == "'float16'",
+      literal(T.GemmWarpPolicy.Square))
+try:
+    import tilelang.tools
+    literal(tilelang.tools.Analyzer)
+    check("a stand-in of a missing module has no literal form", False)
+except TypeError:
+    check("a stand-in of a missing module has no literal form", True)
+
 # 8. python -m tlc run: an unchanged program, `import tilelang` is the shim
 r = subprocess.run([sys.executable, "-m", "tlc", "run", prog], capture_output=True, text=True,
                    env=dict(os.environ, PYTHONPATH=os.path.join(SRC, "python")))
@@ -549,6 +564,30 @@ try:
     check("with a GPU every config is built and timed and the fastest that passes its check kept",
           k.config == {"rows": 4} and k.latency == 1.0 and [p.shape for p in k.params][1] == ["4", "64"] and
           sorted(set(timed)) == [2, 4], (k.config, k.latency, timed))
+    # the builds overlap (TLC_TUNE_JOBS at once), the timing does not
+    import threading  # noqa: E402
+    import time  # noqa: E402
+    import tlc.jit as J  # noqa: E402
+    running, lock, real_build = [0, 0], threading.Lock(), J.build
+
+    def counting_build(*a, **kw):
+        with lock:
+            running[0] += 1
+            running[1] = max(running)
+        try:
+            time.sleep(0.3)
+            return real_build(*a, **kw)
+        finally:
+            with lock:
+                running[0] -= 1
+    J.build, os.environ["TLC_TUNE_JOBS"], timed[:] = counting_build, "3", []
+    try:
+        k = tuned_prog.tuned(96)
+    finally:
+        J.build = real_build
+        del os.environ["TLC_TUNE_JOBS"]
+    check("@autotune builds its configs at once (TLC_TUNE_JOBS of them), then times each",
+          running[1] == 3 and k.config == {"rows": 4} and sorted(set(timed)) == [2, 4], (running, timed))
     k = tuned_prog.tuned(64, rows=3)
     check("a call that gives the tuned parameters is built as it is (TileLang's rule)",
           [p.shape for p in k.params][1] == ["3", "64"] and k.config is None, [p.shape for p in k.params])

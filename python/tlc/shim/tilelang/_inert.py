@@ -38,6 +38,10 @@ class Inert:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name == "tlc_literal":
+            # a T.* value passed to a kernel factory (policy=T.GemmWarpPolicy.Square)
+            # is the same expression in the --entry tlc evaluates in the program's module
+            return None if self._warn else f"T.{self._name}"
         return Inert(f"{self._name}.{name}", self._warn)
 
     def __repr__(self):
@@ -89,6 +93,10 @@ class InertModule(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name == "tlc_literal":
+            # a T.* value passed to a kernel factory (policy=T.GemmWarpPolicy.Square)
+            # is the same expression in the --entry tlc evaluates in the program's module
+            return None if self._warn else f"T.{self._name}"
         return Inert(f"{self.__name__}.{name}", warn=True)
 
 

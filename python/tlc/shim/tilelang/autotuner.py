@@ -37,13 +37,44 @@ def _first_line(e):
     return text.splitlines()[0] if text else type(e).__name__
 
 
+def _build_all(candidates, jobs):
+    """Each candidate's make() run in `jobs` threads at once: (kernel, None) or
+    (None, exception) in the order of candidates.  Only for makes that are
+    builds (tlc and the compiler in their own processes, so threads overlap
+    them): a make that runs the program's Python is not safe in threads."""
+    import concurrent.futures
+
+    def one(make):
+        try:
+            return make(), None
+        except Exception as e:  # noqa: BLE001 - reported per config by tune
+            return None, e
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(one, [make for _, make in candidates]))
+
+
+def _jobs():
+    """Builds at once while tuning: TLC_TUNE_JOBS, else one per processor."""
+    v = os.environ.get("TLC_TUNE_JOBS")
+    if v:
+        try:
+            return max(1, int(v))
+        except ValueError:
+            raise ValueError(f"TLC_TUNE_JOBS={v!r}: expected a number of builds at once") from None
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
 def tune(candidates, name, warmup=25, rep=100, supply_type=None, ref_prog=None, supply_prog=None, rtol=1e-2,
-         atol=1e-2, max_mismatched_ratio=0.01, skip_check=False, manual_check_prog=None, **_):
+         atol=1e-2, max_mismatched_ratio=0.01, skip_check=False, manual_check_prog=None, parallel_builds=False,
+         **_):
     """The fastest of candidates [(config, make_kernel), ...]: each is built,
     checked against ref_prog (unless skip_check), and timed on inputs drawn
     as supply_type says (TileLang's default: Auto); the kernel returned has
-    .config, .latency and .ref_latency.  With no GPU the first config is
-    built and returned untimed."""
+    .config, .latency and .ref_latency.  With parallel_builds (makes that
+    only build) all are built first, several at once (_jobs), then checked
+    and timed one after another, as TileLang's autotuner compiles its
+    configs in a thread pool.  With no GPU the first config is built and
+    returned untimed."""
     from tilelang.utils import TensorSupplyType
     if not candidates:
         raise ValueError(f"autotune '{name}': no configs to tune")
@@ -55,9 +86,15 @@ def tune(candidates, name, warmup=25, rep=100, supply_type=None, ref_prog=None, 
         kernel.config = config
         return kernel
     best, ref_latency, failures = None, None, []
-    for config, make in candidates:
+    built = _build_all(candidates, _jobs()) if parallel_builds and len(candidates) > 1 else None
+    for n, (config, make) in enumerate(candidates):
         try:
-            kernel = make()
+            if built is None:
+                kernel = make()
+            else:
+                kernel, error = built[n]
+                if error is not None:
+                    raise error
             profiler = kernel.get_profiler(TensorSupplyType.Auto if supply_type is None else supply_type)
             if _inputs:
                 ins = list(_inputs[-1])
@@ -199,15 +236,24 @@ class AutoTuner:
     def set_kernel_parameters(self, *_, **__):
         return self
 
-    def _make(self, config):
+    def _prepare(self, config):
+        """The factory called with config (the program's Python: here, one
+        config after another), and what builds its kernel (tlc and the
+        compiler only: tune runs these several at once)."""
         fn = getattr(self.fn, "__wrapped__", self.fn)
-        made = self.fn(**config)
+        try:
+            made = self.fn(**config)
+        except Exception as e:  # noqa: BLE001 - tune reports it as this config's failure
+            def fail(e=e):
+                raise e
+            return fail
         if hasattr(made, "get_profiler"):
-            return made
+            return lambda: made
         if isinstance(made, PrimFunc) and made.entry is None and made.factory is None and \
                 fn.__qualname__ != fn.__name__:
-            return _build_nested(fn, config, self.compile_args)
-        return compile(made, out_idx=self.compile_args.get("out_idx"), target=self.compile_args.get("target"))
+            return lambda: _build_nested(fn, config, self.compile_args)
+        return lambda: compile(made, out_idx=self.compile_args.get("out_idx"),
+                               target=self.compile_args.get("target"))
 
     def run(self, warmup=None, rep=None, timeout=None):
         configs = self.configs() if callable(self.configs) else self.configs
@@ -219,14 +265,14 @@ class AutoTuner:
         for c in configs:
             c = dict(c) if isinstance(c, dict) else dict(zip(names, c))  # a tuple in parameter order
             c.pop("pass_configs", None)  # tlc reads a config's pass_configs from the file
-            candidates.append((c, (lambda c=c: self._make(c))))
+            candidates.append((c, self._prepare(c)))
         pa = dict(self.profile_args)
         if warmup is not None:
             pa["warmup"] = warmup
         if rep is not None:
             pa["rep"] = rep
         name = getattr(self.fn, "__name__", "kernel")
-        kernel = tune(candidates, name, **pa)
+        kernel = tune(candidates, name, parallel_builds=True, **pa)
         return AutotuneResult(kernel.latency, kernel.config, kernel.ref_latency, kernel)
 
 
