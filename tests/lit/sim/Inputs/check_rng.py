@@ -18,6 +18,11 @@ value gives four 32-bit numbers in order.
     check_rng.py catalog DIR SEED M PER
         A[i] of a kernel whose thread b starts at offset b * PER, sequence 0,
         and stores PER consecutive numbers: A[i] = number i of the stream
+    check_rng.py grid DIR SEED GX GY TX TY
+        A[by, bx, ty, tx] of a kernel of GX x GY blocks of TX x TY threads is
+        the first number of the thread's generator, seeded SEED with
+        TileLang's default seq, the thread's index in the grid with x
+        fastest and the blocks outside: ((by GX + bx) TY + ty) TX + tx
 
 Exit 0 when the check holds; 1 with the first mismatch on stderr.
 """
@@ -146,6 +151,16 @@ KAT = [
 ]
 
 
+def check_grid(d, seed, gx, gy, tx_n, ty_n):
+    want = []
+    for by in range(gy):
+        for bx in range(gx):
+            for ty in range(ty_n):
+                for tx in range(tx_n):
+                    want.append(Curand(seed, ((by * gx + bx) * ty_n + ty) * tx_n + tx, 0).u32())
+    compare("A", load(d, "A"), want, 0)
+
+
 def main():
     for ctr, key, out in KAT:
         if philox10(ctr, key) != out:
@@ -156,6 +171,8 @@ def main():
         check_kernel(a[1], int(a[2]), seq, int(a[4]), int(a[5]), int(a[6]), int(a[7]))
     elif a and a[0] == "catalog" and len(a) == 5:
         check_catalog(a[1], int(a[2]), int(a[3]), int(a[4]))
+    elif a and a[0] == "grid" and len(a) == 7:
+        check_grid(a[1], *map(int, a[2:]))
     else:
         sys.exit(__doc__)
 
