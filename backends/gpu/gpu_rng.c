@@ -15,11 +15,14 @@
 #include <string.h>
 
 /* The constants are Random123's (Philox4x32: multipliers 0xD2511F53,
- * 0xCD9E8D57, Weyl key increments 0x9E3779B9, 0xBB67AE85), cuRAND's too. */
+ * 0xCD9E8D57, Weyl key increments 0x9E3779B9, 0xBB67AE85), cuRAND's too.
+ * The functions are inline, not static: a kernel draws some kinds only,
+ * and nvcc warns of an unused static function. */
 const char gpu_rng_helper[] =
 	"/* T.rng_init / T.rng_rand / T.rng_rand_float: cuRAND's Philox4x32-10 generator\n"
 	" * (curandStatePhilox4_32_10_t), stepped as curand_init, curand, curand_uniform(_double)\n"
-	" * and curand_normal(_double) step it, so the values are theirs bit for bit. */\n"
+	" * and curand_normal(_double) step it: the values are theirs bit for bit (the normals\n"
+	" * when compiled with the same flags: they share logf, sqrtf, __sincosf, log, sincospi). */\n"
 	"struct tlc_rng_state {\n"
 	"\tunsigned int ctr[4], out[4], key[2];\n"
 	"\tunsigned int pos; /* the next word of out */\n"
@@ -39,9 +42,11 @@ const char gpu_rng_helper[] =
 	"\ts->out[0] = c0;\n\ts->out[1] = c1;\n\ts->out[2] = c2;\n\ts->out[3] = c3;\n"
 	"}\n\n"
 	"/* curand_init(seed, seq, off): the subsequence adds to counter words 2-3, the offset\n"
-	" * skips off / 4 blocks (cuRAND's carry out of word 1 kept as it is) and off % 4 words */\n"
+	" * skips off / 4 blocks (cuRAND's carry out of word 1 kept as it is) and off % 4 words "
+	"*/\n"
 	"__device__ __forceinline__ void tlc_rng_init(tlc_rng_state *s, unsigned long long seed,\n"
-	"                                                    unsigned long long seq, unsigned long long off)\n"
+	"                                                    unsigned long long seq, unsigned long "
+	"long off)\n"
 	"{\n"
 	"\ts->key[0] = (unsigned int)seed;\n\ts->key[1] = (unsigned int)(seed >> 32);\n"
 	"\ts->has_f = 0;\n\ts->has_d = 0;\n\ts->extra_f = 0.0f;\n\ts->extra_d = 0.0;\n"
@@ -67,7 +72,8 @@ const char gpu_rng_helper[] =
 	"{\n\treturn (float)tlc_rng_u32(s) * 2.3283064e-10f + 2.3283064e-10f / 2.0f;\n}\n\n"
 	"/* curand_uniform_double: one word, x * 2^-32 + 2^-32 (exact) */\n"
 	"__device__ __forceinline__ double tlc_rng_uniform_f64(tlc_rng_state *s)\n"
-	"{\n\treturn (double)tlc_rng_u32(s) * 2.3283064365386963e-10 + 2.3283064365386963e-10;\n}\n\n"
+	"{\n\treturn (double)tlc_rng_u32(s) * 2.3283064365386963e-10 + "
+	"2.3283064365386963e-10;\n}\n\n"
 	"/* curand_normal: Box-Muller on two words (the angle's multiply-add fused, as nvcc\n"
 	" * contracts cuRAND's), the cosine half kept for the next call */\n"
 	"__device__ __forceinline__ float tlc_rng_normal_f32(tlc_rng_state *s)\n"

@@ -42,7 +42,9 @@ static const tlc_expr *default_seq(fe *F)
 		for (int d = n - 1; d >= 0; d--) {
 			const tlc_expr *ext = thread ? f->threads[d] : f->grid[d];
 			const tlc_expr *v = index_var(F, thread, d);
-			id = id ? tlc_binary(F->m, TLC_EXPR_ADD, tlc_binary(F->m, TLC_EXPR_MUL, id, ext), v) : v;
+			id = id ? tlc_binary(F->m, TLC_EXPR_ADD,
+					     tlc_binary(F->m, TLC_EXPR_MUL, id, ext), v)
+				: v;
 		}
 	}
 	return tlc_simplify_expr(F->m, id);
@@ -72,22 +74,30 @@ static fe_val *rng_init(fe *F, int nargs, fe_val **args, int nkw, const char **k
 		return NULL;
 	if (a[3] && a[3]->kind != FV_NONE) {
 		if (a[3]->kind != FV_STR) {
-			tlc_error(F->ctx, loc, "T.rng_init(generator=...) takes a cuRAND state type name "
-				  "as a string, got %s", fe_show(F, a[3]));
+			tlc_error(F->ctx, loc,
+				  "T.rng_init(generator=...) takes a cuRAND state type name "
+				  "as a string, got %s",
+				  fe_show(F, a[3]));
 			return NULL;
 		}
 		const char *g = a[3]->u.s;
 		if (!strcmp(g, "curandStateXORWOW_t") || !strcmp(g, "curandStateMRG32k3a_t")) {
 			/* their skip-ahead needs cuRAND's precomputed matrices */
-			tlc_error(F->ctx, loc, "T.rng_init(generator=\"%s\") is not supported: tlc makes "
-				  "cuRAND's Philox4x32-10 sequence only, on every target and in tlc-sim; "
-				  "leave generator out (its default is \"" PHILOX "\")", g);
+			tlc_error(F->ctx, loc,
+				  "T.rng_init(generator=\"%s\") is not supported: tlc makes "
+				  "cuRAND's Philox4x32-10 sequence only, on every target and in "
+				  "tlc-sim; "
+				  "leave generator out (its default is \"" PHILOX "\")",
+				  g);
 			return NULL;
 		}
 		if (strcmp(g, PHILOX)) {
-			tlc_error(F->ctx, loc, "T.rng_init(generator=\"%s\"): TileLang's generators are "
-				  "\"curandStateMRG32k3a_t\", \"" PHILOX "\" and \"curandStateXORWOW_t\"; "
-				  "tlc makes \"" PHILOX "\"", g);
+			tlc_error(F->ctx, loc,
+				  "T.rng_init(generator=\"%s\"): TileLang's generators are "
+				  "\"curandStateMRG32k3a_t\", \"" PHILOX
+				  "\" and \"curandStateXORWOW_t\"; "
+				  "tlc makes \"" PHILOX "\"",
+				  g);
 			return NULL;
 		}
 	}
@@ -99,11 +109,13 @@ static fe_val *rng_init(fe *F, int nargs, fe_val **args, int nkw, const char **k
 		ops[1] = int_operand(F, "seq", a[1], loc);
 	else
 		ops[1] = default_seq(F);
-	ops[2] = a[2] && a[2]->kind != FV_NONE ? int_operand(F, "off", a[2], loc) : tlc_i32(F->m, 0);
+	ops[2] =
+		a[2] && a[2]->kind != FV_NONE ? int_operand(F, "off", a[2], loc) : tlc_i32(F->m, 0);
 	if (!ops[1] || !ops[2])
 		return NULL;
-	fe_emit(F, tlc_eval_new(F->m, loc, tlc_call(F->m, TLC_OP_RNG_INIT, TLC_DT_VOID, 3, ops, 0, NULL,
-						    NULL)));
+	fe_emit(F,
+		tlc_eval_new(F->m, loc,
+			     tlc_call(F->m, TLC_OP_RNG_INIT, TLC_DT_VOID, 3, ops, 0, NULL, NULL)));
 	F->kernel->rng_init = true;
 	return F->none;
 }
@@ -116,8 +128,10 @@ static bool need_init(fe *F, const char *fname, tlc_loc loc)
 		return false;
 	if (F->kernel->rng_init)
 		return true;
-	tlc_error(F->ctx, loc, "%s requires a preceding `T.rng_init(...)` in the kernel, which "
-		  "starts the thread's generator", fname);
+	tlc_error(F->ctx, loc,
+		  "%s requires a preceding `T.rng_init(...)` in the kernel, which "
+		  "starts the thread's generator",
+		  fname);
 	return false;
 }
 
@@ -133,13 +147,16 @@ static fe_val *rng_rand_float(fe *F, int nargs, fe_val **args, int nkw, const ch
 	if (a[0] && a[0]->kind != FV_NONE && !fe_const_int(F, a[0], "bit", loc, &bit))
 		return NULL;
 	if (bit != 32 && bit != 64) {
-		tlc_error(F->ctx, loc, "T.rng_rand_float(bit=%lld): bit is 32 (float32) or 64 (float64)",
+		tlc_error(F->ctx, loc,
+			  "T.rng_rand_float(bit=%lld): bit is 32 (float32) or 64 (float64)",
 			  (long long)bit);
 		return NULL;
 	}
 	if (a[1] && a[1]->kind != FV_NONE) {
-		if (a[1]->kind != FV_STR || (strcmp(a[1]->u.s, "uniform") && strcmp(a[1]->u.s, "normal"))) {
-			tlc_error(F->ctx, loc, "T.rng_rand_float(dist=%s): dist is \"uniform\" or \"normal\"",
+		if (a[1]->kind != FV_STR ||
+		    (strcmp(a[1]->u.s, "uniform") && strcmp(a[1]->u.s, "normal"))) {
+			tlc_error(F->ctx, loc,
+				  "T.rng_rand_float(dist=%s): dist is \"uniform\" or \"normal\"",
 				  fe_show(F, a[1]));
 			return NULL;
 		}
@@ -149,8 +166,9 @@ static fe_val *rng_rand_float(fe *F, int nargs, fe_val **args, int nkw, const ch
 		return NULL;
 	const char *kn[2] = {tlc_intern(F->m, "bit"), tlc_intern(F->m, "dist")};
 	const tlc_expr *kv[2] = {tlc_i32(F->m, bit), tlc_str(F->m, dist)};
-	return fe_expr(F, tlc_call(F->m, TLC_OP_RNG_RAND_FLOAT, bit == 64 ? TLC_DT_FLOAT64 : TLC_DT_FLOAT32,
-				   0, NULL, 2, kn, kv));
+	return fe_expr(F,
+		       tlc_call(F->m, TLC_OP_RNG_RAND_FLOAT,
+				bit == 64 ? TLC_DT_FLOAT64 : TLC_DT_FLOAT32, 0, NULL, 2, kn, kv));
 }
 
 fe_val *fe_call_rng(fe *F, const char *n, int nargs, fe_val **args, int nkw, const char **kwn,

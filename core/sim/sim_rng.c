@@ -21,12 +21,12 @@
 
 typedef struct sim_rng {
 	uint32_t ctr[4], out[4], key[2];
-	uint32_t pos;       /* the next word of out to return */
-	bool has_f, has_d;  /* the second value of a Box-Muller pair waits */
+	uint32_t pos;      /* the next word of out to return */
+	bool has_f, has_d; /* the second value of a Box-Muller pair waits */
 	float extra_f;
 	double extra_d;
-	bool init;          /* T.rng_init ran in this thread of this block */
-	int64_t block[3];   /* the block it ran in */
+	bool init;        /* T.rng_init ran in this thread of this block */
+	int64_t block[3]; /* the block it ran in */
 } sim_rng;
 
 /* 10 rounds of Philox4x32 on the counter under the key (Random123's
@@ -40,7 +40,8 @@ static void philox(const uint32_t c_in[4], const uint32_t k_in[2], uint32_t out[
 			k1 += 0xBB67AE85u;
 		}
 		uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
-		uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+		uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0,
+			 n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
 		c[1] = (uint32_t)p1;
 		c[3] = (uint32_t)p0;
 		c[0] = n0;
@@ -69,9 +70,11 @@ static void advance(sim_rng *r, uint64_t n)
 static sim_rng *state(sim *s, tlc_loc loc, const char *what)
 {
 	if (!s->threaded && s->block_threads > 1) {
-		sim_fail(s, loc, "T.%s is not modelled at the tile level: each thread has its own "
-		         "generator, and which iterations a thread runs is decided by the pipeline "
-		         "(run the thread level: --run with the target's passes)", what);
+		sim_fail(s, loc,
+			 "T.%s is not modelled at the tile level: each thread has its own "
+			 "generator, and which iterations a thread runs is decided by the pipeline "
+			 "(run the thread level: --run with the target's passes)",
+			 what);
 		return NULL;
 	}
 	int64_t n = s->nthreads > 0 ? s->nthreads : 1;
@@ -89,8 +92,9 @@ void sim_rng_init(sim *s, const tlc_expr *call, tlc_loc loc)
 	uint64_t seed = (uint64_t)sim_eval_int(s, call->u.call.args[0], loc);
 	uint64_t seq = (uint64_t)sim_eval_int(s, call->u.call.args[1], loc);
 	uint64_t off = (uint64_t)sim_eval_int(s, call->u.call.args[2], loc);
-	*r = (sim_rng){.key = {(uint32_t)seed, (uint32_t)(seed >> 32)}, .init = true,
-	               .block = {s->block[0], s->block[1], s->block[2]}};
+	*r = (sim_rng){.key = {(uint32_t)seed, (uint32_t)(seed >> 32)},
+		       .init = true,
+		       .block = {s->block[0], s->block[1], s->block[2]}};
 	/* the subsequence: counter words 2 and 3 (no carry out of word 3) */
 	uint32_t nlo = (uint32_t)seq, nhi = (uint32_t)(seq >> 32);
 	r->ctr[2] += nlo;
@@ -129,9 +133,12 @@ sim_val sim_rng_draw(sim *s, const tlc_expr *call, tlc_loc loc)
 	sim_rng *r = state(s, loc, rand ? "rng_rand" : "rng_rand_float");
 	if (!r)
 		return v;
-	if (!r->init || r->block[0] != s->block[0] || r->block[1] != s->block[1] || r->block[2] != s->block[2]) {
-		sim_fail(s, loc, "T.%s before T.rng_init in this thread (its generator is uninitialized "
-		         "on the GPU)", rand ? "rng_rand" : "rng_rand_float");
+	if (!r->init || r->block[0] != s->block[0] || r->block[1] != s->block[1] ||
+	    r->block[2] != s->block[2]) {
+		sim_fail(s, loc,
+			 "T.%s before T.rng_init in this thread (its generator is uninitialized "
+			 "on the GPU)",
+			 rand ? "rng_rand" : "rng_rand_float");
 		return v;
 	}
 	if (rand) {
