@@ -230,6 +230,10 @@ static void emit_call(gpu_emitter *e, const tlc_expr *x)
 		put(e, ")");
 		return;
 	}
+	if ((op == TLC_OP_RNG_RAND || op == TLC_OP_RNG_RAND_FLOAT) && !e->host) {
+		gpu_emit_rng_draw(e, x);
+		return;
+	}
 	if (op == TLC_OP_BLOCK_RANK_IN_CLUSTER && !e->host) {
 		/* every block is alone in its cluster without clusters (emit_func
 		 * refused a kernel with clusters the vendor does not have) */

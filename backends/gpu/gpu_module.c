@@ -152,6 +152,8 @@ static void emit_frame(gpu_emitter *e, tlc_buf *out, const int64_t tdims[3])
 			               (long long)(tdims[0] * tdims[1]));
 		tlc_buf_puts(out, ";\n");
 	}
+	if (e->used_frame & (1u << 7))
+		tlc_buf_puts(out, "\ttlc_rng_state tlc_rng; /* the thread's generator: T.rng_init */\n");
 	const char *block = "blockIdx";
 	if (e->raster_panel > 0 && (e->used_frame & 7u)) {
 		tlc_buf_printf(out, "\tconst dim3 tlc_block_idx = tlc::rasterization2D%s<%lld",
@@ -280,6 +282,7 @@ static const struct {
 	 "static __device__ __forceinline__ To tlc_bitcast(From x)\n"
 	 "{\n\tstatic_assert(sizeof(To) == sizeof(From), \"tlc_bitcast keeps the width\");\n"
 	 "\tTo r;\n\t__builtin_memcpy(&r, &x, sizeof(To));\n\treturn r;\n}\n\n"},
+	{GPU_HELPER_RNG, gpu_rng_helper},
 	{GPU_HELPER_LANES,
 	 "/* N elements of T as one aligned access (a converting T.copy_vec) */\n"
 	 "template <typename T, int N> struct alignas(sizeof(T) * N) tlc_lanes { T v[N]; };\n\n"},

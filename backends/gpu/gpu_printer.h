@@ -191,6 +191,7 @@ enum {
 	GPU_HELPER_ATOMIC_MINMAX = 1 << 12, /* tlc_atomic_minmax<MAX>: float, double max / min */
 	GPU_HELPER_SYNC_GRID = 1 << 13, /* tlc_sync_grid: T.sync_grid's barrier of the grid */
 	GPU_HELPER_BITCAST = 1 << 14, /* tlc_bitcast<To>: T.reinterpret */
+	GPU_HELPER_RNG = 1 << 15,     /* tlc_rng_*: T.rng_init's generator (gpu_rng.c) */
 	GPU_HELPER_VENDOR = 1 << 16,  /* this bit and above belong to the vendor (emit_helpers) */
 };
 
@@ -213,7 +214,8 @@ struct gpu_emitter {
 	int counter;          /* for fresh C names */
 	bool host;            /* printing host (launcher) code: no thread/block ids */
 	tlc_loc loc;          /* the statement being printed, for expression errors */
-	unsigned used_frame;  /* bits 0-2: block vars used, 3-5: thread vars used, 6: tlc_tid */
+	unsigned used_frame;  /* bits 0-2: block vars used, 3-5: thread vars used, 6: tlc_tid,
+	                       * 7: tlc_rng (T.rng_init's generator) */
 	int errors_before;    /* tlc_error_count() when this kernel began */
 	/* > 0: the kernel's __launch_bounds__ names this minimum of resident
 	 * blocks per multiprocessor, which fixes the registers a thread has at
@@ -351,6 +353,15 @@ void gpu_emit_operand(gpu_emitter *e, const tlc_expr *x);
  * "T.<op>: barrier operands are T.alloc_barrier buffers (or their elements)
  * in tlc" at `loc` (or an index out of range) and returns false otherwise. */
 bool gpu_emit_barrier_addr(gpu_emitter *e, tlc_loc loc, const tlc_expr *call, const tlc_expr *x);
+
+/* ---- gpu_rng.c: T.rng_init / T.rng_rand / T.rng_rand_float ---- */
+
+/* The helper text (GPU_HELPER_RNG). */
+extern const char gpu_rng_helper[];
+/* T.rng_rand() / T.rng_rand_float(...): a draw of the thread's generator. */
+void gpu_emit_rng_draw(gpu_emitter *e, const tlc_expr *x);
+/* The statement T.rng_init(seed, seq, off). */
+void gpu_emit_rng_init(gpu_emitter *e, const tlc_expr *call, int ind);
 
 /* A device helper's text, embedded in a target plugin by scripts/embed.sh
  * (a generated device_sources.h holds a table of them). */

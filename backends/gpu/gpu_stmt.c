@@ -319,6 +319,9 @@ static void emit_eval(gpu_emitter *e, const tlc_stmt *s, int ind)
 	case TLC_OP_COPY_VEC:
 		gpu_emit_copy_vec(e, s, ind);
 		return;
+	case TLC_OP_RNG_INIT:
+		gpu_emit_rng_init(e, c, ind);
+		return;
 	case TLC_OP_ANNOTATE_SAFE_VALUE:
 		/* no code: legalize-bounds put the safe values into the guards */
 		return;

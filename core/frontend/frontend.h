@@ -214,6 +214,7 @@ typedef struct fe_kernel {
 	int nreducers;
 	int nsafe, cap_safe;  /* the tensors T.annotate_safe_value gave a value */
 	const tlc_buffer **safe;
+	bool rng_init;        /* T.rng_init seen (frontend_rng.c) */
 } fe_kernel;
 
 /* Frame scopes (fe_val.u.scope.frame) and an open `with T.If(...)` (frontend_frames.c). */
@@ -701,6 +702,11 @@ fe_val *fe_t_attr_scope(fe *F, int nargs, fe_val **args, int nkw, const char **k
                         tlc_loc loc);
 /* The statement a T.attr scope value makes of its body. */
 tlc_stmt *fe_attr_body(fe *F, const fe_val *v, tlc_stmt *body, tlc_loc loc);
+/* ---- frontend_rng.c: T.rng_init, T.rng_rand, T.rng_rand_float ---- */
+bool fe_rng_has(const char *name);
+fe_val *fe_call_rng(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,
+		    fe_val **kwv, tlc_loc loc);
+
 /* Whether T.<name> is one fe_call_misc handles (dtype extremes, refused calls). */
 bool fe_misc_has(const char *name);
 fe_val *fe_call_misc(fe *F, const char *name, int nargs, fe_val **args, int nkw, const char **kwn,

@@ -14,16 +14,9 @@
 
 /* Refused constructs: the name and what the message says after "T.<name>
  * is not supported yet". */
-#define RNG_WHY                                                                                    \
-	"(TileLang's per-thread curand Philox4x32-10 generator): tlc has no random-number state, "  \
-	"which the targets and tlc-sim would have to reproduce bit for bit; make the random numbers " \
-	"on the host (torch.randint, torch.rand) and pass them in a tensor"
 static const struct {
 	const char *name, *why;
 } refused[] = {
-	{"rng_init", RNG_WHY},
-	{"rng_rand", RNG_WHY},
-	{"rng_rand_float", RNG_WHY},
 	{"atomic_addx2",
 	 "(a vector atomic add of 2 elements); write T.atomic_add once per element, or "
 	 "the tile form T.atomic_add(dst_region, src_region), whose float32 runs become "
@@ -47,6 +40,8 @@ static const char *const misc_names[] = {"max_value", "min_value", "atomic_max",
 
 bool fe_misc_has(const char *name)
 {
+	if (fe_rng_has(name))
+		return true;
 	for (size_t i = 0; i < TLC_ARRAY_LEN(misc_names); i++)
 		if (strcmp(misc_names[i], name) == 0)
 			return true;
@@ -228,6 +223,8 @@ fe_val *fe_call_misc(fe *F, const char *n, int nargs, fe_val **args, int nkw, co
 {
 	char fname[96];
 	snprintf(fname, sizeof fname, "T.%s", n);
+	if (fe_rng_has(n))
+		return fe_call_rng(F, n, nargs, args, nkw, kwn, kwv, loc);
 	if (!strcmp(n, "max_value") || !strcmp(n, "min_value"))
 		return extreme_value(F, fname, n[1] == 'a', nargs, args, nkw, kwn, kwv, loc);
 	if (!strcmp(n, "reinterpret"))

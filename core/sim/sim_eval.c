@@ -439,6 +439,8 @@ sim_val sim_eval(sim *s, const tlc_expr *e, tlc_loc loc)
 		if (s->threaded && (e->u.call.op == TLC_OP_SHFL_XOR || e->u.call.op == TLC_OP_SHFL_DOWN ||
 		                    e->u.call.op == TLC_OP_SHFL_UP || e->u.call.op == TLC_OP_SHFL_IDX))
 			return shuffle(s, e, loc);
+		if (e->u.call.op == TLC_OP_RNG_RAND || e->u.call.op == TLC_OP_RNG_RAND_FLOAT)
+			return sim_rng_draw(s, e, loc);
 		if ((tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_PURE) &&
 		    !(tlc_op_get(s->ctx, e->u.call.op)->flags & TLC_OPF_LOWERED))
 			return math_call(s, e, loc);

@@ -179,6 +179,7 @@ typedef struct sim {
 	uint32_t nbufs;
 	int errors;
 	bool stop; /* an error ended the run */
+	struct sim_rng *rng; /* per thread: its T.rng_init generator (sim_rng.c) */
 } sim;
 
 /* Bind v for the current thread (sim_bind) or for all (sim_bind_all). */
@@ -210,6 +211,13 @@ bool sim_bounds_masked(sim *s, const sim_array *a, const tlc_buffer *b, const in
                        tlc_loc loc);
 /* What a masked load of global tensor b reads. */
 sim_val sim_safe_value(const sim *s, const tlc_buffer *b);
+
+/* ---- random numbers (sim_rng.c) ---- */
+
+/* T.rng_init(seed, seq, off) in the current thread. */
+void sim_rng_init(sim *s, const tlc_expr *call, tlc_loc loc);
+/* The value of T.rng_rand() / T.rng_rand_float(...) in the current thread. */
+sim_val sim_rng_draw(sim *s, const tlc_expr *call, tlc_loc loc);
 
 /* ---- ordering and races (sim_order.c) ---- */
 

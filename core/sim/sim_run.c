@@ -223,6 +223,7 @@ static void free_sim(sim *s)
 	free(s->safe);
 	free(s->copies);
 	free(s->commits);
+	free(s->rng);
 	free(s->remote);
 	free(s->remote_loc);
 	if (s->arena) {

@@ -359,7 +359,8 @@ static void eval_stmt(sim *s, const tlc_stmt *st, const sim_mask *m)
 	case TLC_OP_WAIT_WGMMA: sim_wgmma_wait(s, st, m); return;
 	case TLC_OP_WARPGROUP_FENCE_OPERAND: sim_wgmma_fence(s, st, m); return;
 	case TLC_OP_ATOMIC_MAX:
-	case TLC_OP_ATOMIC_MIN: per_thread_stmt(s, st, m); return;
+	case TLC_OP_ATOMIC_MIN:
+	case TLC_OP_RNG_INIT: per_thread_stmt(s, st, m); return;
 	case TLC_OP_ATOMIC_ADD:
 		if (c->u.call.args[0]->kind == TLC_EXPR_LOAD) {
 			per_thread_stmt(s, st, m);

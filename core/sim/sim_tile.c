@@ -573,6 +573,7 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	case TLC_OP_ATOMIC_ADD: atomic_add(s, c, st->loc); return;
 	case TLC_OP_ATOMIC_MAX:
 	case TLC_OP_ATOMIC_MIN: atomic_minmax(s, c, st->loc); return;
+	case TLC_OP_RNG_INIT: sim_rng_init(s, c, st->loc); return;
 	case TLC_OP_ANNOTATE_LAYOUT:
 	case TLC_OP_ANNOTATE_SAFE_VALUE: /* read once before the run (sim_run.c) */
 	case TLC_OP_USE_SWIZZLE:
