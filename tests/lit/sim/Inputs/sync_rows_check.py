@@ -9,6 +9,9 @@
     sync_rows_check.py halving DIR ROUNDS     Cnt[0] and the first Cnt[0] elements of B are
                                               the multiset of what ROUNDS rounds of "keep
                                               the even values, halved" leave of A
+    sync_rows_check.py blocks DIR NBLK        B is -1 but where thread t with M[t] odd stored
+                                              A[u * 2048 + 8 t + v] at u * 2048 + 64 (t // 8)
+                                              + 8 (t % 8) + (v ^ (t // 8) % 8)
 Exit 0 when the check holds; 1 with the first mismatch on stderr.
 """
 import os
@@ -58,12 +61,30 @@ def halving(d, rounds):
     print(f"halving: {len(vals)} values as expected")
 
 
+def blocks(d, nblk):
+    _, _, a = read_npy(f"{d}/A.npy")
+    _, _, m = read_npy(f"{d}/M.npy")
+    _, _, b = read_npy(f"{d}/B.npy")
+    want = [-1] * (nblk * 2048)
+    for t in range(256):
+        if m[t] % 2 != 0:
+            for u in range(nblk):
+                for v in range(8):
+                    want[u * 2048 + t // 8 * 64 + t % 8 * 8 + (v ^ t // 8 % 8)] = a[u * 2048 + t * 8 + v]
+    for k, (x, y) in enumerate(zip(b, want)):
+        if x != y:
+            fail(f"B[{k}] = {x}, expected {y}")
+    print(f"blocks: {len(want)} values as expected")
+
+
 def main():
     if sys.argv[1] == "write":
         n, rng = int(sys.argv[3]), random.Random(int(sys.argv[4]))
         write_npy(sys.argv[2], "int32", [rng.randrange(64) for _ in range(n)])
     elif sys.argv[1] == "pingpong":
         pingpong(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1] == "blocks":
+        blocks(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "halving":
         halving(sys.argv[2], int(sys.argv[3]))
     else:
