@@ -75,7 +75,8 @@ typedef struct access_sink {
 	void *ctx;
 } access_sink;
 
-static void emit(const access_sink *k, const tlc_buffer *b, unsigned mode, int n, const tlc_expr *const *idx)
+static void emit(const access_sink *k, const tlc_buffer *b, unsigned mode, int n,
+                 const tlc_expr *const *idx)
 {
 	if (k->efn)
 		k->efn(k->ctx, b, mode, n, idx);
@@ -143,7 +144,8 @@ bool tlc_stmt_completes_on_mbarrier(const tlc_stmt *s)
 }
 
 /* Inside `with T.attr("completes_on", bar)`: writes are published by bar. */
-static void mbarrier_write(void *p, const tlc_buffer *b, unsigned mode, int n, const tlc_expr *const *idx)
+static void mbarrier_write(void *p, const tlc_buffer *b, unsigned mode, int n,
+                           const tlc_expr *const *idx)
 {
 	access_walk *w = p;
 	emit(&w->k, b, mode & TLC_ACCESS_WRITE ? mode | TLC_ACCESS_MBARRIER : mode, n, idx);

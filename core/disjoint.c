@@ -59,7 +59,8 @@ typedef struct binder_search {
 static tlc_walk_action find_binder(void *p, const tlc_stmt *s)
 {
 	binder_search *b = p;
-	if ((s->kind == TLC_STMT_FOR && s->u.loop.var == b->v) || (s->kind == TLC_STMT_LET && s->u.let.var == b->v))
+	if ((s->kind == TLC_STMT_FOR && s->u.loop.var == b->v) ||
+	    (s->kind == TLC_STMT_LET && s->u.let.var == b->v))
 		b->found = true;
 	return b->found ? TLC_WALK_STOP : TLC_WALK_CONTINUE;
 }
@@ -105,7 +106,10 @@ static bool stable(const tlc_disjoint *d, const tlc_expr *x, const tlc_stmt *car
 
 /* ---- bounds of a term ---- */
 
-static bool in_limit(int64_t v) { return v > -LIMIT && v < LIMIT; }
+static bool in_limit(int64_t v)
+{
+	return v > -LIMIT && v < LIMIT;
+}
 
 /* Bounds of x, as tlc_expr_bounds gives them, and also of the bitwise
  * operators on non-negative operands (a swizzle's XOR). */
@@ -116,7 +120,8 @@ static bool term_bounds(const tlc_disjoint *d, const tlc_expr *x, int64_t *lo, i
 	case TLC_EXPR_BITXOR:
 	case TLC_EXPR_BITOR:
 	case TLC_EXPR_BITAND:
-		if (!term_bounds(d, x->u.op.a, &al, &ah) || !term_bounds(d, x->u.op.b, &bl, &bh) || al < 0 || bl < 0)
+		if (!term_bounds(d, x->u.op.a, &al, &ah) || !term_bounds(d, x->u.op.b, &bl, &bh) ||
+		    al < 0 || bl < 0)
 			return false;
 		if (x->kind == TLC_EXPR_BITAND) {
 			*lo = 0, *hi = ah < bh ? ah : bh;
@@ -141,13 +146,15 @@ static bool term_bounds(const tlc_disjoint *d, const tlc_expr *x, int64_t *lo, i
 			break;
 		if (tlc_expr_as_int(x->u.op.b, &k))
 			o = x->u.op.a;
-		if (!in_limit(k) || !term_bounds(d, o, &al, &ah) || llabs(k) > LIMIT / (llabs(al) + llabs(ah) + 1))
+		if (!in_limit(k) || !term_bounds(d, o, &al, &ah) ||
+		    llabs(k) > LIMIT / (llabs(al) + llabs(ah) + 1))
 			return false;
 		*lo = k >= 0 ? k * al : k * ah;
 		*hi = k >= 0 ? k * ah : k * al;
 		return true;
 	}
-	default: break;
+	default:
+		break;
 	}
 	return tlc_expr_bounds(&d->ranges, x, lo, hi);
 }
@@ -164,7 +171,8 @@ typedef struct lin {
 	bool ok;
 } lin;
 
-static void lin_add(const tlc_expr **items, int64_t *coefs, int *n, lin *l, const tlc_expr *x, int64_t coef)
+static void lin_add(const tlc_expr **items, int64_t *coefs, int *n, lin *l, const tlc_expr *x,
+		    int64_t coef)
 {
 	for (int i = 0; i < *n; i++)
 		if (items[i] == x) {
@@ -195,7 +203,9 @@ static void decompose(lin *l, const tlc_expr *x, int64_t coef)
 		return;
 	}
 	switch (x->kind) {
-	case TLC_EXPR_VAR: lin_add(l->var, l->vc, &l->nv, l, x, coef); return;
+	case TLC_EXPR_VAR:
+		lin_add(l->var, l->vc, &l->nv, l, x, coef);
+		return;
 	case TLC_EXPR_ADD:
 		decompose(l, x->u.op.a, coef);
 		decompose(l, x->u.op.b, coef);
@@ -204,7 +214,9 @@ static void decompose(lin *l, const tlc_expr *x, int64_t coef)
 		decompose(l, x->u.op.a, coef);
 		decompose(l, x->u.op.b, -coef);
 		return;
-	case TLC_EXPR_NEG: decompose(l, x->u.op.a, -coef); return;
+	case TLC_EXPR_NEG:
+		decompose(l, x->u.op.a, -coef);
+		return;
 	case TLC_EXPR_MUL:
 		if (tlc_expr_as_int(x->u.op.a, &v) && in_limit(v)) {
 			decompose(l, x->u.op.b, coef * v);
@@ -215,7 +227,8 @@ static void decompose(lin *l, const tlc_expr *x, int64_t coef)
 			return;
 		}
 		break;
-	default: break;
+	default:
+		break;
 	}
 	lin_add(l->res, l->rc, &l->nr, l, x, coef);
 }
@@ -239,8 +252,8 @@ static int64_t coef_of(const tlc_expr *const *items, const int64_t *coefs, int n
 }
 
 /* The bounds of p - c (P's index minus C's), false when unknown. */
-static bool diff_bounds(const tlc_disjoint *d, const lin *p, const lin *c, const tlc_stmt *carried, int64_t *lo,
-                        int64_t *hi)
+static bool diff_bounds(const tlc_disjoint *d, const lin *p, const lin *c, const tlc_stmt *carried,
+			int64_t *lo, int64_t *hi)
 {
 	*lo = *hi = p->k - c->k;
 	const tlc_var *loopvar = carried ? carried->u.loop.var : NULL;
@@ -248,7 +261,8 @@ static bool diff_bounds(const tlc_disjoint *d, const lin *p, const lin *c, const
 		const lin *l = side ? c : p;
 		for (int i = 0; i < l->nv; i++) {
 			const tlc_expr *x = l->var[i];
-			int64_t a = coef_of(p->var, p->vc, p->nv, x), b = coef_of(c->var, c->vc, c->nv, x);
+			int64_t a = coef_of(p->var, p->vc, p->nv, x),
+				b = coef_of(c->var, c->vc, c->nv, x);
 			int64_t vlo, vhi;
 			bool ranged = tlc_expr_bounds(&d->ranges, x, &vlo, &vhi);
 			if (side == 1 && a != 0)
@@ -262,7 +276,8 @@ static bool diff_bounds(const tlc_disjoint *d, const lin *p, const lin *c, const
 					return false;
 			} else {
 				/* a value of each thread (or iteration) alone */
-				if (!ranged || !add_scaled(lo, hi, a, vlo, vhi) || !add_scaled(lo, hi, -b, vlo, vhi))
+				if (!ranged || !add_scaled(lo, hi, a, vlo, vhi) ||
+				    !add_scaled(lo, hi, -b, vlo, vhi))
 					return false;
 			}
 		}
@@ -271,13 +286,15 @@ static bool diff_bounds(const tlc_disjoint *d, const lin *p, const lin *c, const
 		const lin *l = side ? c : p;
 		for (int i = 0; i < l->nr; i++) {
 			const tlc_expr *x = l->res[i];
-			int64_t a = coef_of(p->res, p->rc, p->nr, x), b = coef_of(c->res, c->rc, c->nr, x);
+			int64_t a = coef_of(p->res, p->rc, p->nr, x),
+				b = coef_of(c->res, c->rc, c->nr, x);
 			int64_t tlo, thi;
 			if (side == 1 && a != 0)
 				continue;
 			if (a == b && stable(d, x, carried))
 				continue; /* the same value on both sides */
-			if (!term_bounds(d, x, &tlo, &thi) || !add_scaled(lo, hi, side ? -l->rc[i] : l->rc[i], tlo, thi))
+			if (!term_bounds(d, x, &tlo, &thi) ||
+			    !add_scaled(lo, hi, side ? -l->rc[i] : l->rc[i], tlo, thi))
 				return false;
 			if (side == 0 && b != 0 && !add_scaled(lo, hi, -b, tlo, thi))
 				return false;
@@ -292,18 +309,21 @@ static const tlc_expr *split_const(const tlc_expr *x, int64_t *k, bool *add)
 {
 	*k = 0;
 	*add = false;
-	if ((x->kind == TLC_EXPR_BITXOR || x->kind == TLC_EXPR_ADD) && tlc_expr_as_int(x->u.op.b, k)) {
+	if ((x->kind == TLC_EXPR_BITXOR || x->kind == TLC_EXPR_ADD) &&
+	    tlc_expr_as_int(x->u.op.b, k)) {
 		*add = x->kind == TLC_EXPR_ADD;
 		return x->u.op.a;
 	}
-	if ((x->kind == TLC_EXPR_BITXOR || x->kind == TLC_EXPR_ADD) && tlc_expr_as_int(x->u.op.a, k)) {
+	if ((x->kind == TLC_EXPR_BITXOR || x->kind == TLC_EXPR_ADD) &&
+	    tlc_expr_as_int(x->u.op.a, k)) {
 		*add = x->kind == TLC_EXPR_ADD;
 		return x->u.op.b;
 	}
 	return x;
 }
 
-static bool dim_disjoint(const tlc_disjoint *d, const tlc_expr *p, const tlc_expr *c, const tlc_stmt *carried)
+static bool dim_disjoint(const tlc_disjoint *d, const tlc_expr *p, const tlc_expr *c,
+			 const tlc_stmt *carried)
 {
 	int64_t kp, kc, lo, hi;
 	bool addp, addc;
@@ -319,8 +339,8 @@ static bool dim_disjoint(const tlc_disjoint *d, const tlc_expr *p, const tlc_exp
 	return lo > 0 || hi < 0;
 }
 
-bool tlc_elems_disjoint(const tlc_disjoint *d, int n, const tlc_expr *const *p, const tlc_expr *const *c,
-                        const tlc_stmt *carried)
+bool tlc_elems_disjoint(const tlc_disjoint *d, int n, const tlc_expr *const *p,
+			const tlc_expr *const *c, const tlc_stmt *carried)
 {
 	if (!d || !p || !c || n <= 0)
 		return false;

@@ -74,7 +74,8 @@ typedef struct accesses {
 	tlc_loc loc;
 } accesses;
 
-static void add_access(void *p, const tlc_buffer *b, unsigned mode, int n, const tlc_expr *const *idx)
+static void add_access(void *p, const tlc_buffer *b, unsigned mode, int n,
+                       const tlc_expr *const *idx)
 {
 	accesses *a = p;
 	if (!tlc_buffer_in_shared(b) || (mode & TLC_ACCESS_MBARRIER))
@@ -121,12 +122,14 @@ static bool apart(const checker *c, const pending *p, const pending *q, const tl
 /* The first pending access that conflicts with a (NULL when none), and the
  * access of a it conflicts with; carried: the loop whose next iteration a
  * belongs to, or NULL. */
-static const pending *conflict(const checker *c, const accesses *a, const pending **with, const tlc_stmt *carried)
+static const pending *conflict(const checker *c, const accesses *a, const pending **with,
+                               const tlc_stmt *carried)
 {
 	for (int i = 0; i < a->n; i++)
 		for (int j = 0; j < c->n; j++) {
 			const pending *p = &c->items[j];
-			if ((p->write || a->items[i].write) && tlc_buffers_share_memory(p->buf, a->items[i].buf) &&
+			if ((p->write || a->items[i].write) &&
+			    tlc_buffers_share_memory(p->buf, a->items[i].buf) &&
 			    !apart(c, p, &a->items[i], carried)) {
 				*with = &a->items[i];
 				return p;
@@ -311,9 +314,10 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 	case TLC_STMT_FOR: {
 		check_body(c, s->u.loop.body, in_nest);
 		/* a T.vectorized loop is one access of its elements */
-		accesses head = s->u.loop.body && s->u.loop.kind != TLC_FOR_VECTORIZED ? body_head(s->u.loop.body)
-		                                                                       : (accesses){0};
-		const pending *w = NULL, *e = in_nest || c->errors ? NULL : conflict(c, &head, &w, s);
+		bool carries = s->u.loop.body && s->u.loop.kind != TLC_FOR_VECTORIZED;
+		accesses head = carries ? body_head(s->u.loop.body) : (accesses){0};
+		const pending *w = NULL;
+		const pending *e = in_nest || c->errors ? NULL : conflict(c, &head, &w, s);
 		if (e)
 			report(c, s->loc, e, w, true);
 		tlc_mem_free(head.items);

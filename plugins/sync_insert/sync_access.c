@@ -79,7 +79,8 @@ static const si_elems *join(si_state *si, const si_elems *a, const si_elems *b)
 	return e;
 }
 
-static void add_elem(si_state *si, si_access *acc, int buf, bool write, int n, const tlc_expr *const *idx)
+static void add_elem(si_state *si, si_access *acc, int buf, bool write, int n,
+                     const tlc_expr *const *idx)
 {
 	si_elems *e = elems_alloc(si, sizeof(*e));
 	*e = (si_elems){NULL, NULL, buf, write, n, idx};
@@ -101,15 +102,16 @@ void si_access_add_writes(si_state *si, si_access *acc, const si_set *set)
 			add_elem(si, acc, i, true, 0, NULL);
 }
 
-/* Calls fn on every leaf of e for buffer buf (with a write when write). */
+/* True when fn holds for some leaf of e that is an access of buffer buf (a
+ * write, when write_only). */
 typedef bool (*leaf_fn)(const si_state *si, const si_elems *leaf, const void *ctx);
 
-static bool any_leaf(const si_state *si, const si_elems *e, int buf, bool write_only, leaf_fn fn, const void *ctx)
+static bool any_leaf(const si_state *si, const si_elems *e, int buf, bool write_only, leaf_fn fn,
+                     const void *ctx)
 {
 	while (e) {
-		if (!e->a && !e->b) {
+		if (!e->a && !e->b)
 			return e->buf == buf && (e->write || !write_only) && fn(si, e, ctx);
-		}
 		if (any_leaf(si, e->a, buf, write_only, fn, ctx))
 			return true;
 		e = e->b;
@@ -185,7 +187,8 @@ typedef struct access_ctx {
 	si_access *acc;
 } access_ctx;
 
-static void add_access(void *p, const tlc_buffer *b, unsigned mode, int n, const tlc_expr *const *idx)
+static void add_access(void *p, const tlc_buffer *b, unsigned mode, int n,
+                       const tlc_expr *const *idx)
 {
 	access_ctx *c = p;
 	if (mode & TLC_ACCESS_MBARRIER)

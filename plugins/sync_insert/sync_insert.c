@@ -10,7 +10,15 @@
  * before it when it conflicts as a whole, and barriers inside its body
  * where its own statements conflict.  At the end of a serial loop body a
  * barrier goes in when what the body left pending meets what the next
- * iteration does before its first barrier (the loop-carried hazard).
+ * iteration does before its first barrier (the loop-carried hazard); a
+ * T.vectorized loop is one access of its elements and carries nothing.
+ * Accesses of one buffer meet only where tlc_elems_disjoint cannot prove
+ * that no two threads name the same element (the sets keep each access's
+ * indices beside their buffer bits: rows r and r ^ 1 of a double buffer,
+ * iterations of a loop over blocks of a buffer, need nothing between them).
+ * The branches of an `if` are alternatives: each is walked from what was
+ * pending before the `if` (a thread takes one of them), and what either
+ * leaves is pending after it.
  *
  * A barrier never goes where threads diverge: inside a lowered T.Parallel
  * nest (`with T.attr("parallel_nest", 1)`) or inside an `if` whose
@@ -384,7 +392,8 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		                                !uniform_guard(si, s->u.if_.cond, s->u.if_.else_s)))
 			inner = (si_region){SI_THREAD_IF, s, {{0}}, si->pending};
 		si_access before = si->pending;
-		si_set unfenced = si->unfenced, in_flight = si->in_flight, wgmma_reads = si->wgmma_reads;
+		si_set unfenced = si->unfenced, in_flight = si->in_flight;
+		si_set wgmma_reads = si->wgmma_reads;
 		visit_body(si, &s->u.if_.then_s, inner);
 		if (!s->u.if_.else_s) {
 			/* the branch may not be taken */
@@ -404,7 +413,8 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		si_set_union(&si->unfenced, &unfenced);
 		si_set_union(&si->in_flight, &in_flight);
 		si_set_union(&si->wgmma_reads, &wgmma_reads);
-		si_set then_unfenced = si->unfenced, then_flight = si->in_flight, then_wgmma = si->wgmma_reads;
+		si_set then_unfenced = si->unfenced, then_flight = si->in_flight;
+		si_set then_wgmma = si->wgmma_reads;
 		visit_body(si, &s->u.if_.else_s, inner);
 		si_access_union(si, &si->pending, &after_then);
 		si_set_union(&si->unfenced, &then_unfenced);
