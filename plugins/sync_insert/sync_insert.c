@@ -553,6 +553,15 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 	si_access_union(si, &si->pending, &all);
 }
 
+/* True when s is an arrive on an mbarrier that other scopes wait on: a
+ * plain arrive, or T.cp_async_arrive(_noinc), which arrives once this
+ * thread's copies have landed (its ordinary stores went before it). */
+static bool publishes(const tlc_stmt *s)
+{
+	return tlc_stmt_is_call(s, TLC_OP_BARRIER_ARRIVE) || tlc_stmt_is_call(s, TLC_OP_MBARRIER_ARRIVE) ||
+	       tlc_stmt_is_call(s, TLC_OP_CP_ASYNC_ARRIVE) || tlc_stmt_is_call(s, TLC_OP_CP_ASYNC_ARRIVE_NOINC);
+}
+
 /* True when this thread's ordinary stores since the last fence include a
  * buffer that a WGMMA of the T.ws group reads. */
 static bool published_to_async(const si_state *si)
@@ -584,8 +593,7 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			i += group - 1;
 			continue;
 		}
-		if ((tlc_stmt_is_call(item, TLC_OP_BARRIER_ARRIVE) || tlc_stmt_is_call(item, TLC_OP_MBARRIER_ARRIVE)) &&
-		    published_to_async(si)) {
+		if (publishes(item) && published_to_async(si)) {
 			/* a scope of a T.ws group hands shared memory it wrote to a
 			 * WGMMA of another scope: its own stores reach the async proxy
 			 * through a fence before the arrive that publishes them */
