@@ -149,6 +149,8 @@ static bool next_leaf(const si_state *si, const si_elems *x, const void *ctx)
 static bool elems_meet(const si_state *si, int i, const si_access *pending, const si_access *next,
                        const tlc_stmt *carried)
 {
+	if (si->coarse)
+		return true;
 	pair_ctx c = {NULL, pending->e, i, false, carried};
 	return any_leaf(si, next->e, i, false, next_leaf, &c);
 }

@@ -349,6 +349,7 @@ static void visit_loop_end(si_state *si, tlc_stmt *s, si_region inner, bool has_
 		return; /* one access of several elements: no iteration follows another */
 	si_access head = {0};
 	si_body_head(si, s->u.loop.body, &head);
+	si->coarse = false;
 	const tlc_buffer *b = si_hazard(si, &si->pending, &head, s);
 	if (!b)
 		return;
@@ -497,6 +498,7 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 		async_reader = async_reader || reads_async_proxy(items[k]);
 		ordered = ordered || waits_on_mbarrier(items[k]);
 	}
+	si->coarse = rg.where == SI_NEST;
 	const tlc_buffer *b = si_hazard(si, &si->pending, &all, NULL);
 	if (!b && async_reader)
 		b = si_common(si, &all.r, &si->unfenced);
@@ -520,6 +522,7 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 			si_access earlier = {0}, later = {0};
 			si_stmt_access(si, items[e], &earlier);
 			si_stmt_access(si, items[k], &later);
+			si->coarse = rg.where == SI_NEST;
 			const tlc_buffer *shared = si_hazard(si, &earlier, &later, NULL);
 			if (!shared)
 				continue;
@@ -657,6 +660,7 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			si->errors++;
 			si->wgmma_reads = (si_set){{0}};
 		}
+		si->coarse = rg.where == SI_NEST;
 		const tlc_buffer *b = si_hazard(si, &si->pending, &acc, NULL);
 		bool async_reader = reads_async_proxy(item);
 		if (!b && async_reader)

@@ -83,6 +83,10 @@ typedef struct si_state {
 	bool has_continue, exit_diverges;
 	int errors;
 	struct tlc_disjoint *dis; /* the element facts of the kernel */
+	/* inside a T.Parallel nest: its threads run their serial loops at
+	 * their own pace, so two accesses there are not of one iteration, and
+	 * every access of a buffer meets every other (no element proof) */
+	bool coarse;
 	void **allocs;            /* what the si_elems nodes were allocated in */
 	int nallocs, cap_allocs;
 } si_state;
