@@ -297,14 +297,29 @@ static bool holds_collective(const si_state *si, const tlc_stmt *body)
 	return found;
 }
 
+/* The body of a T.Parallel nest.  The caller checked the nest as a whole
+ * against what was pending (and put a barrier before it where they meet),
+ * so inside only the nest's own accesses can meet: those with no element
+ * proof (si->coarse), its threads running their loops at their own pace. */
+static void visit_nest(si_state *si, tlc_stmt **slot, si_region inner)
+{
+	si_access outer = si->pending;
+	si->pending = (si_access){0};
+	visit_body(si, slot, inner);
+	si->pending = outer;
+}
+
 static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 {
 	si_region inner = rg;
 	if (s->u.loop.kind == TLC_FOR_PARALLEL || s->u.loop.kind == TLC_FOR_THREAD) {
 		/* not lowered: every iteration is another thread */
-		if (rg.where == SI_ANYWHERE)
-			inner = (si_region){SI_NEST, s, {{0}}, {{{0}}, {{0}}, NULL}};
-		visit_body(si, &s->u.loop.body, inner);
+		if (rg.where != SI_ANYWHERE) {
+			visit_body(si, &s->u.loop.body, inner);
+			return;
+		}
+		inner = (si_region){SI_NEST, s, {{0}}, {{{0}}, {{0}}, NULL}};
+		visit_nest(si, &s->u.loop.body, inner);
 		return;
 	}
 	if (rg.where == SI_ANYWHERE &&
@@ -436,6 +451,8 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 			for (int i = 0; v && v->kind == TLC_EXPR_TUPLE && i < v->u.tuple.n; i++)
 				if (v->u.tuple.items[i]->kind == TLC_EXPR_BUF)
 					si_set_add(si, &inner.priv, v->u.tuple.items[i]->u.buf);
+			visit_nest(si, &s->u.attr.body, inner);
+			return;
 		}
 		visit_body(si, &s->u.attr.body, inner);
 		return;
