@@ -67,14 +67,48 @@ static unsigned operand_mode(const tlc_expr *x, int i, unsigned mode)
 	}
 }
 
-void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn fn, void *ctx)
+/* Where accesses go: a plain callback, or one that also gets the indices
+ * of an access of one element (n, idx; NULL idx for anything wider). */
+typedef struct access_sink {
+	tlc_access_fn fn;
+	tlc_elem_access_fn efn;
+	void *ctx;
+} access_sink;
+
+static void emit(const access_sink *k, const tlc_buffer *b, unsigned mode, int n,
+                 const tlc_expr *const *idx)
+{
+	if (k->efn)
+		k->efn(k->ctx, b, mode, n, idx);
+	else
+		k->fn(k->ctx, b, mode);
+}
+
+/* True when a load that is argument i of call x stands for the one element
+ * it names: the destination of a scalar atomic.  Any other call may take
+ * it as the address of several elements (a vector copy, stmatrix, ...). */
+static bool element_arg(const tlc_expr *x, int i)
+{
+	switch (x->u.call.op) {
+	case TLC_OP_ATOMIC_ADD:
+	case TLC_OP_ATOMIC_MAX:
+	case TLC_OP_ATOMIC_MIN: return i == 0;
+	default: return false;
+	}
+}
+
+/* elem: x is used as a value (or an atomic's element), so a load at its
+ * top reads (or updates) one element. */
+static void expr_accesses(const tlc_expr *x, unsigned mode, bool elem, const access_sink *k)
 {
 	if (!x)
 		return;
 	switch (x->kind) {
-	case TLC_EXPR_LOAD: fn(ctx, x->u.load.buf, mode); break;
-	case TLC_EXPR_BUF: fn(ctx, x->u.buf, mode); break;
-	case TLC_EXPR_REGION: fn(ctx, x->u.region.buf, mode); break;
+	case TLC_EXPR_LOAD:
+		emit(k, x->u.load.buf, mode, x->u.load.n, elem ? x->u.load.idx : NULL);
+		break;
+	case TLC_EXPR_BUF: emit(k, x->u.buf, mode, 0, NULL); break;
+	case TLC_EXPR_REGION: emit(k, x->u.region.buf, mode, 0, NULL); break;
 	case TLC_EXPR_LAMBDA: return; /* a layout function: index arithmetic, no memory */
 	case TLC_EXPR_CALL:
 		/* names tensors to say what their masked loads read, or buffers
@@ -86,13 +120,22 @@ void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn fn, void 
 	default: break;
 	}
 	int n = tlc_expr_num_children(x);
-	for (int i = 0; i < n; i++)
-		tlc_expr_accesses(tlc_expr_child(x, i), operand_mode(x, i, mode), fn, ctx);
+	for (int i = 0; i < n; i++) {
+		/* the indices of an access and the operands of arithmetic are
+		 * values; a call's arguments are values only where it says so */
+		bool e = x->kind != TLC_EXPR_CALL || element_arg(x, i);
+		expr_accesses(tlc_expr_child(x, i), operand_mode(x, i, mode), e, k);
+	}
+}
+
+void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn fn, void *ctx)
+{
+	access_sink k = {fn, NULL, ctx};
+	expr_accesses(x, mode, false, &k);
 }
 
 typedef struct access_walk {
-	tlc_access_fn fn;
-	void *ctx;
+	access_sink k;
 } access_walk;
 
 bool tlc_stmt_completes_on_mbarrier(const tlc_stmt *s)
@@ -101,23 +144,26 @@ bool tlc_stmt_completes_on_mbarrier(const tlc_stmt *s)
 }
 
 /* Inside `with T.attr("completes_on", bar)`: writes are published by bar. */
-static void mbarrier_write(void *p, const tlc_buffer *b, unsigned mode)
+static void mbarrier_write(void *p, const tlc_buffer *b, unsigned mode, int n,
+                           const tlc_expr *const *idx)
 {
 	access_walk *w = p;
-	w->fn(w->ctx, b, mode & TLC_ACCESS_WRITE ? mode | TLC_ACCESS_MBARRIER : mode);
+	emit(&w->k, b, mode & TLC_ACCESS_WRITE ? mode | TLC_ACCESS_MBARRIER : mode, n, idx);
 }
+
+static void stmt_accesses(const tlc_stmt *s, const access_sink *k);
 
 static tlc_walk_action stmt_access(void *p, const tlc_stmt *s)
 {
 	access_walk *w = p;
 	if (tlc_stmt_completes_on_mbarrier(s)) {
-		access_walk inner = {mbarrier_write, w};
-		tlc_stmt_accesses(s->u.attr.body, inner.fn, &inner);
-		tlc_expr_accesses(s->u.attr.value, TLC_ACCESS_READ, w->fn, w->ctx);
+		access_sink inner = {NULL, mbarrier_write, w};
+		stmt_accesses(s->u.attr.body, &inner);
+		expr_accesses(s->u.attr.value, TLC_ACCESS_READ, true, &w->k);
 		return TLC_WALK_SKIP;
 	}
 	if (s->kind == TLC_STMT_STORE)
-		w->fn(w->ctx, s->u.store.buf, TLC_ACCESS_WRITE);
+		emit(&w->k, s->u.store.buf, TLC_ACCESS_WRITE, s->u.store.n, s->u.store.idx);
 	/* a declaration's shape and init are not accesses of memory */
 	return s->kind == TLC_STMT_ALLOC ? TLC_WALK_SKIP : TLC_WALK_CONTINUE;
 }
@@ -127,15 +173,25 @@ static tlc_walk_action stmt_access(void *p, const tlc_stmt *s)
 static tlc_walk_action expr_access(void *p, const tlc_expr *e)
 {
 	access_walk *w = p;
-	tlc_expr_accesses(e, TLC_ACCESS_READ, w->fn, w->ctx);
+	expr_accesses(e, TLC_ACCESS_READ, true, &w->k);
 	return TLC_WALK_SKIP;
+}
+
+static void stmt_accesses(const tlc_stmt *s, const access_sink *k)
+{
+	access_walk w = {*k};
+	tlc_visitor v = {.ctx = &w, .stmt_pre = stmt_access, .expr_pre = expr_access};
+	tlc_walk_stmt(&v, s);
 }
 
 void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx)
 {
-	access_walk w = {fn, ctx};
-	tlc_visitor v = {.ctx = &w, .stmt_pre = stmt_access, .expr_pre = expr_access};
-	tlc_walk_stmt(&v, s);
+	stmt_accesses(s, &(access_sink){fn, NULL, ctx});
+}
+
+void tlc_stmt_elem_accesses(const tlc_stmt *s, tlc_elem_access_fn fn, void *ctx)
+{
+	stmt_accesses(s, &(access_sink){NULL, fn, ctx});
 }
 
 typedef struct align_walk {

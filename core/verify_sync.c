@@ -15,7 +15,16 @@
  *    reports hazards there), but all of it counts as accessed;
  *  - a loop body runs again: what one iteration leaves pending must not meet
  *    what the next does before its first barrier;
- *  - both branches of an `if` count, one after the other (conservative);
+ *  - the branches of an `if` are alternatives: each is checked against
+ *    what was pending before the `if`, and both are pending after it (with
+ *    a uniform condition every thread takes the same branch; with a
+ *    condition that depends on the thread, the threads that take one
+ *    branch run at the same time as those that take the other, and no
+ *    barrier could order them);
+ *  - two accesses of one buffer that tlc_elems_disjoint proves never name
+ *    the same element in two threads need no barrier;
+ *  - a T.vectorized loop is one access of several elements: nothing is
+ *    carried between its iterations;
  *  - a barrier inside T.ws is a barrier of its warpgroups only: it orders
  *    the block's own accesses, not those other threads made before it;
  *  - T.ws scopes next to each other run at the same time
@@ -35,6 +44,7 @@
 #include <string.h>
 #include <tlc/access.h>
 #include <tlc/tileops.h>
+#include <tlc/uniform.h>
 #include <tlc/walk.h>
 
 /* One pending access since the last barrier. */
@@ -42,6 +52,8 @@ typedef struct pending {
 	const tlc_buffer *buf;
 	tlc_loc loc; /* of the block item that made it */
 	bool write;
+	int n;                    /* the element's indices, or NULL */
+	const tlc_expr *const *idx;
 } pending;
 
 typedef struct checker {
@@ -53,6 +65,7 @@ typedef struct checker {
 	int base; /* inside T.ws: items[0, base) were made by other threads before it */
 	int nflight, cap_flight;
 	pending *flight; /* T.cp_async writes no T.cp_async_wait(0) completed */
+	const tlc_disjoint *dis; /* element facts of the kernel being checked */
 } checker;
 
 typedef struct accesses {
@@ -61,7 +74,8 @@ typedef struct accesses {
 	tlc_loc loc;
 } accesses;
 
-static void add_access(void *p, const tlc_buffer *b, unsigned mode)
+static void add_access(void *p, const tlc_buffer *b, unsigned mode, int n,
+                       const tlc_expr *const *idx)
 {
 	accesses *a = p;
 	if (!tlc_buffer_in_shared(b) || (mode & TLC_ACCESS_MBARRIER))
@@ -71,14 +85,19 @@ static void add_access(void *p, const tlc_buffer *b, unsigned mode)
 		if (!(mode & (write ? TLC_ACCESS_WRITE : TLC_ACCESS_READ)))
 			continue;
 		a->items = tlc_mem_grow(a->items, a->n, &a->cap, sizeof(*a->items));
-		a->items[a->n++] = (pending){b, a->loc, write};
+		a->items[a->n++] = (pending){b, a->loc, write, n, idx};
 	}
+}
+
+static void add_plain(void *p, const tlc_buffer *b, unsigned mode)
+{
+	add_access(p, b, mode, 0, NULL);
 }
 
 static accesses collect(const tlc_stmt *s)
 {
 	accesses a = {.loc = s->loc};
-	tlc_stmt_accesses(s, add_access, &a);
+	tlc_stmt_elem_accesses(s, add_access, &a);
 	return a;
 }
 
@@ -93,14 +112,25 @@ static bool is_nest(const tlc_stmt *s)
 	       (!strcmp(s->u.attr.key, "parallel_nest") || !strcmp(s->u.attr.key, "thread_private"));
 }
 
+/* True when p and q are elements of one buffer that no two threads share. */
+static bool apart(const checker *c, const pending *p, const pending *q, const tlc_stmt *carried)
+{
+	return p->buf == q->buf && p->idx && q->idx && p->n == q->n &&
+	       tlc_elems_disjoint(c->dis, p->n, p->idx, q->idx, carried);
+}
+
 /* The first pending access that conflicts with a (NULL when none), and the
- * access of a it conflicts with. */
-static const pending *conflict(const checker *c, const accesses *a, const pending **with)
+ * access of a it conflicts with; carried: the loop whose next iteration a
+ * belongs to, or NULL. */
+static const pending *conflict(const checker *c, const accesses *a, const pending **with,
+                               const tlc_stmt *carried)
 {
 	for (int i = 0; i < a->n; i++)
 		for (int j = 0; j < c->n; j++) {
 			const pending *p = &c->items[j];
-			if ((p->write || a->items[i].write) && tlc_buffers_share_memory(p->buf, a->items[i].buf)) {
+			if ((p->write || a->items[i].write) &&
+			    tlc_buffers_share_memory(p->buf, a->items[i].buf) &&
+			    !apart(c, p, &a->items[i], carried)) {
 				*with = &a->items[i];
 				return p;
 			}
@@ -203,8 +233,8 @@ static void check_ws_group(checker *c, tlc_stmt *const *items, int n, bool in_ne
 {
 	accesses all = {.loc = items[0]->loc};
 	for (int k = 0; k < n; k++)
-		tlc_stmt_accesses(items[k], add_access, &all);
-	const pending *with = NULL, *earlier = in_nest ? NULL : conflict(c, &all, &with);
+		tlc_stmt_elem_accesses(items[k], add_access, &all);
+	const pending *with = NULL, *earlier = in_nest ? NULL : conflict(c, &all, &with, NULL);
 	if (earlier)
 		report(c, items[0]->loc, earlier, with, false);
 	for (int k = 0; k < n && !c->errors; k++) {
@@ -239,22 +269,55 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 		return;
 	}
 	accesses a = collect(s);
-	const pending *with = NULL, *earlier = in_nest ? NULL : conflict(c, &a, &with);
+	const pending *with = NULL, *earlier = in_nest ? NULL : conflict(c, &a, &with, NULL);
 	if (earlier)
 		report(c, s->loc, earlier, with, false);
 	/* its parts, for the barriers and loops inside */
 	switch (s->kind) {
 	case TLC_STMT_SCOPE: check_ws_inside(c, s, in_nest); break;
+	case TLC_STMT_IF: {
+		/* the branches are alternatives: each after what came before, and
+		 * what either leaves pending is pending after the `if` */
+		if (!s->u.if_.else_s) {
+			check_body(c, s->u.if_.then_s, in_nest);
+			break;
+		}
+		int before = c->n;
+		pending *saved = tlc_mem_alloc((size_t)(before + 1) * sizeof(*saved));
+		for (int i = 0; i < before; i++)
+			saved[i] = c->items[i];
+		check_body(c, s->u.if_.then_s, in_nest);
+		int nthen = c->n;
+		pending *then_items = tlc_mem_alloc((size_t)(nthen + 1) * sizeof(*then_items));
+		for (int i = 0; i < nthen; i++)
+			then_items[i] = c->items[i];
+		c->n = 0;
+		for (int i = 0; i < before; i++) {
+			c->items = tlc_mem_grow(c->items, c->n, &c->cap, sizeof(*c->items));
+			c->items[c->n++] = saved[i];
+		}
+		if (!c->errors)
+			check_body(c, s->u.if_.else_s, in_nest);
+		for (int i = 0; i < nthen; i++) {
+			c->items = tlc_mem_grow(c->items, c->n, &c->cap, sizeof(*c->items));
+			c->items[c->n++] = then_items[i];
+		}
+		tlc_mem_free(saved);
+		tlc_mem_free(then_items);
+		break;
+	}
 	case TLC_STMT_SEQ:
-	case TLC_STMT_IF:
 	case TLC_STMT_ATTR:
 		for (int i = 0; i < tlc_stmt_num_children(s); i++)
 			check_body(c, tlc_stmt_child(s, i), in_nest || is_nest(s));
 		break;
 	case TLC_STMT_FOR: {
 		check_body(c, s->u.loop.body, in_nest);
-		accesses head = s->u.loop.body ? body_head(s->u.loop.body) : (accesses){0};
-		const pending *w = NULL, *e = in_nest || c->errors ? NULL : conflict(c, &head, &w);
+		/* a T.vectorized loop is one access of its elements */
+		bool carries = s->u.loop.body && s->u.loop.kind != TLC_FOR_VECTORIZED;
+		accesses head = carries ? body_head(s->u.loop.body) : (accesses){0};
+		const pending *w = NULL;
+		const pending *e = in_nest || c->errors ? NULL : conflict(c, &head, &w, s);
 		if (e)
 			report(c, s->loc, e, w, true);
 		tlc_mem_free(head.items);
@@ -267,7 +330,7 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 	tlc_mem_free(a.items);
 	if (!in_nest) {
 		accesses f = {.loc = s->loc};
-		tlc_stmt_async_writes(s, add_access, &f);
+		tlc_stmt_async_writes(s, add_plain, &f);
 		for (int i = 0; i < f.n; i++) {
 			c->flight = tlc_mem_grow(c->flight, c->nflight, &c->cap_flight, sizeof(*c->flight));
 			c->flight[c->nflight++] = f.items[i];
@@ -302,8 +365,15 @@ bool tlc_verify_barriers(tlc_context *ctx, const tlc_module *m, const char *afte
 		c.n = 0;
 		c.nflight = 0;
 		c.errors = 0;
-		if (m->funcs[i] && m->funcs[i]->body)
+		if (m->funcs[i] && m->funcs[i]->body) {
+			/* the analysis reads the module; it builds no IR in it */
+			tlc_uniformity *u = tlc_uniformity_new((tlc_module *)m, m->funcs[i]);
+			tlc_disjoint *dis = tlc_disjoint_new(m->funcs[i], u);
+			c.dis = dis;
 			check_body(&c, m->funcs[i]->body, false);
+			tlc_disjoint_free(dis);
+			tlc_uniformity_free(u);
+		}
 		if (c.errors)
 			break;
 	}

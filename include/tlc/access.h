@@ -29,11 +29,54 @@ enum {
 /* Called once per buffer access with TLC_ACCESS_READ and/or _WRITE. */
 typedef void (*tlc_access_fn)(void *ctx, const tlc_buffer *b, unsigned mode);
 
+/* Called once per buffer access, as tlc_access_fn, with the indices when
+ * the access is of the one element buf[idx[0], ..., idx[n-1]] (a load used
+ * as a value, a store, a scalar atomic's destination); idx is NULL for an
+ * access of more than one element or of unknown extent (a tile op's
+ * operand, a region, a vector copy). */
+typedef void (*tlc_elem_access_fn)(void *ctx, const tlc_buffer *b, unsigned mode, int n,
+                                   const tlc_expr *const *idx);
+
 /* The accesses of expression x; `mode` is how a buffer operand at the top of
  * x (a load, a whole buffer, a region) is used. */
 TLC_API void tlc_expr_accesses(const tlc_expr *x, unsigned mode, tlc_access_fn fn, void *ctx);
 /* The accesses of s and of every statement nested in it. */
 TLC_API void tlc_stmt_accesses(const tlc_stmt *s, tlc_access_fn fn, void *ctx);
+/* The accesses of s as tlc_stmt_accesses gives them, with their indices. */
+TLC_API void tlc_stmt_elem_accesses(const tlc_stmt *s, tlc_elem_access_fn fn, void *ctx);
+
+/* ---- when two element accesses of threads cannot meet ----
+ *
+ * sync-insert and the barrier check (tlc_verify_barriers) ask it of a
+ * hazard between two accesses of one buffer: an access P made since the
+ * last barrier and a later one C, by any two threads of the block.  They
+ * need no barrier when no thread's P can name the element another thread's
+ * C names.  The proof (the one rule both use) looks at each dimension:
+ *  - the difference of the two indices, as a sum of variables with
+ *    coefficients and of other terms, has bounds that exclude 0: a
+ *    variable that has one value in every thread (tlc/uniform.h) and
+ *    between the two accesses (bound outside the loop whose next iteration
+ *    C belongs to) cancels; any other variable (the thread index, one bound
+ *    inside that loop) and any other term is bounded on each side alone;
+ *    the variable of that loop is v in P and v + d in C, d >= 1;
+ *  - or the indices are e ^ k1 and e ^ k2 (or e + k1 and e + k2) of one
+ *    such same-valued e and constants k1 != k2.
+ * Everything else (an index read from memory, a variable of unknown range
+ * that does not cancel) may meet. */
+typedef struct tlc_disjoint tlc_disjoint;
+
+struct tlc_uniformity;
+/* The facts about kernel f: the ranges of its loop, block and thread
+ * variables, and which values are uniform (u, owned by the caller). */
+TLC_API tlc_disjoint *tlc_disjoint_new(const tlc_func *f, const struct tlc_uniformity *u);
+TLC_API void tlc_disjoint_free(tlc_disjoint *d);
+/* True when the element accesses p[0..n-1] and c[0..n-1] of one buffer
+ * never name the same element in two threads.  carried: NULL, or the loop
+ * (a TLC_STMT_FOR) whose later iteration C belongs to, P belonging to an
+ * earlier one. */
+TLC_API bool tlc_elems_disjoint(const tlc_disjoint *d, int n, const tlc_expr *const *p,
+                                const tlc_expr *const *c, const tlc_stmt *carried);
+
 /* How s (and every statement nested in it) uses the storage of b (b, or
  * a T.view of the same storage): the TLC_ACCESS_* bits of its accesses. */
 TLC_API unsigned tlc_stmt_use_of(const tlc_stmt *s, const tlc_buffer *b);

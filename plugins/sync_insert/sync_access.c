@@ -52,27 +52,134 @@ void si_set_union(si_set *s, const si_set *t)
 		s->w[i] |= t->w[i];
 }
 
-/* The first buffer of a that shares memory with one of b; NULL if none. */
-static const tlc_buffer *meets(const si_state *si, const si_set *a, const si_set *b)
+static void *elems_alloc(si_state *si, size_t n)
 {
-	for (int i = 0; i < si->nbufs; i++) {
-		if (!(a->w[i / 64] >> (i % 64) & 1))
-			continue;
-		for (int j = 0; j < SI_WORDS; j++)
-			if (si->rows[i].w[j] & b->w[j])
-				return si->bufs[i];
-	}
-	return NULL;
+	void *p = tlc_mem_alloc(n);
+	si->allocs = tlc_mem_grow(si->allocs, si->nallocs, &si->cap_allocs, sizeof(*si->allocs));
+	si->allocs[si->nallocs++] = p;
+	return p;
 }
 
-const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const si_access *next)
+void si_elems_free(si_state *si)
 {
-	const tlc_buffer *b = meets(si, &next->r, &pending->w);
-	if (!b)
-		b = meets(si, &next->w, &pending->r);
-	if (!b)
-		b = meets(si, &next->w, &pending->w);
-	return b;
+	for (int i = 0; i < si->nallocs; i++)
+		tlc_mem_free(si->allocs[i]);
+	tlc_mem_free(si->allocs);
+	si->allocs = NULL;
+	si->nallocs = si->cap_allocs = 0;
+}
+
+static const si_elems *join(si_state *si, const si_elems *a, const si_elems *b)
+{
+	if (!a || !b)
+		return a ? a : b;
+	si_elems *e = elems_alloc(si, sizeof(*e));
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+static void add_elem(si_state *si, si_access *acc, int buf, bool write, int n,
+                     const tlc_expr *const *idx)
+{
+	si_elems *e = elems_alloc(si, sizeof(*e));
+	*e = (si_elems){NULL, NULL, buf, write, n, idx};
+	acc->e = join(si, acc->e, e);
+}
+
+void si_access_union(si_state *si, si_access *acc, const si_access *more)
+{
+	si_set_union(&acc->r, &more->r);
+	si_set_union(&acc->w, &more->w);
+	acc->e = join(si, acc->e, more->e);
+}
+
+void si_access_add_writes(si_state *si, si_access *acc, const si_set *set)
+{
+	si_set_union(&acc->w, set);
+	for (int i = 0; i < si->nbufs; i++)
+		if (set->w[i / 64] >> (i % 64) & 1)
+			add_elem(si, acc, i, true, 0, NULL);
+}
+
+/* True when fn holds for some leaf of e that is an access of buffer buf (a
+ * write, when write_only). */
+typedef bool (*leaf_fn)(const si_state *si, const si_elems *leaf, const void *ctx);
+
+static bool any_leaf(const si_state *si, const si_elems *e, int buf, bool write_only, leaf_fn fn,
+                     const void *ctx)
+{
+	while (e) {
+		if (!e->a && !e->b)
+			return e->buf == buf && (e->write || !write_only) && fn(si, e, ctx);
+		if (any_leaf(si, e->a, buf, write_only, fn, ctx))
+			return true;
+		e = e->b;
+	}
+	return false;
+}
+
+typedef struct pair_ctx {
+	const si_elems *with; /* an access of `next` */
+	const si_elems *pending;
+	int buf;
+	bool need_write; /* the pending access must write (with is a read) */
+	const tlc_stmt *carried;
+} pair_ctx;
+
+static bool meets_leaf(const si_state *si, const si_elems *p, const void *ctx)
+{
+	const pair_ctx *c = ctx;
+	if (!p->write && !c->with->write)
+		return false;
+	return !(p->idx && c->with->idx && p->n == c->with->n &&
+	         tlc_elems_disjoint(si->dis, p->n, p->idx, c->with->idx, c->carried));
+}
+
+static bool next_leaf(const si_state *si, const si_elems *x, const void *ctx)
+{
+	const pair_ctx *c = ctx;
+	pair_ctx inner = *c;
+	inner.with = x;
+	return any_leaf(si, c->pending, c->buf, !x->write, meets_leaf, &inner);
+}
+
+/* True when some access of buffer i in next meets one in pending that
+ * cannot be proved apart (an access of unknown elements meets all). */
+static bool elems_meet(const si_state *si, int i, const si_access *pending, const si_access *next,
+                       const tlc_stmt *carried)
+{
+	if (si->coarse)
+		return true;
+	pair_ctx c = {NULL, pending->e, i, false, carried};
+	return any_leaf(si, next->e, i, false, next_leaf, &c);
+}
+
+static bool bit(const si_set *s, int i)
+{
+	return s->w[i / 64] >> (i % 64) & 1;
+}
+
+const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const si_access *next,
+                            const tlc_stmt *carried)
+{
+	for (int i = 0; i < si->nbufs; i++) {
+		if (!bit(&next->r, i) && !bit(&next->w, i))
+			continue;
+		for (int j = 0; j < si->nbufs; j++) {
+			if (!bit(&si->rows[i], j))
+				continue;
+			bool raw = bit(&next->r, i) && bit(&pending->w, j);
+			bool war = bit(&next->w, i) && (bit(&pending->r, j) || bit(&pending->w, j));
+			if (!raw && !war)
+				continue;
+			/* another buffer on the same bytes (a view, a reused range):
+			 * its indices name other elements */
+			if (i != j || elems_meet(si, i, pending, next, carried))
+				return si->bufs[i];
+		}
+	}
+	return NULL;
 }
 
 /* ---- collecting accesses (the classification is tlc/access.h's) ---- */
@@ -82,21 +189,31 @@ typedef struct access_ctx {
 	si_access *acc;
 } access_ctx;
 
-static void add_access(void *p, const tlc_buffer *b, unsigned mode)
+static void add_access(void *p, const tlc_buffer *b, unsigned mode, int n,
+                       const tlc_expr *const *idx)
 {
 	access_ctx *c = p;
 	if (mode & TLC_ACCESS_MBARRIER)
 		return; /* a TMA load: its mbarrier orders it, not a block barrier */
-	if (mode & TLC_ACCESS_READ)
+	if (!tlc_buffer_in_shared(b))
+		return;
+	int i = buf_index(c->si, b);
+	if (i < 0)
+		return;
+	if (mode & TLC_ACCESS_READ) {
 		si_set_add(c->si, &c->acc->r, b);
-	if (mode & TLC_ACCESS_WRITE)
+		add_elem(c->si, c->acc, i, false, n, idx);
+	}
+	if (mode & TLC_ACCESS_WRITE) {
 		si_set_add(c->si, &c->acc->w, b);
+		add_elem(c->si, c->acc, i, true, n, idx);
+	}
 }
 
 void si_stmt_access(si_state *si, const tlc_stmt *s, si_access *acc)
 {
 	access_ctx c = {si, acc};
-	tlc_stmt_accesses(s, add_access, &c);
+	tlc_stmt_elem_accesses(s, add_access, &c);
 }
 
 bool si_is_barrier(const tlc_stmt *s)

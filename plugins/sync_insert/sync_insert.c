@@ -10,7 +10,15 @@
  * before it when it conflicts as a whole, and barriers inside its body
  * where its own statements conflict.  At the end of a serial loop body a
  * barrier goes in when what the body left pending meets what the next
- * iteration does before its first barrier (the loop-carried hazard).
+ * iteration does before its first barrier (the loop-carried hazard); a
+ * T.vectorized loop is one access of its elements and carries nothing.
+ * Accesses of one buffer meet only where tlc_elems_disjoint cannot prove
+ * that no two threads name the same element (the sets keep each access's
+ * indices beside their buffer bits: rows r and r ^ 1 of a double buffer,
+ * iterations of a loop over blocks of a buffer, need nothing between them).
+ * The branches of an `if` are alternatives: each is walked from what was
+ * pending before the `if` (a thread takes one of them), and what either
+ * leaves is pending after it.
  *
  * A barrier never goes where threads diverge: inside a lowered T.Parallel
  * nest (`with T.attr("parallel_nest", 1)`) or inside an `if` whose
@@ -289,14 +297,29 @@ static bool holds_collective(const si_state *si, const tlc_stmt *body)
 	return found;
 }
 
+/* The body of a T.Parallel nest.  The caller checked the nest as a whole
+ * against what was pending (and put a barrier before it where they meet),
+ * so inside only the nest's own accesses can meet: those with no element
+ * proof (si->coarse), its threads running their loops at their own pace. */
+static void visit_nest(si_state *si, tlc_stmt **slot, si_region inner)
+{
+	si_access outer = si->pending;
+	si->pending = (si_access){0};
+	visit_body(si, slot, inner);
+	si->pending = outer;
+}
+
 static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 {
 	si_region inner = rg;
 	if (s->u.loop.kind == TLC_FOR_PARALLEL || s->u.loop.kind == TLC_FOR_THREAD) {
 		/* not lowered: every iteration is another thread */
-		if (rg.where == SI_ANYWHERE)
-			inner = (si_region){SI_NEST, s, {{0}}, {{{0}}, {{0}}}};
-		visit_body(si, &s->u.loop.body, inner);
+		if (rg.where != SI_ANYWHERE) {
+			visit_body(si, &s->u.loop.body, inner);
+			return;
+		}
+		inner = (si_region){SI_NEST, s, {{0}}, {{{0}}, {{0}}, NULL}};
+		visit_nest(si, &s->u.loop.body, inner);
 		return;
 	}
 	if (rg.where == SI_ANYWHERE &&
@@ -321,15 +344,13 @@ static void visit_loop(si_state *si, tlc_stmt *s, si_region rg)
 		          "barrier, say) or move the barrier out of the loop");
 		si->errors++;
 	}
-	si_set_union(&si->pending.r, &si->at_continue.r);
-	si_set_union(&si->pending.w, &si->at_continue.w);
+	si_access_union(si, &si->pending, &si->at_continue);
 	si->at_break = outer_break;
 	si->at_continue = outer_continue;
 	si->has_continue = outer_has_continue;
 	si->exit_diverges = outer_diverges;
 	visit_loop_end(si, s, inner, has_continue);
-	si_set_union(&si->pending.r, &at_break.r);
-	si_set_union(&si->pending.w, &at_break.w);
+	si_access_union(si, &si->pending, &at_break);
 }
 
 /* The barrier a serial loop s needs between an iteration and the next,
@@ -339,9 +360,12 @@ static void visit_loop_end(si_state *si, tlc_stmt *s, si_region inner, bool has_
 {
 	if (inner.where == SI_NEST)
 		return; /* one thread's iterations of a nest: nothing carried between threads */
+	if (s->u.loop.kind == TLC_FOR_VECTORIZED)
+		return; /* one access of several elements: no iteration follows another */
 	si_access head = {0};
 	si_body_head(si, s->u.loop.body, &head);
-	const tlc_buffer *b = si_hazard(si, &si->pending, &head);
+	si->coarse = false;
+	const tlc_buffer *b = si_hazard(si, &si->pending, &head, s);
 	if (!b)
 		return;
 	if (inner.where != SI_ANYWHERE) {
@@ -384,20 +408,34 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		                                !uniform_guard(si, s->u.if_.cond, s->u.if_.else_s)))
 			inner = (si_region){SI_THREAD_IF, s, {{0}}, si->pending};
 		si_access before = si->pending;
+		si_set unfenced = si->unfenced, in_flight = si->in_flight;
+		si_set wgmma_reads = si->wgmma_reads;
 		visit_body(si, &s->u.if_.then_s, inner);
-		if (!s->u.if_.else_s)
-			return;
-		if (inner.where != SI_NEST) {
-			/* as the target checks: the else branch after the then branch */
-			visit_body(si, &s->u.if_.else_s, inner);
+		if (!s->u.if_.else_s) {
+			/* the branch may not be taken */
+			si_set_union(&si->unfenced, &unfenced);
+			si_set_union(&si->in_flight, &in_flight);
+			si_set_union(&si->wgmma_reads, &wgmma_reads);
 			return;
 		}
-		/* in a nest each thread takes one branch: neither follows the other */
+		/* each thread takes one branch: neither follows the other.  With a
+		 * uniform condition all take the same one; with one that depends
+		 * on the thread, those that take the other run at the same time,
+		 * and no barrier could order the two (the target checks the same) */
 		si_access after_then = si->pending;
 		si->pending = before;
+		/* what is unfenced, in flight or read by WGMMA: what either
+		 * path left so, from the else branch's start on */
+		si_set_union(&si->unfenced, &unfenced);
+		si_set_union(&si->in_flight, &in_flight);
+		si_set_union(&si->wgmma_reads, &wgmma_reads);
+		si_set then_unfenced = si->unfenced, then_flight = si->in_flight;
+		si_set then_wgmma = si->wgmma_reads;
 		visit_body(si, &s->u.if_.else_s, inner);
-		si_set_union(&si->pending.r, &after_then.r);
-		si_set_union(&si->pending.w, &after_then.w);
+		si_access_union(si, &si->pending, &after_then);
+		si_set_union(&si->unfenced, &then_unfenced);
+		si_set_union(&si->in_flight, &then_flight);
+		si_set_union(&si->wgmma_reads, &then_wgmma);
 		return;
 	}
 	case TLC_STMT_ATTR: {
@@ -408,11 +446,13 @@ static void visit_inner(si_state *si, tlc_stmt *s, si_region rg)
 		if (s->u.attr.key && strcmp(s->u.attr.key, "thread_private") == 0)
 			return;
 		if (rg.where == SI_ANYWHERE && s->u.attr.key && strcmp(s->u.attr.key, "parallel_nest") == 0) {
-			inner = (si_region){SI_NEST, s, {{0}}, {{{0}}, {{0}}}};
+			inner = (si_region){SI_NEST, s, {{0}}, {{{0}}, {{0}}, NULL}};
 			const tlc_expr *v = s->u.attr.value;
 			for (int i = 0; v && v->kind == TLC_EXPR_TUPLE && i < v->u.tuple.n; i++)
 				if (v->u.tuple.items[i]->kind == TLC_EXPR_BUF)
 					si_set_add(si, &inner.priv, v->u.tuple.items[i]->u.buf);
+			visit_nest(si, &s->u.attr.body, inner);
+			return;
 		}
 		visit_body(si, &s->u.attr.body, inner);
 		return;
@@ -475,7 +515,8 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 		async_reader = async_reader || reads_async_proxy(items[k]);
 		ordered = ordered || waits_on_mbarrier(items[k]);
 	}
-	const tlc_buffer *b = si_hazard(si, &si->pending, &all);
+	si->coarse = rg.where == SI_NEST;
+	const tlc_buffer *b = si_hazard(si, &si->pending, &all, NULL);
 	if (!b && async_reader)
 		b = si_common(si, &all.r, &si->unfenced);
 	if (b && rg.where == SI_ANYWHERE) {
@@ -498,7 +539,8 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 			si_access earlier = {0}, later = {0};
 			si_stmt_access(si, items[e], &earlier);
 			si_stmt_access(si, items[k], &later);
-			const tlc_buffer *shared = si_hazard(si, &earlier, &later);
+			si->coarse = rg.where == SI_NEST;
+			const tlc_buffer *shared = si_hazard(si, &earlier, &later, NULL);
 			if (!shared)
 				continue;
 			tlc_error(tlc_module_context(si->m), items[k]->loc,
@@ -528,8 +570,16 @@ static void visit_ws_group(si_state *si, tlc_stmt **items, int n, si_region rg, 
 	si->pending = outer;
 	si->group_async = outer_async;
 	si->group_stores = outer_stores;
-	si_set_union(&si->pending.r, &all.r);
-	si_set_union(&si->pending.w, &all.w);
+	si_access_union(si, &si->pending, &all);
+}
+
+/* True when s is an arrive on an mbarrier that other scopes wait on: a
+ * plain arrive, or T.cp_async_arrive(_noinc), which arrives once this
+ * thread's copies have landed (its ordinary stores went before it). */
+static bool publishes(const tlc_stmt *s)
+{
+	return tlc_stmt_is_call(s, TLC_OP_BARRIER_ARRIVE) || tlc_stmt_is_call(s, TLC_OP_MBARRIER_ARRIVE) ||
+	       tlc_stmt_is_call(s, TLC_OP_CP_ASYNC_ARRIVE) || tlc_stmt_is_call(s, TLC_OP_CP_ASYNC_ARRIVE_NOINC);
 }
 
 /* True when this thread's ordinary stores since the last fence include a
@@ -563,8 +613,7 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			i += group - 1;
 			continue;
 		}
-		if ((tlc_stmt_is_call(item, TLC_OP_BARRIER_ARRIVE) || tlc_stmt_is_call(item, TLC_OP_MBARRIER_ARRIVE)) &&
-		    published_to_async(si)) {
+		if (publishes(item) && published_to_async(si)) {
 			/* a scope of a T.ws group hands shared memory it wrote to a
 			 * WGMMA of another scope: its own stores reach the async proxy
 			 * through a fence before the arrive that publishes them */
@@ -583,8 +632,7 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			 * next iteration) by a path that skips the rest of the body */
 			bool brk = tlc_stmt_is_call(item, TLC_OP_LOOP_BREAK);
 			si_access *to = brk ? &si->at_break : &si->at_continue;
-			si_set_union(&to->r, &si->pending.r);
-			si_set_union(&to->w, &si->pending.w);
+			si_access_union(si, to, &si->pending);
 			si->has_continue = si->has_continue || !brk;
 			si->exit_diverges = si->exit_diverges || rg.where != SI_ANYWHERE;
 			tlc_seq_append(si->m, out, item);
@@ -606,7 +654,7 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 		if (wait >= 0) {
 			/* the copies in flight land here: their readers need a barrier
 			 * after this wait, not after the copies were issued */
-			si_set_union(&si->pending.w, &si->in_flight);
+			si_access_add_writes(si, &si->pending, &si->in_flight);
 			if (wait == 0)
 				si->in_flight = (si_set){{0}};
 			tlc_seq_append(si->m, out, item);
@@ -629,7 +677,8 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 			si->errors++;
 			si->wgmma_reads = (si_set){{0}};
 		}
-		const tlc_buffer *b = si_hazard(si, &si->pending, &acc);
+		si->coarse = rg.where == SI_NEST;
+		const tlc_buffer *b = si_hazard(si, &si->pending, &acc, NULL);
 		bool async_reader = reads_async_proxy(item);
 		if (!b && async_reader)
 			b = si_common(si, &acc.r, &si->unfenced);
@@ -650,8 +699,7 @@ static void visit_body(si_state *si, tlc_stmt **slot, si_region rg)
 		if (item->kind == TLC_STMT_EVAL)
 			si_wgmma_reads(si, item, &si->wgmma_reads);
 		visit_inner(si, item, rg);
-		si_set_union(&si->pending.r, &acc.r);
-		si_set_union(&si->pending.w, &acc.w);
+		si_access_union(si, &si->pending, &acc);
 		si_set_union(&si->unfenced, &acc.w);
 		si_async_writes(si, item, &si->in_flight);
 		tlc_seq_append(si->m, out, item);
@@ -674,8 +722,11 @@ static int run_sync_insert(tlc_module *m, tlc_func *f, const tlc_pass_options *o
 	si->m = m;
 	si->f = f;
 	si->uniform = tlc_uniformity_new(m, f);
-	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL, {{0}}, {{{0}}, {{0}}}});
+	si->dis = tlc_disjoint_new(f, si->uniform);
+	visit_body(si, &f->body, (si_region){SI_ANYWHERE, NULL, {{0}}, {{{0}}, {{0}}, NULL}});
 	int errors = si->errors + si->too_many;
+	si_elems_free(si);
+	tlc_disjoint_free(si->dis);
 	tlc_uniformity_free(si->uniform);
 	tlc_mem_free(si);
 	return errors;

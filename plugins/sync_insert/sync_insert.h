@@ -16,9 +16,23 @@ typedef struct si_set {
 	uint64_t w[SI_WORDS];
 } si_set;
 
+/* The accesses behind the bits of a set, for the element-level proof
+ * (tlc_elems_disjoint): a persistent tree whose leaves are accesses of one
+ * buffer (idx NULL: not of one known element) and whose inner nodes join
+ * two sets, so that a set is copied and joined in constant time. */
+typedef struct si_elems si_elems;
+struct si_elems {
+	const si_elems *a, *b; /* an inner node; NULL for a leaf */
+	int buf;               /* a leaf: the buffer's number */
+	bool write;
+	int n;
+	const tlc_expr *const *idx;
+};
+
 /* Shared buffers read and written (by some threads) since some point. */
 typedef struct si_access {
 	si_set r, w;
+	const si_elems *e; /* every access behind r and w */
 } si_access;
 
 /* Where the statements being visited sit: where a barrier may not go. */
@@ -68,15 +82,32 @@ typedef struct si_state {
 	si_access at_break, at_continue;
 	bool has_continue, exit_diverges;
 	int errors;
+	struct tlc_disjoint *dis; /* the element facts of the kernel */
+	/* inside a T.Parallel nest: its threads run their serial loops at
+	 * their own pace, so two accesses there are not of one iteration, and
+	 * every access of a buffer meets every other (no element proof) */
+	bool coarse;
+	void **allocs;            /* what the si_elems nodes were allocated in */
+	int nallocs, cap_allocs;
 } si_state;
 
 /* Add the shared buffers s reads / writes (anywhere inside it) to acc. */
 void si_stmt_access(si_state *si, const tlc_stmt *s, si_access *acc);
 /* The accesses of a loop body before its first top-level barrier. */
 void si_body_head(si_state *si, const tlc_stmt *body, si_access *acc);
-/* A buffer of `next` that must wait for `pending` (RAW, WAR, WAW), or NULL. */
-const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const si_access *next);
+/* A buffer of `next` that must wait for `pending` (RAW, WAR, WAW), or NULL:
+ * accesses of one buffer that tlc_elems_disjoint proves apart wait for
+ * nothing.  carried: the loop whose next iteration `next` belongs to (the
+ * accesses of `pending` made in an earlier one), or NULL. */
+const tlc_buffer *si_hazard(const si_state *si, const si_access *pending, const si_access *next,
+                            const tlc_stmt *carried);
 void si_set_union(si_set *s, const si_set *t);
+/* *acc gets the accesses of *more too. */
+void si_access_union(si_state *si, si_access *acc, const si_access *more);
+/* Add the buffers of *set to acc's writes, as accesses of unknown elements. */
+void si_access_add_writes(si_state *si, si_access *acc, const si_set *set);
+/* Free the si_elems nodes. */
+void si_elems_free(si_state *si);
 /* Add shared buffer b to *s (other scopes are ignored). */
 void si_set_add(si_state *si, si_set *s, const tlc_buffer *b);
 /* Add the buffers s writes with T.cp_async to *set. */
