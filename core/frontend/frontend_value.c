@@ -766,6 +766,10 @@ bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 		*out = v->u.dt;
 		return true;
 	}
+	if (v->kind == FV_STR && strcmp(v->u.s, "handle") == 0) {
+		*out = TLC_DT_INT64; /* a pointer: see T.ptr below */
+		return true;
+	}
 	if (v->kind == FV_STR) {
 		if (fe_dtype_unsupported(v->u.s)) {
 			fe_dtype_unsupported_error(F, v->u.s, loc);
@@ -791,8 +795,11 @@ bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 		return false;
 	}
 	if (v->kind == FV_BUILTIN && (strcmp(v->u.s, "T.ptr") == 0 || strcmp(v->u.s, "T.handle") == 0)) {
-		fe_err_pointer(F, v->u.s, loc);
-		return false;
+		/* TVM's handle as an element or parameter type: a 64-bit address,
+		 * what a host passes as tensor.data_ptr() (a pointer table is an
+		 * int64 tensor of them); T.make_tensor turns one into a tensor */
+		*out = TLC_DT_INT64;
+		return true;
 	}
 	tlc_error(F->ctx, loc, "expected a dtype, got %s", fe_kind_name(v));
 	return false;
