@@ -741,6 +741,12 @@ fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **k
 /* ---- frontend_ops.c ---- */
 /* Build the call of a tile op / intrinsic T.<name>: validates arity and
  * keywords, converts arguments and checks shapes that are known now. */
+/* buf.access_ptr(...), T.tvm_access_ptr(...): the address of an element (frontend_ops.c) */
+fe_val *fe_access_ptr(fe *F, tlc_buffer *b, fe_val *offset, tlc_loc loc);
+fe_val *fe_call_access_ptr(fe *F, tlc_buffer *b, int nargs, fe_val **args, int nkw, const char **kwn,
+                           fe_val **kwv, tlc_loc loc);
+fe_val *fe_call_tvm_access_ptr(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                               tlc_loc loc);
 fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **args, int nkw,
                    const char **kw_names, fe_val **kw_vals, tlc_loc loc);
 

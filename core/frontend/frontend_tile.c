@@ -17,7 +17,7 @@ static const char *const t_builtins[] = {
 	"func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
 	"make_tensor", "ptr", "handle", "import_source", "comm_reducer", "tvm_thread_allreduce",
-	"evaluate", "c2d_im2col",
+	"evaluate", "c2d_im2col", "tvm_access_ptr", "type_annotation",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -1047,6 +1047,18 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return make_tensor(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "import_source") == 0)
 		return import_source(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "tvm_access_ptr") == 0)
+		return fe_call_tvm_access_ptr(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "type_annotation") == 0) {
+		/* T.type_annotation(dtype): the dtype, as T.tvm_access_ptr's first argument */
+		static const char *const tn[] = {"dtype"};
+		fe_val *ta[1];
+		tlc_dtype t;
+		if (!fe_bind_args(F, name, tn, 1, 1, nargs, args, nkw, kwn, kwv, ta, loc) ||
+		    !fe_to_dtype(F, ta[0], loc, &t))
+			return NULL;
+		return fe_dtype(F, t);
+	}
 	if (strcmp(n, "ptr") == 0 || strcmp(n, "handle") == 0) {
 		/* T.ptr(dtype=None, storage_scope="global"): the type of a pointer
 		 * parameter (p: T.ptr("float16")), a 64-bit address */
