@@ -273,7 +273,8 @@ static bool instantiate(fe *F, fe_val *pf, const char *name, int first_dyn)
 				if (ok)
 					fe_env_set(F, env, p->name, fe_buf(F, b));
 			} else if (a->kind == FV_DTYPE || a->kind == FV_STR ||
-			           (a->kind == FV_BUILTIN && (!strcmp(a->u.s, "T.ptr") || !strcmp(a->u.s, "T.handle")))) {
+			           (a->kind == FV_BUILTIN &&
+			            (!strcmp(a->u.s, "T.ptr") || !strcmp(a->u.s, "T.handle")))) {
 				/* p: T.ptr is a pointer parameter: a 64-bit address */
 				tlc_dtype t;
 				ok = fe_to_dtype(F, a, p->annotation->loc, &t);

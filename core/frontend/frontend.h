@@ -416,8 +416,6 @@ bool fe_as_int(fe_val *v, int64_t *out);
 bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out);
 /* True for TileLang dtypes tlc does not support yet (int4, float4_e2m1fn, ...). */
 bool fe_dtype_unsupported(const char *name);
-/* The error for a raw pointer (T.ptr, T.handle, T.make_tensor of one):
- * what names it, and what to write instead. */
 /* The error for such a name: what to write instead (packed uint8 storage). */
 void fe_dtype_unsupported_error(fe *F, const char *name, tlc_loc loc);
 /* Print a value for a message ("128", "'n'", "n * 2"); nesting past
