@@ -16,7 +16,8 @@ static const char *const t_builtins[] = {
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "get_block_binding",
 	"func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
-	"make_tensor", "ptr", "handle", "import_source", "comm_reducer", "tvm_thread_allreduce",
+	"make_tensor", "make_tensor_from_addr", "ptr", "handle", "import_source", "comm_reducer",
+	"tvm_thread_allreduce",
 	"evaluate", "c2d_im2col", "tvm_access_ptr", "type_annotation",
 };
 
@@ -498,14 +499,23 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
  * a pointer value read at run time -- a T.ptr parameter, an element of a
  * pointer table (T.Tensor((n,), T.ptr): int64 addresses, what the host
  * fills with tensor.data_ptr()) -- it is a global tensor of its own whose
- * address is that value, declared here (the value is read here). */
-static fe_val *make_tensor(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
-                           tlc_loc loc)
+ * address is that value, declared here (the value is read here).
+ * T.make_tensor_from_addr(addr, shape, dtype, strides, storage_scope) is the
+ * same over any integer, made a 64-bit address. */
+static fe_val *make_tensor(fe *F, bool from_addr, int nargs, fe_val **args, int nkw, const char **kwn,
+                           fe_val **kwv, tlc_loc loc)
 {
 	static const char *const names[] = {"ptr", "shape", "dtype", "strides"};
-	fe_val *a[4];
-	if (!fe_bind_args(F, "T.make_tensor", names, 4, 2, nargs, args, nkw, kwn, kwv, a, loc))
+	static const char *const addr_names[] = {"addr", "shape", "dtype", "strides", "storage_scope"};
+	fe_val *a[5];
+	if (!fe_bind_args(F, from_addr ? "T.make_tensor_from_addr" : "T.make_tensor",
+	                  from_addr ? addr_names : names, from_addr ? 5 : 4, 2, nargs, args, nkw, kwn, kwv, a, loc))
 		return NULL;
+	if (from_addr && a[4] && !(a[4]->kind == FV_STR && strcmp(a[4]->u.s, "global") == 0)) {
+		tlc_error(F->ctx, loc, "T.make_tensor_from_addr with storage_scope=%s: only global memory has "
+		          "addresses a kernel reads at run time; leave storage_scope=\"global\"", fe_show(F, a[4]));
+		return NULL;
+	}
 	if (a[0]->kind == FV_BUF && a[0]->u.buf->scope != TLC_SCOPE_VAR) {
 		tlc_error(F->ctx, loc, "T.make_tensor takes a pointer: write '%s.data' for the storage of "
 		          "buffer '%s'", a[0]->u.buf->name, a[0]->u.buf->name);
@@ -543,6 +553,9 @@ static fe_val *make_tensor(fe *F, int nargs, fe_val **args, int nkw, const char 
 	const tlc_expr *ptr = fe_to_scalar(F, a[0], loc);
 	if (!ptr)
 		return NULL;
+	/* T.make_tensor_from_addr reinterprets any integer as an address */
+	if (from_addr && tlc_dtype_is_int(ptr->dtype) && ptr->dtype != TLC_DT_INT64 && ptr->dtype != TLC_DT_UINT64)
+		ptr = tlc_cast(F->m, TLC_DT_INT64, ptr);
 	if (ptr->dtype != TLC_DT_INT64 && ptr->dtype != TLC_DT_UINT64) {
 		tlc_error(F->ctx, loc, "T.make_tensor takes a pointer -- a T.ptr parameter, an element of a pointer "
 		          "table T.Tensor((n,), T.ptr), or X.data of a tensor X -- but got a %s value; a 64-bit "
@@ -727,7 +740,7 @@ static fe_val *tensor_type(fe *F, const char *fname, int nargs, fe_val **args, i
 		/* T.Tensor(shape, dtype, data=X.data): TileLang's buffer over X's
 		 * storage, T.make_tensor(X.data, shape, dtype) */
 		fe_val *m[3] = {a[2], a[0], a[1] ? a[1] : fe_str(F, "float32")};
-		return make_tensor(F, 3, m, 0, NULL, NULL, loc);
+		return make_tensor(F, false, 3, m, 0, NULL, NULL, loc);
 	}
 	fe_val *v = fe_new(F, FV_TENSORTYPE);
 	v->u.tensor.shape = a[0];
@@ -1043,8 +1056,8 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_simple_loop(F, name, TLC_FOR_THREAD, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "view") == 0)
 		return view(F, nargs, args, nkw, kwn, kwv, loc);
-	if (strcmp(n, "make_tensor") == 0)
-		return make_tensor(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "make_tensor") == 0 || strcmp(n, "make_tensor_from_addr") == 0)
+		return make_tensor(F, strcmp(n, "make_tensor") != 0, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "import_source") == 0)
 		return import_source(F, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "tvm_access_ptr") == 0)
