@@ -516,6 +516,17 @@ static void print_alloc(printer *p, const tlc_buffer *b)
 {
 	tlc_buf *out = p->out;
 	tlc_buf_printf(out, "%s = ", buf_name(p, b));
+	if (b->base) {
+		/* a tensor at a run-time address: the frontend reads it back */
+		tlc_buf_puts(out, "T.make_tensor(");
+		print_expr(p, b->base, PREC_LAMBDA);
+		tlc_buf_puts(out, ", ");
+		print_shape(p, b);
+		tlc_buf_puts(out, ", ");
+		put_dtype_str(out, b->dtype);
+		tlc_buf_putc(out, ')');
+		return;
+	}
 	if (b->alias_of) {
 		tlc_buf_printf(out, "T.view(%s, ", buf_name(p, b->alias_of));
 		print_shape(p, b);

@@ -412,6 +412,15 @@ static void check_alloc(verifier *v, const tlc_buffer *b)
 	check_list(v, b->init, b->ninit);
 	if (b->alias_of)
 		check_view(v, b);
+	if (b->base) {
+		/* T.make_tensor at a run-time address: a global tensor of its own */
+		check_list(v, &b->base, 1);
+		if (b->base->dtype != TLC_DT_INT64 && b->base->dtype != TLC_DT_UINT64)
+			error(v, "the address of tensor '%s' is %s, not a 64-bit integer", b->name,
+			      tlc_dtype_name(b->base->dtype));
+		if (b->scope != TLC_SCOPE_GLOBAL || b->alias_of)
+			error(v, "tensor '%s' at a run-time address must be a global buffer of its own", b->name);
+	}
 	bind_buf(v, b);
 }
 

@@ -174,7 +174,7 @@ int tlc_stmt_num_exprs(const tlc_stmt *s)
 	case TLC_STMT_STORE: return (s->u.store.n > 0 ? s->u.store.n : 0) + 1;
 	case TLC_STMT_ALLOC: {
 		const tlc_buffer *b = s->u.alloc.buf;
-		return b ? (b->ndim > 0 ? b->ndim : 0) + (b->ninit > 0 ? b->ninit : 0) : 0;
+		return b ? (b->ndim > 0 ? b->ndim : 0) + (b->ninit > 0 ? b->ninit : 0) + (b->base ? 1 : 0) : 0;
 	}
 	case TLC_STMT_IF:
 	case TLC_STMT_LET:
@@ -199,7 +199,9 @@ const tlc_expr *tlc_stmt_expr(const tlc_stmt *s, int i)
 	case TLC_STMT_ATTR: return s->u.attr.value;
 	case TLC_STMT_ALLOC: {
 		const tlc_buffer *b = s->u.alloc.buf;
-		int nshape = b->ndim > 0 ? b->ndim : 0;
+		int nshape = b->ndim > 0 ? b->ndim : 0, ninit = b->ninit > 0 ? b->ninit : 0;
+		if (i >= nshape + ninit)
+			return b->base; /* T.make_tensor's run-time address, last */
 		return i < nshape ? item(b->shape, i) : item(b->init, i - nshape);
 	}
 	default: return NULL;
@@ -494,6 +496,7 @@ static tlc_buffer *fresh_buffer(tlc_rewriter *rw, tlc_buffer *b)
 	nb->ninit = nb->init ? b->ninit : 0;
 	nb->layout = b->layout;
 	nb->alias_of = map_buffer(rw, (tlc_buffer *)b->alias_of);
+	nb->base = b->base ? tlc_expr_rewrite(rw, b->base) : NULL;
 	nb->offset = b->offset;
 	tlc_rewriter_map_buffer(rw, b, nb);
 	return nb;
@@ -547,7 +550,9 @@ static void rewrite_fields(tlc_rewriter *rw, tlc_stmt *s)
 	case TLC_STMT_ALLOC: {
 		/* a fresh binder wins over an older mapping: the previous clone's */
 		tlc_buffer *b = s->u.alloc.buf;
-		if (b && rw->fresh_binders)
+		/* a run-time address that the rewrite changes (its pointer table's
+		 * index renamed) declares a new buffer, whose accesses follow it */
+		if (b && (rw->fresh_binders || (b->base && tlc_expr_rewrite(rw, b->base) != b->base)))
 			s->u.alloc.buf = fresh_buffer(rw, b);
 		else
 			s->u.alloc.buf = map_buffer(rw, b);

@@ -83,6 +83,15 @@ static void emit_alloc(gpu_emitter *e, const tlc_stmt *s, int ind)
 			  tlc_dtype_name(b->dtype), gpu_target_name(e));
 		return;
 	}
+	if (b->base) {
+		/* T.make_tensor over a pointer read at run time: the address, a
+		 * 64-bit integer, is the tensor's first element */
+		gpu_indent(e, ind);
+		tlc_buf_printf(e->out, "%s *%s = reinterpret_cast<%s *>(", ty, name, ty);
+		gpu_emit_expr(e, b->base);
+		tlc_buf_puts(e->out, ");\n");
+		return;
+	}
 	if (b->alias_of && b->scope != TLC_SCOPE_SHARED_DYN) {
 		/* a view of a tensor (T.view, T.make_tensor(A.data, ...)) or of a
 		 * static shared or local array: a pointer to the same storage, which

@@ -272,7 +272,10 @@ static bool instantiate(fe *F, fe_val *pf, const char *name, int first_dyn)
 				ok = b != NULL;
 				if (ok)
 					fe_env_set(F, env, p->name, fe_buf(F, b));
-			} else if (a->kind == FV_DTYPE || a->kind == FV_STR) {
+			} else if (a->kind == FV_DTYPE || a->kind == FV_STR ||
+			           (a->kind == FV_BUILTIN &&
+			            (!strcmp(a->u.s, "T.ptr") || !strcmp(a->u.s, "T.handle")))) {
+				/* p: T.ptr is a pointer parameter: a 64-bit address */
 				tlc_dtype t;
 				ok = fe_to_dtype(F, a, p->annotation->loc, &t);
 				if (ok && !tlc_dtype_is_int(t)) {
@@ -285,9 +288,6 @@ static bool instantiate(fe *F, fe_val *pf, const char *name, int first_dyn)
 					ps[i] = (tlc_param){.kind = TLC_PARAM_SCALAR, .var = v};
 					fe_env_set(F, env, p->name, fe_expr(F, tlc_var_ref(F->m, v)));
 				}
-			} else if (a->kind == FV_BUILTIN && (!strcmp(a->u.s, "T.ptr") || !strcmp(a->u.s, "T.handle"))) {
-				fe_err_pointer(F, a->u.s, p->annotation->loc);
-				ok = false;
 			} else {
 				tlc_error(F->ctx, p->annotation->loc, "parameter '%s' needs a T.Tensor or dtype "
 				          "annotation, got %s", p->name, fe_kind_name(a));

@@ -417,9 +417,6 @@ bool fe_as_int(fe_val *v, int64_t *out);
 bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out);
 /* True for TileLang dtypes tlc does not support yet (int4, float4_e2m1fn, ...). */
 bool fe_dtype_unsupported(const char *name);
-/* The error for a raw pointer (T.ptr, T.handle, T.make_tensor of one):
- * what names it, and what to write instead. */
-void fe_err_pointer(fe *F, const char *what, tlc_loc loc);
 /* The error for such a name: what to write instead (packed uint8 storage). */
 void fe_dtype_unsupported_error(fe *F, const char *name, tlc_loc loc);
 /* Print a value for a message ("128", "'n'", "n * 2"); nesting past
@@ -753,6 +750,12 @@ fe_val *fe_kernel_frame(fe *F, int nargs, fe_val **args, int nkw, const char **k
 /* ---- frontend_ops.c ---- */
 /* Build the call of a tile op / intrinsic T.<name>: validates arity and
  * keywords, converts arguments and checks shapes that are known now. */
+/* buf.access_ptr(...), T.tvm_access_ptr(...): the address of an element (frontend_ops.c) */
+fe_val *fe_access_ptr(fe *F, tlc_buffer *b, fe_val *offset, tlc_loc loc);
+fe_val *fe_call_access_ptr(fe *F, tlc_buffer *b, int nargs, fe_val **args, int nkw, const char **kwn,
+                           fe_val **kwv, tlc_loc loc);
+fe_val *fe_call_tvm_access_ptr(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                               tlc_loc loc);
 fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **args, int nkw,
                    const char **kw_names, fe_val **kw_vals, tlc_loc loc);
 

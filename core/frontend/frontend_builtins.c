@@ -202,6 +202,8 @@ fe_val *fe_getattr(fe *F, fe_val *v, const char *name, tlc_loc loc)
 			p->u.buf = v->u.buf;
 			return p;
 		}
+		if (strcmp(name, "access_ptr") == 0)
+			return bound(F, name, v);
 		break;
 	case FV_EXPR:
 		if (strcmp(name, "dtype") == 0)
@@ -896,6 +898,9 @@ fe_val *fe_call(fe *F, fe_val *fn, int nargs, fe_val **args, int nkw, const char
 				return NULL;
 			return fe_call_t(F, "T.cast", 2, a, 0, NULL, NULL, loc);
 		}
+		if (strcmp(fn->u.bound.name, "access_ptr") == 0 && fn->u.bound.self->kind == FV_BUF)
+			return fe_call_access_ptr(F, fn->u.bound.self->u.buf, nargs, args, nkw, kw_names, kw_vals,
+			                          loc);
 		if (strcmp(fn->u.bound.name, "format") == 0 && fn->u.bound.self->kind == FV_STR)
 			return fe_str_format(F, fn->u.bound.self->u.s, nargs, args, nkw, kw_names, kw_vals, loc);
 		if (nkw) {

@@ -619,3 +619,69 @@ fe_val *fe_call_op(fe *F, tlc_op_id op, const char *name, int nargs, fe_val **ar
 	v->u.e = call;
 	return v;
 }
+
+/* buf.access_ptr(access_mask, ptr_type="handle", content_lanes=1, offset=0,
+ * extent=None) and T.tvm_access_ptr(T.type_annotation(dtype), buf.data,
+ * offset, extent, rw_mask): TVM's pointer to element `offset` of the
+ * buffer's storage, counted row-major -- T.address_of of that element.  The
+ * access mask and the extent say how the callee uses it; nothing here does. */
+fe_val *fe_access_ptr(fe *F, tlc_buffer *b, fe_val *offset, tlc_loc loc)
+{
+	const tlc_expr *off = tlc_i32(F->m, 0);
+	if (offset && offset->kind != FV_NONE && !(off = fe_to_scalar(F, offset, loc)))
+		return NULL;
+	if (!tlc_dtype_is_int(off->dtype)) {
+		tlc_error(F->ctx, loc, "access_ptr of '%s': the offset counts elements, an integer, not %s", b->name,
+		          tlc_dtype_name(off->dtype));
+		return NULL;
+	}
+	if (b->ndim < 1) {
+		tlc_error(F->ctx, loc, "access_ptr of '%s', a buffer without dimensions", b->name);
+		return NULL;
+	}
+	const tlc_expr **idx = fe_alloc(F, sizeof(tlc_expr *) * (size_t)b->ndim);
+	for (int d = b->ndim - 1; d > 0; d--) {
+		const tlc_expr *ext = b->shape[d];
+		if (ext->dtype != off->dtype)
+			ext = tlc_cast(F->m, off->dtype, ext);
+		idx[d] = tlc_simplify_expr(F->m, tlc_binary(F->m, TLC_EXPR_FLOORMOD, off, ext));
+		off = tlc_simplify_expr(F->m, tlc_binary(F->m, TLC_EXPR_FLOORDIV, off, ext));
+	}
+	idx[0] = off;
+	const tlc_expr *el = tlc_load(F->m, b, b->ndim, idx);
+	fe_val *v = fe_new(F, FV_EXPR);
+	v->u.e = tlc_call(F->m, TLC_OP_ADDRESS_OF, TLC_DT_VOID, 1, &el, 0, NULL, NULL);
+	return v;
+}
+
+/* The bound method buf.access_ptr(...) (see fe_access_ptr). */
+fe_val *fe_call_access_ptr(fe *F, tlc_buffer *b, int nargs, fe_val **args, int nkw, const char **kwn,
+                           fe_val **kwv, tlc_loc loc)
+{
+	static const char *const names[] = {"access_mask", "ptr_type", "content_lanes", "offset", "extent"};
+	fe_val *a[5];
+	if (!fe_bind_args(F, "access_ptr", names, 5, 1, nargs, args, nkw, kwn, kwv, a, loc))
+		return NULL;
+	if (a[2] && !(a[2]->kind == FV_INT && a[2]->u.i == 1)) {
+		tlc_error(F->ctx, loc, "access_ptr of '%s' with content_lanes=%s: tlc's pointers are to single "
+		          "elements; leave content_lanes=1", b->name, fe_show(F, a[2]));
+		return NULL;
+	}
+	return fe_access_ptr(F, b, a[3], loc);
+}
+
+/* T.tvm_access_ptr(ptype, data, offset, extent, rw_mask) (see fe_access_ptr). */
+fe_val *fe_call_tvm_access_ptr(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
+                               tlc_loc loc)
+{
+	static const char *const names[] = {"ptype", "data", "offset", "extent", "rw_mask"};
+	fe_val *a[5];
+	if (!fe_bind_args(F, "T.tvm_access_ptr", names, 5, 5, nargs, args, nkw, kwn, kwv, a, loc))
+		return NULL;
+	if (a[1]->kind != FV_DATAPTR) {
+		tlc_error(F->ctx, loc, "T.tvm_access_ptr takes the storage of a buffer, buf.data, not %s",
+		          fe_show(F, a[1]));
+		return NULL;
+	}
+	return fe_access_ptr(F, a[1]->u.buf, a[2], loc);
+}

@@ -16,8 +16,9 @@ static const char *const t_builtins[] = {
 	"if_then_else", "cast", "Cast", "infinity", "get_thread_binding", "get_block_binding",
 	"func_attr", "attr",
 	"const", "dynamic", "symbolic", "empty", "ws", "view", "reshape", "clamp", "alloc_global", "Persistent",
-	"make_tensor", "ptr", "handle", "import_source", "comm_reducer", "tvm_thread_allreduce",
-	"evaluate", "c2d_im2col",
+	"make_tensor", "make_tensor_from_addr", "ptr", "handle", "import_source", "comm_reducer",
+	"tvm_thread_allreduce",
+	"evaluate", "c2d_im2col", "tvm_access_ptr", "type_annotation",
 };
 
 bool fe_t_has(fe *F, const char *name)
@@ -492,31 +493,32 @@ static fe_val *view(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, 
 	return fe_buf(F, b);
 }
 
-void fe_err_pointer(fe *F, const char *what, tlc_loc loc)
-{
-	tlc_error(F->ctx, loc, "%s (a raw pointer: a pointer parameter or a tensor of pointers) is not supported: a "
-	          "kernel's parameters are tensors with a shape and integer scalars; declare the tensor as a "
-	          "parameter 'X: T.Tensor(shape, dtype)' (a flat one may be viewed with another shape by "
-	          "T.make_tensor(X.data, shape, dtype))", what);
-}
-
 /* T.make_tensor(ptr, shape, dtype="float32", strides=None) (and
- * T.Tensor.from_ptr): TileLang's buffer over a pointer.  tlc has pointers
- * only as the storage of its buffers (X.data), so it is T.view(X, shape,
- * dtype) -- with TileLang's default dtype, float32, not X's. */
-static fe_val *make_tensor(fe *F, int nargs, fe_val **args, int nkw, const char **kwn, fe_val **kwv,
-                           tlc_loc loc)
+ * T.Tensor.from_ptr): TileLang's tensor over a pointer, with TileLang's
+ * default dtype, float32.  Over X.data it is T.view(X, shape, dtype).  Over
+ * a pointer value read at run time -- a T.ptr parameter, an element of a
+ * pointer table (T.Tensor((n,), T.ptr): int64 addresses, what the host
+ * fills with tensor.data_ptr()) -- it is a global tensor of its own whose
+ * address is that value, declared here (the value is read here).
+ * T.make_tensor_from_addr(addr, shape, dtype, strides, storage_scope) is the
+ * same over any integer, made a 64-bit address. */
+static fe_val *make_tensor(fe *F, bool from_addr, int nargs, fe_val **args, int nkw, const char **kwn,
+                           fe_val **kwv, tlc_loc loc)
 {
 	static const char *const names[] = {"ptr", "shape", "dtype", "strides"};
-	fe_val *a[4];
-	if (!fe_bind_args(F, "T.make_tensor", names, 4, 2, nargs, args, nkw, kwn, kwv, a, loc))
+	static const char *const addr_names[] = {"addr", "shape", "dtype", "strides", "storage_scope"};
+	fe_val *a[5];
+	if (!fe_bind_args(F, from_addr ? "T.make_tensor_from_addr" : "T.make_tensor",
+	                  from_addr ? addr_names : names, from_addr ? 5 : 4, 2, nargs, args, nkw, kwn, kwv, a, loc))
 		return NULL;
-	if (a[0]->kind != FV_DATAPTR) {
-		if (a[0]->kind == FV_BUF)
-			tlc_error(F->ctx, loc, "T.make_tensor takes a pointer: write '%s.data' for the storage of "
-			          "buffer '%s'", a[0]->u.buf->name, a[0]->u.buf->name);
-		else
-			fe_err_pointer(F, "T.make_tensor of a pointer value", loc);
+	if (from_addr && a[4] && !(a[4]->kind == FV_STR && strcmp(a[4]->u.s, "global") == 0)) {
+		tlc_error(F->ctx, loc, "T.make_tensor_from_addr with storage_scope=%s: only global memory has "
+		          "addresses a kernel reads at run time; leave storage_scope=\"global\"", fe_show(F, a[4]));
+		return NULL;
+	}
+	if (a[0]->kind == FV_BUF && a[0]->u.buf->scope != TLC_SCOPE_VAR) {
+		tlc_error(F->ctx, loc, "T.make_tensor takes a pointer: write '%s.data' for the storage of "
+		          "buffer '%s'", a[0]->u.buf->name, a[0]->u.buf->name);
 		return NULL;
 	}
 	int n;
@@ -544,8 +546,34 @@ static fe_val *make_tensor(fe *F, int nargs, fe_val **args, int nkw, const char 
 			return NULL;
 		}
 	}
-	fe_val *va[3] = {fe_buf(F, a[0]->u.buf), a[1], a[2] ? a[2] : fe_str(F, "float32")};
-	return view(F, 3, va, 0, NULL, NULL, loc);
+	if (a[0]->kind == FV_DATAPTR) {
+		fe_val *va[3] = {fe_buf(F, a[0]->u.buf), a[1], a[2] ? a[2] : fe_str(F, "float32")};
+		return view(F, 3, va, 0, NULL, NULL, loc);
+	}
+	const tlc_expr *ptr = fe_to_scalar(F, a[0], loc);
+	if (!ptr)
+		return NULL;
+	/* T.make_tensor_from_addr reinterprets any integer as an address */
+	if (from_addr && tlc_dtype_is_int(ptr->dtype) && ptr->dtype != TLC_DT_INT64 && ptr->dtype != TLC_DT_UINT64)
+		ptr = tlc_cast(F->m, TLC_DT_INT64, ptr);
+	if (ptr->dtype != TLC_DT_INT64 && ptr->dtype != TLC_DT_UINT64) {
+		tlc_error(F->ctx, loc, "T.make_tensor takes a pointer -- a T.ptr parameter, an element of a pointer "
+		          "table T.Tensor((n,), T.ptr), or X.data of a tensor X -- but got a %s value; a 64-bit "
+		          "address may be written T.cast(x, \"int64\")", tlc_dtype_name(ptr->dtype));
+		return NULL;
+	}
+	tlc_dtype t = TLC_DT_FLOAT32;
+	if (a[2] && !fe_to_dtype(F, a[2], loc, &t))
+		return NULL;
+	if (!F->kernel) {
+		tlc_error(F->ctx, loc, "T.make_tensor of a pointer value is a statement of a kernel: call it inside "
+		          "'with T.Kernel(...)'");
+		return NULL;
+	}
+	tlc_buffer *b = tlc_buffer_new(F->m, fe_hint(F, "tensor"), t, TLC_SCOPE_GLOBAL, n, dims, loc);
+	b->base = ptr;
+	fe_emit(F, tlc_alloc_new(F->m, loc, b));
+	return fe_buf(F, b);
 }
 
 /* T.import_source(code): device code of the user's that the kernel's
@@ -712,7 +740,7 @@ static fe_val *tensor_type(fe *F, const char *fname, int nargs, fe_val **args, i
 		/* T.Tensor(shape, dtype, data=X.data): TileLang's buffer over X's
 		 * storage, T.make_tensor(X.data, shape, dtype) */
 		fe_val *m[3] = {a[2], a[0], a[1] ? a[1] : fe_str(F, "float32")};
-		return make_tensor(F, 3, m, 0, NULL, NULL, loc);
+		return make_tensor(F, false, 3, m, 0, NULL, NULL, loc);
 	}
 	fe_val *v = fe_new(F, FV_TENSORTYPE);
 	v->u.tensor.shape = a[0];
@@ -1028,13 +1056,30 @@ fe_val *fe_call_t(fe *F, const char *name, int nargs, fe_val **args, int nkw, co
 		return fe_simple_loop(F, name, TLC_FOR_THREAD, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "view") == 0)
 		return view(F, nargs, args, nkw, kwn, kwv, loc);
-	if (strcmp(n, "make_tensor") == 0)
-		return make_tensor(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "make_tensor") == 0 || strcmp(n, "make_tensor_from_addr") == 0)
+		return make_tensor(F, strcmp(n, "make_tensor") != 0, nargs, args, nkw, kwn, kwv, loc);
 	if (strcmp(n, "import_source") == 0)
 		return import_source(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "tvm_access_ptr") == 0)
+		return fe_call_tvm_access_ptr(F, nargs, args, nkw, kwn, kwv, loc);
+	if (strcmp(n, "type_annotation") == 0) {
+		/* T.type_annotation(dtype): the dtype, as T.tvm_access_ptr's first argument */
+		static const char *const tn[] = {"dtype"};
+		fe_val *ta[1];
+		tlc_dtype t;
+		if (!fe_bind_args(F, name, tn, 1, 1, nargs, args, nkw, kwn, kwv, ta, loc) ||
+		    !fe_to_dtype(F, ta[0], loc, &t))
+			return NULL;
+		return fe_dtype(F, t);
+	}
 	if (strcmp(n, "ptr") == 0 || strcmp(n, "handle") == 0) {
-		fe_err_pointer(F, name, loc);
-		return NULL;
+		/* T.ptr(dtype=None, storage_scope="global"): the type of a pointer
+		 * parameter (p: T.ptr("float16")), a 64-bit address */
+		static const char *const pn[] = {"dtype", "storage_scope", "is_size_var"};
+		fe_val *pa[3];
+		if (!fe_bind_args(F, name, pn, 3, 0, nargs, args, nkw, kwn, kwv, pa, loc))
+			return NULL;
+		return fe_dtype(F, TLC_DT_INT64);
 	}
 	if (strcmp(n, "alloc_global") == 0)
 		return t_alloc_global(F, nargs, args, nkw, kwn, kwv, loc);

@@ -610,8 +610,13 @@ static const tlc_expr *to_expr(fe *F, fe_val *v, tlc_loc loc, int depth)
 const tlc_expr *fe_to_scalar(fe *F, fe_val *v, tlc_loc loc)
 {
 	if (v->kind == FV_BUF && v->u.buf->scope != TLC_SCOPE_VAR) {
-		tlc_error(F->ctx, loc, "buffer '%s' is used as a scalar value: index it, e.g. %s[i]",
-		          v->u.buf->name, v->u.buf->name);
+		/* TileLang (TVM) has no arithmetic on whole buffers: only a
+		 * T.alloc_var buffer stands for its value (its element 0) */
+		tlc_error(F->ctx, loc, "buffer '%s' is used as a scalar value: index it, e.g. %s[i] (TileLang has no "
+		          "whole-buffer arithmetic: write the element-wise loop, e.g. for i in T.Parallel(n): "
+		          "D[i] = %s[i] * s; only a T.alloc_var buffer is a scalar; a pointer to it is %s.data, "
+		          "T.address_of(%s[i]) or %s.access_ptr(\"r\"))", v->u.buf->name, v->u.buf->name,
+		          v->u.buf->name, v->u.buf->name, v->u.buf->name, v->u.buf->name);
 		return NULL;
 	}
 	if (v->kind == FV_TUPLE || v->kind == FV_LIST || v->kind == FV_STR || v->kind == FV_DICT ||
@@ -622,7 +627,20 @@ const tlc_expr *fe_to_scalar(fe *F, fe_val *v, tlc_loc loc)
 	}
 	const tlc_expr *e = fe_to_expr(F, v, loc);
 	if (e && e->kind == TLC_EXPR_REGION) {
-		tlc_error(F->ctx, loc, "slice of buffer '%s' is used as a scalar value",
+		/* TVM reads a region of one element, A[i:i + 1], as that element */
+		int n = e->u.region.n;
+		const tlc_expr **idx = fe_alloc(F, sizeof(tlc_expr *) * (size_t)(n + 1));
+		bool one = true;
+		for (int d = 0; d < n && one; d++) {
+			int64_t ext = 1;
+			const tlc_range *r = &e->u.region.dims[d];
+			one = r->is_point || (tlc_expr_as_int(tlc_simplify_expr(F->m, r->extent), &ext) && ext == 1);
+			idx[d] = r->begin;
+		}
+		if (one)
+			return tlc_load(F->m, e->u.region.buf, n, idx);
+		tlc_error(F->ctx, loc, "slice of buffer '%s' is used as a scalar value: a slice is a scalar only "
+		          "when it holds one element (A[i:i + 1]); index it, e.g. %s[i]", e->u.region.buf->name,
 		          e->u.region.buf->name);
 		return NULL;
 	}
@@ -766,6 +784,10 @@ bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 		*out = v->u.dt;
 		return true;
 	}
+	if (v->kind == FV_STR && strcmp(v->u.s, "handle") == 0) {
+		*out = TLC_DT_INT64; /* a pointer: see T.ptr below */
+		return true;
+	}
 	if (v->kind == FV_STR) {
 		if (fe_dtype_unsupported(v->u.s)) {
 			fe_dtype_unsupported_error(F, v->u.s, loc);
@@ -791,8 +813,11 @@ bool fe_to_dtype(fe *F, fe_val *v, tlc_loc loc, tlc_dtype *out)
 		return false;
 	}
 	if (v->kind == FV_BUILTIN && (strcmp(v->u.s, "T.ptr") == 0 || strcmp(v->u.s, "T.handle") == 0)) {
-		fe_err_pointer(F, v->u.s, loc);
-		return false;
+		/* TVM's handle as an element or parameter type: a 64-bit address,
+		 * what a host passes as tensor.data_ptr() (a pointer table is an
+		 * int64 tensor of them); T.make_tensor turns one into a tensor */
+		*out = TLC_DT_INT64;
+		return true;
 	}
 	tlc_error(F->ctx, loc, "expected a dtype, got %s", fe_kind_name(v));
 	return false;

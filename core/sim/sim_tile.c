@@ -594,6 +594,39 @@ static void call_stmt(sim *s, const tlc_stmt *st)
 	}
 }
 
+/* T.make_tensor at a run-time address: tlc-sim's memory is its arrays, not
+ * one address space, so an address names one by identity (doc/sim.md):
+ * tensor parameter k of the kernel (counting from 0, scalars included)
+ * starts at address (k + 1) << SIM_ADDR_SHIFT, and a pointer table or a
+ * T.ptr parameter holds such addresses.  a becomes a view of the bytes at
+ * addr; false (reported) when addr is no tensor's or a does not fit. */
+#define SIM_ADDR_SHIFT 40
+static bool place_at_address(sim *s, sim_array *a, int64_t addr, const tlc_buffer *b, tlc_loc loc)
+{
+	int64_t k = (int64_t)((uint64_t)addr >> SIM_ADDR_SHIFT) - 1;
+	int64_t off = (int64_t)((uint64_t)addr & ((UINT64_C(1) << SIM_ADDR_SHIFT) - 1));
+	const sim_array *src = NULL;
+	if (k >= 0 && k < s->f->nparams && s->f->params[k].kind == TLC_PARAM_TENSOR)
+		src = s->arrays[s->f->params[k].buf->id];
+	int64_t esize = tlc_dtype_bits(b->dtype) / 8;
+	if (!src) {
+		sim_fail(s, loc, "T.make_tensor '%s' at address %lld (0x%llx): no tensor of the run is there (in "
+		         "tlc-sim, tensor parameter k starts at (k + 1) << %d: doc/sim.md)", b->name, (long long)addr,
+		         (unsigned long long)addr, SIM_ADDR_SHIFT);
+		return false;
+	}
+	if ((esize > 0 && off % esize) || off + a->nbytes > src->nbytes) {
+		sim_fail(s, loc, "T.make_tensor '%s' (%lld bytes at byte %lld of '%s') does not fit in '%s' (%lld bytes) "
+		         "or is misaligned", b->name, (long long)a->nbytes, (long long)off,
+		         s->f->params[k].buf->name, s->f->params[k].buf->name, (long long)src->nbytes);
+		return false;
+	}
+	free(a->data);
+	a->data = src->data + off;
+	a->view = true;
+	return true;
+}
+
 void sim_alloc(sim *s, const tlc_stmt *st)
 {
 	const tlc_buffer *b = st->u.alloc.buf;
@@ -615,7 +648,14 @@ void sim_alloc(sim *s, const tlc_stmt *st)
 			sim_fail(s, st->loc, "cannot allocate '%s'", b->name);
 		return;
 	}
-	if (b->alias_of) {
+	if (b->base) {
+		int64_t addr = sim_eval_int(s, b->base, st->loc);
+		if (s->stop || !place_at_address(s, a, addr, b, st->loc)) {
+			sim_array_free(a);
+			free(a);
+			return;
+		}
+	} else if (b->alias_of) {
 		sim_array *src = sim_array_of(s, b->alias_of, st->loc);
 		if (!src || a->nbytes > src->nbytes) {
 			sim_array_free(a);

@@ -149,6 +149,11 @@ typedef struct tlc_buffer {
 	/* T.view: this buffer reinterprets the storage of alias_of (same scope,
 	 * its own shape and dtype, at most as many bytes); NULL = own storage */
 	const struct tlc_buffer *alias_of;
+	/* T.make_tensor(ptr, shape, dtype) over a pointer value read at run
+	 * time (a T.ptr parameter, an element of a pointer table): a global
+	 * buffer whose first element is at the address `base` (a 64-bit integer
+	 * expression, evaluated where the buffer is declared); NULL otherwise */
+	const struct tlc_expr *base;
 	/* shared.dyn: byte offset in the kernel's dynamic shared arena, set by
 	 * the storage-plan pass (a T.view: its source's); -1 = not planned.
 	 * Printed as `offset=N` in T.alloc_shared. */

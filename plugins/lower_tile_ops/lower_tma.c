@@ -200,6 +200,11 @@ tlc_stmt *lw_lower_tma_store(lw_state *st, const tlc_stmt *s, const tlc_expr *sr
 	}
 	if (!tlc_tile_operand_from_expr(m, src_x, &src, why) || !tlc_tile_operand_from_expr(m, dst_x, &dst, why))
 		return NULL;
+	if (tlc_buffer_storage(dst.buf)->base) {
+		*why = "the tensor is at an address read at run time (T.make_tensor of a pointer), and the launcher "
+		       "builds TMA tensor maps only for tensor parameters";
+		return NULL;
+	}
 	int64_t rows = 0, cols = 0;
 	int row_dim = -1;
 	if (!tlc_buffer_in_shared(src.buf) || src.buf->scope == TLC_SCOPE_SHARED || !dst_tile(&src, &rows, &cols)) {
@@ -313,6 +318,13 @@ tlc_stmt *lw_lower_tma_copy(lw_state *st, const tlc_stmt *s)
 	}
 	int64_t rows = 0, cols = 0;
 	int row_dim = -1;
+	if (src.buf->scope == TLC_SCOPE_GLOBAL && tlc_buffer_storage(src.buf)->base) {
+		lw_error(st, s->loc,
+		         "T.tma_copy of '%s': the tensor is at an address read at run time (T.make_tensor of a "
+		         "pointer), and the launcher builds TMA tensor maps only for tensor parameters; use T.copy",
+		         src.buf->name);
+		return NULL;
+	}
 	if (src.buf->scope != TLC_SCOPE_GLOBAL || !tlc_buffer_in_shared(dst.buf) || !dst_tile(&dst, &rows, &cols) ||
 	    !tlc_tile_region_2d(m, &src, rows, cols, &row_dim)) {
 		lw_error(st, s->loc,

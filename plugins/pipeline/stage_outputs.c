@@ -123,6 +123,9 @@ static tlc_stmt *stage(so_state *st, tlc_stmt *s)
 	    !tlc_expr_as_int(F->shape[0], &rows) || !tlc_expr_as_int(F->shape[1], &cols) ||
 	    !is_accumulator_shape(st, rows, cols) || G->scope != TLC_SCOPE_GLOBAL)
 		return NULL;
+	/* staged for a TMA store, which a tensor at a run-time address cannot take */
+	if (tlc_buffer_storage(G)->base)
+		return NULL;
 	/* an accumulator on its way to a global tensor: from here on, say why
 	 * it stays as it is */
 	int esize = tlc_dtype_bits(G->dtype) / 8;

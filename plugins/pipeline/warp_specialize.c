@@ -142,6 +142,9 @@ static bool tma_producer(ws_state *w, const tlc_stmt *s)
 	if (!pl_copy_sides(s, &src, &dst) || src->scope != TLC_SCOPE_GLOBAL || !tlc_buffer_in_shared(dst) ||
 	    dst->ndim != 2 || src->ndim < 2 || src->dtype != dst->dtype || dst->alias_of)
 		return false;
+	/* a tensor at a run-time address has no tensor map (cp.async reads it) */
+	if (tlc_buffer_storage(src)->base)
+		return false;
 	int esize = tlc_dtype_bits(dst->dtype) / 8;
 	int64_t rows, cols, row_elems;
 	if (esize < 1 || !tlc_expr_as_int(dst->shape[0], &rows) || !tlc_expr_as_int(dst->shape[1], &cols))

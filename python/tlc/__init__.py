@@ -346,7 +346,9 @@ class Kernel:
         tensor_params = [p for p in named if p.tensor]
         self._check_tensors(tensor_params, values)
         extra = list(args[len(named):])
-        sizes = {p.name: values[p.name] for p in named if not p.tensor}
+        # a pointer parameter (T.ptr: a 64-bit scalar) takes a tensor's address
+        sizes = {p.name: getattr(values[p.name], "data_ptr", lambda v=values[p.name]: v)()
+                 for p in named if not p.tensor}
         for p in tensor_params:  # runtime sizes from the shapes of the tensors given
             for d, e in enumerate(p.shape):
                 if re.fullmatch(r"[A-Za-z_]\w*", e) and any(s.name == e for s in scalars):
