@@ -257,6 +257,9 @@ from tlc.jit import literal  # noqa: E402
 check("a T.* value is passed as its expression",
       literal(T.GemmWarpPolicy.Square) == "T.GemmWarpPolicy.Square" and literal(T.float16) == "'float16'",
       literal(T.GemmWarpPolicy.Square))
+from tlc.jit import _is_tensor  # noqa: E402
+check("a T.* value is no tensor (a factory's policy argument was taken for one and dropped)",
+      not _is_tensor(T.GemmWarpPolicy.Square))
 try:
     import tilelang.tools
     literal(tilelang.tools.Analyzer)

@@ -20,6 +20,8 @@ class Inert:
     """A T.* value (name "float16", "Tensor", ...) or, with a module prefix, a
     name from a module the shim does not provide ("tilelang.tools.Analyzer")."""
 
+    tlc_stand_in = True  # answers every attribute, data_ptr and shape too: no tensor
+
     def __init__(self, name, warn=False):
         self.tlc_dtype = name if name in DTYPES else None
         self._name = name
@@ -93,10 +95,6 @@ class InertModule(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        if name == "tlc_literal":
-            # a T.* value passed to a kernel factory (policy=T.GemmWarpPolicy.Square)
-            # is the same expression in the --entry tlc evaluates in the program's module
-            return None if self._warn else f"T.{self._name}"
         return Inert(f"{self.__name__}.{name}", warn=True)
 
 
