@@ -66,6 +66,9 @@ typedef struct checker {
 	int nflight, cap_flight;
 	pending *flight; /* T.cp_async writes no T.cp_async_wait(0) completed */
 	const tlc_disjoint *dis; /* element facts of the kernel being checked */
+	/* false: a first, quiet pass over whole buffers (cheap: most kernels
+	 * need nothing finer); true: accesses by element, with reports */
+	bool elements;
 } checker;
 
 typedef struct accesses {
@@ -94,10 +97,18 @@ static void add_plain(void *p, const tlc_buffer *b, unsigned mode)
 	add_access(p, b, mode, 0, NULL);
 }
 
-static accesses collect(const tlc_stmt *s)
+static void add_accesses(const checker *c, const tlc_stmt *s, accesses *a)
+{
+	if (c->elements)
+		tlc_stmt_elem_accesses(s, add_access, a);
+	else
+		tlc_stmt_accesses(s, add_plain, a);
+}
+
+static accesses collect(const checker *c, const tlc_stmt *s)
 {
 	accesses a = {.loc = s->loc};
-	tlc_stmt_elem_accesses(s, add_access, &a);
+	add_accesses(c, s, &a);
 	return a;
 }
 
@@ -159,7 +170,9 @@ static void report(checker *c, tlc_loc loc, const pending *earlier, const pendin
 {
 	const char *what_now = now->write ? "writes" : "reads", *what_then = earlier->write ? "written" : "read";
 	char buf[160];
-	if (loop)
+	if (!c->elements)
+		; /* the quiet pass: the element pass says it, if it still holds */
+	else if (loop)
 		tlc_error(c->ctx, loc,
 		          "missing barrier: one iteration of this loop leaves shared buffer '%s' %s at %u:%u, and the "
 		          "next %s '%s' at %u:%u before any T.sync_threads() (%s): run sync-insert after the last pass "
@@ -181,7 +194,7 @@ static void check_body(checker *c, const tlc_stmt *s, bool in_nest);
 
 /* The shared accesses a loop body makes before its first barrier: what the
  * next iteration does before it synchronizes. */
-static accesses body_head(const tlc_stmt *body)
+static accesses body_head(const checker *c, const tlc_stmt *body)
 {
 	accesses head = {0};
 	bool seq = body->kind == TLC_STMT_SEQ;
@@ -189,7 +202,7 @@ static accesses body_head(const tlc_stmt *body)
 		const tlc_stmt *item = seq ? body->u.seq.items[i] : body;
 		if (is_barrier(item))
 			break;
-		accesses a = collect(item);
+		accesses a = collect(c, item);
 		for (int k = 0; k < a.n; k++) {
 			head.items = tlc_mem_grow(head.items, head.n, &head.cap, sizeof(*head.items));
 			head.items[head.n++] = a.items[k];
@@ -233,7 +246,7 @@ static void check_ws_group(checker *c, tlc_stmt *const *items, int n, bool in_ne
 {
 	accesses all = {.loc = items[0]->loc};
 	for (int k = 0; k < n; k++)
-		tlc_stmt_elem_accesses(items[k], add_access, &all);
+		add_accesses(c, items[k], &all);
 	const pending *with = NULL, *earlier = in_nest ? NULL : conflict(c, &all, &with, NULL);
 	if (earlier)
 		report(c, items[0]->loc, earlier, with, false);
@@ -242,7 +255,7 @@ static void check_ws_group(checker *c, tlc_stmt *const *items, int n, bool in_ne
 		c->base = c->n;
 		for (int e = 0; e < k; e++)
 			if (tlc_ws_same_warpgroups(items[e], items[k])) {
-				accesses a = collect(items[e]);
+				accesses a = collect(c, items[e]);
 				remember(c, &a);
 				tlc_mem_free(a.items);
 			}
@@ -268,7 +281,7 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 		land_copies(c, s, wait);
 		return;
 	}
-	accesses a = collect(s);
+	accesses a = collect(c, s);
 	const pending *with = NULL, *earlier = in_nest ? NULL : conflict(c, &a, &with, NULL);
 	if (earlier)
 		report(c, s->loc, earlier, with, false);
@@ -315,7 +328,7 @@ static void check_item(checker *c, const tlc_stmt *s, bool in_nest)
 		check_body(c, s->u.loop.body, in_nest);
 		/* a T.vectorized loop is one access of its elements */
 		bool carries = s->u.loop.body && s->u.loop.kind != TLC_FOR_VECTORIZED;
-		accesses head = carries ? body_head(s->u.loop.body) : (accesses){0};
+		accesses head = carries ? body_head(c, s->u.loop.body) : (accesses){0};
 		const pending *w = NULL;
 		const pending *e = in_nest || c->errors ? NULL : conflict(c, &head, &w, s);
 		if (e)
@@ -366,11 +379,22 @@ bool tlc_verify_barriers(tlc_context *ctx, const tlc_module *m, const char *afte
 		c.nflight = 0;
 		c.errors = 0;
 		if (m->funcs[i] && m->funcs[i]->body) {
+			/* whole buffers first: an access by element conflicts only
+			 * where its buffer does, so a clean first pass is the answer */
+			c.elements = false;
+			check_body(&c, m->funcs[i]->body, false);
+		}
+		if (c.errors) {
+			c.n = 0;
+			c.nflight = 0;
+			c.errors = 0;
+			c.elements = true;
 			/* the analysis reads the module; it builds no IR in it */
 			tlc_uniformity *u = tlc_uniformity_new((tlc_module *)m, m->funcs[i]);
 			tlc_disjoint *dis = tlc_disjoint_new(m->funcs[i], u);
 			c.dis = dis;
 			check_body(&c, m->funcs[i]->body, false);
+			c.dis = NULL;
 			tlc_disjoint_free(dis);
 			tlc_uniformity_free(u);
 		}
