@@ -12,11 +12,10 @@ Exit 0 when the check holds; 1 with the first mismatch on stderr.
 """
 import os
 import random
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_npy import read_npy, round_to  # noqa: E402
+from check_npy import read_npy, round_to, write_npy  # noqa: E402
 
 G, M, K, N = 3, 64, 32, 48   # grouped(3, 64, 32, 48)
 SENTINEL = 7.0
@@ -27,16 +26,6 @@ def address(k, byte):
     return ((k + 1) << 40) + byte
 
 
-def write_npy(path, descr, shape, values):
-    code = {"<f2": "e", "<i8": "q"}[descr]
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, repr(tuple(shape)))
-    pad = 64 - (10 + len(header) + 1) % 64
-    header = header + " " * pad + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
-        f.write(struct.pack(f"<{len(values)}{code}", *values))
-
-
 def make(d):
     rng = random.Random(7)
     os.makedirs(d, exist_ok=True)
@@ -45,12 +34,12 @@ def make(d):
         return [round_to("<f2", rng.gauss(0.0, 1.0)) for _ in range(n)]
 
     # parameters: 0 A_ptrs, 1 B_ptrs, 2 C_ptrs, 3 As, 4 Bs, 5 Cs (float16: 2 bytes)
-    write_npy(f"{d}/A_ptrs.npy", "<i8", (G,), [address(3, 2 * g * M * K) for g in range(G)])
-    write_npy(f"{d}/B_ptrs.npy", "<i8", (G,), [address(4, 2 * g * K * N) for g in range(G)])
-    write_npy(f"{d}/C_ptrs.npy", "<i8", (G,), [address(5, 2 * g * M * N) for g in range(G)])
-    write_npy(f"{d}/As.npy", "<f2", (G, M, K), normal(G * M * K))
-    write_npy(f"{d}/Bs.npy", "<f2", (G, K, N), normal(G * K * N))
-    write_npy(f"{d}/Cs.npy", "<f2", (G, M, N), [SENTINEL] * (G * M * N))
+    write_npy(f"{d}/A_ptrs.npy", "int64", [address(3, 2 * g * M * K) for g in range(G)], (G,))
+    write_npy(f"{d}/B_ptrs.npy", "int64", [address(4, 2 * g * K * N) for g in range(G)], (G,))
+    write_npy(f"{d}/C_ptrs.npy", "int64", [address(5, 2 * g * M * N) for g in range(G)], (G,))
+    write_npy(f"{d}/As.npy", "float16", normal(G * M * K), (G, M, K))
+    write_npy(f"{d}/Bs.npy", "float16", normal(G * K * N), (G, K, N))
+    write_npy(f"{d}/Cs.npy", "float16", [SENTINEL] * (G * M * N), (G, M, N))
 
 
 def check(d, atol, rtol):
